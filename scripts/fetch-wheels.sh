@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Downloads the two official TensorFlow wheels opkit's demo and tests use, once,
+# into a cache shared by every run: ${OPKIT_WHEEL_CACHE:-~/.cache/opkit-test/wheels}.
+# Nothing is installed: `pip download` with an explicit target platform.
+# Prints the two wheel paths, 1.12 first.
+set -euo pipefail
+cache=${OPKIT_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/wheels}
+mkdir -p "$cache"
+
+fetch() { # <subdir> <requirement> <python-version> <platform> <abi>
+  local dir="$cache/$1"
+  if ! ls "$dir"/*.whl >/dev/null 2>&1; then
+    echo "fetch-wheels: downloading $2 (once) ..." >&2
+    # Into a temporary folder first, so an interrupted download is never mistaken for a wheel.
+    rm -rf "$dir.partial"
+    python3 -m pip download --quiet --no-deps --only-binary=:all: \
+      --python-version "$3" --platform "$4" --implementation cp --abi "$5" \
+      -d "$dir.partial" "$2" >&2
+    mv "$dir.partial" "$dir"
+  fi
+  ls "$dir"/*.whl
+}
+
+fetch tf-1.12.0 tensorflow==1.12.0 3.6 manylinux1_x86_64 cp36m
+fetch tf-2.10.1 tensorflow-cpu==2.10.1 3.10 manylinux2014_x86_64 cp310

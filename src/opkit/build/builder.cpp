@@ -1,0 +1,140 @@
+#include "opkit/build/builder.hpp"
+
+#include "opkit/sdk/store.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/process.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <future>
+#include <thread>
+
+namespace opkit::build {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+int
+count_compiles(const std::string& ninja_output)
+{
+  int count = 0;
+  for (const std::string& line : split(ninja_output, '\n')) {
+    count += line.find("] CXX ") != std::string::npos ? 1 : 0;
+  }
+  return count;
+}
+
+void
+check_sources(const project::Manifest& manifest)
+{
+  for (const std::string& source : manifest.sources) {
+    std::error_code ec;
+    if (!stdfs::is_regular_file(manifest.root / source, ec)) {
+      fail(ExitCode::usage, "{}: source '{}' listed in opkit.yaml does not exist", manifest.root / "opkit.yaml",
+           source);
+    }
+  }
+}
+
+std::vector<std::string>
+unique_specs(const std::vector<std::string>& specs)
+{
+  std::vector<std::string> result;
+  for (const std::string& spec : specs) {
+    if (std::find(result.begin(), result.end(), spec) == result.end()) {
+      result.push_back(spec);
+    }
+  }
+  return result;
+}
+
+} // namespace
+
+bool
+BuildReport::ok() const
+{
+  return std::all_of(targets.begin(), targets.end(), [](const TargetResult& t) { return t.ok; });
+}
+
+std::string
+find_compiler()
+{
+  const char* env = std::getenv("CXX");
+  std::string name = env != nullptr && *env != '\0' ? env : "g++";
+  stdfs::path path = find_program(name);
+  if (path.empty()) {
+    throw Error(ExitCode::missing, fmt::format("{}: C++ compiler not found in PATH", name),
+                "install one (scripts/setup.sh installs g++) or set CXX");
+  }
+  return path.string();
+}
+
+stdfs::path
+target_dir(const stdfs::path& build_root, const std::string& version)
+{
+  return build_root / ("tf-" + version);
+}
+
+TargetResult
+run_plan(const TargetPlan& plan, int jobs)
+{
+  fs::create_dirs(plan.build_dir);
+  fs::write_file_if_changed(plan.build_dir / "build.ninja", render_ninja(plan));
+  fs::write_file_if_changed(plan.build_dir / "compile_commands.json", render_compile_commands(plan));
+  ProcessResult ninja = run_process({"ninja", "-C", plan.build_dir.string(), "-j", std::to_string(jobs)});
+  TargetResult result;
+  result.library = plan.build_dir / plan.output;
+  result.ok = ninja.exit_code == 0;
+  result.log = ninja.out + ninja.err;
+  result.up_to_date = result.ok && ninja.out.find("ninja: no work to do.") != std::string::npos;
+  result.compiled = count_compiles(ninja.out);
+  return result;
+}
+
+BuildReport
+build_project(const project::Manifest& manifest, const BuildOptions& options)
+{
+  std::vector<std::string> specs = unique_specs(options.tf_specs.empty() ? manifest.tf_versions : options.tf_specs);
+  if (specs.empty()) {
+    fail(ExitCode::usage, "no TensorFlow versions to build: pass --tf or list them under targets.tensorflow");
+  }
+  // Everything that can fail on input fails here, before a single file is written.
+  std::vector<sdk::Sdk> sdks;
+  for (const std::string& spec : specs) {
+    sdks.push_back(sdk::resolve_sdk(spec));
+  }
+  check_sources(manifest);
+  std::string compiler = find_compiler();
+  if (find_program("ninja").empty()) {
+    throw Error(ExitCode::missing, "ninja: not found in PATH", "scripts/setup.sh installs ninja-build");
+  }
+  stdfs::path build_root = options.build_root.empty() ? manifest.root / "build" : options.build_root;
+  build_root = stdfs::absolute(build_root).lexically_normal();
+  int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  // One ninja per target, all at once; the job budget is shared between them.
+  int per_target = std::max(1, jobs / static_cast<int>(sdks.size()));
+  std::vector<std::future<TargetResult>> running;
+  for (const sdk::Sdk& sdk : sdks) {
+    project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+    TargetPlan plan = plan_library(compiler, manifest.name, stdfs::absolute(manifest.root), manifest.sources, sdk,
+                                   flags, options.overrides, target_dir(build_root, sdk.version.str()));
+    log_info("building {} for {} ...", manifest.name, sdk.id);
+    running.push_back(std::async(std::launch::async, [plan, per_target] { return run_plan(plan, per_target); }));
+  }
+  BuildReport report;
+  for (size_t i = 0; i < running.size(); ++i) {
+    TargetResult result = running[i].get();
+    result.spec = specs[i];
+    result.sdk_id = sdks[i].id;
+    result.version = sdks[i].version.str();
+    report.targets.push_back(result);
+  }
+  return report;
+}
+
+} // namespace opkit::build

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "opkit/build/plan.hpp"
+#include "opkit/project/manifest.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace opkit::build {
+
+struct BuildOptions
+{
+  std::vector<std::string> tf_specs;     // empty: the manifest's targets
+  int jobs = 0;                          // 0: the number of CPUs
+  FlagOverrides overrides;
+  std::filesystem::path build_root;      // empty: <project>/build
+};
+
+// The outcome of one target, as data; cli/ prints it.
+struct TargetResult
+{
+  std::string spec;            // what the user asked for ("2.10")
+  std::string sdk_id;          // what it resolved to ("tensorflow-2.10.1")
+  std::string version;         // "2.10.1"
+  std::filesystem::path library;
+  bool ok = false;
+  bool up_to_date = false;     // ninja had no work to do
+  int compiled = 0;            // compile steps ninja ran
+  std::string log;             // ninja's output, shown when the target failed
+};
+
+struct BuildReport
+{
+  std::vector<TargetResult> targets;
+  bool ok() const;
+};
+
+// The C++ compiler opkit builds with: $CXX, else g++. Error(missing) when absent.
+std::string find_compiler();
+
+// Runs the plan's build.ninja with ninja, writing build.ninja and
+// compile_commands.json first (only when their content changed).
+TargetResult run_plan(const TargetPlan& plan, int jobs);
+
+// Resolves every SDK first (a missing one is an error before anything is
+// written), then plans, writes and runs one ninja per target in parallel.
+BuildReport build_project(const project::Manifest& manifest, const BuildOptions& options);
+
+// The build folder of one target: <root>/tf-<version>.
+std::filesystem::path target_dir(const std::filesystem::path& build_root, const std::string& version);
+
+} // namespace opkit::build

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opkit::build {
+
+// Escapes text for a ninja variable value: only '$' is special.
+std::string ninja_escape(std::string_view text);
+
+// Escapes a path in a build line: '$', ' ' and ':' are special.
+std::string ninja_escape_path(std::string_view path);
+
+// Builds a .ninja file as text, in the order calls are made, so the same calls
+// give the same bytes.
+class NinjaWriter
+{
+public:
+  void comment(std::string_view text);
+  void variable(std::string_view name, std::string_view value, int indent = 0);
+  void rule(std::string_view name, std::string_view command, std::string_view description,
+            std::string_view depfile = {}, std::string_view deps = {});
+  void build(const std::vector<std::string>& outputs, std::string_view rule, const std::vector<std::string>& inputs,
+             const std::vector<std::pair<std::string, std::string>>& variables = {});
+  void default_target(const std::vector<std::string>& targets);
+  void newline();
+
+  const std::string& text() const { return m_text; }
+
+private:
+  std::string m_text;
+};
+
+} // namespace opkit::build

@@ -1,0 +1,58 @@
+#pragma once
+
+#include "opkit/project/framework_table.hpp"
+#include "opkit/sdk/sdk.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opkit::build {
+
+// Deliberate deviations from an SDK's facts, for reproducing mismatches.
+struct FlagOverrides
+{
+  std::optional<int> cxx11_abi;
+  std::optional<int> cxx_standard;
+};
+
+struct CompileStep
+{
+  std::string source;             // absolute
+  std::string object;             // relative to the target's build folder
+  std::vector<std::string> flags; // everything but -c, -o and the depfile flags
+};
+
+// Everything needed to build one artifact against one SDK: pure data, so the
+// same inputs always render the same build.ninja.
+struct TargetPlan
+{
+  std::string compiler;                 // the C++ compiler's path
+  std::filesystem::path build_dir;      // absolute
+  std::string output;                   // relative to build_dir
+  std::vector<CompileStep> compiles;
+  std::vector<std::string> link_flags;  // after the objects: -shared (libraries), -L<sdk> -l...
+};
+
+// The compile flags a version's SDK needs, in order: -std, the ABI macro,
+// Eigen's alignment, common flags, warnings, then the SDK's include folder.
+std::vector<std::string> sdk_compile_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags,
+                                           const FlagOverrides& overrides);
+
+// The flags that link against the SDK's framework library (after the objects).
+std::vector<std::string> sdk_link_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags);
+
+// Plans lib<name>.so from sources relative to `source_root`.
+TargetPlan plan_library(const std::string& compiler, const std::string& name,
+                        const std::filesystem::path& source_root, const std::vector<std::string>& sources, const sdk::Sdk& sdk,
+                        const project::FrameworkFlags& flags, const FlagOverrides& overrides,
+                        const std::filesystem::path& build_dir);
+
+// build.ninja for a plan.
+std::string render_ninja(const TargetPlan& plan);
+
+// compile_commands.json for a plan (clangd, clang-tidy).
+std::string render_compile_commands(const TargetPlan& plan);
+
+} // namespace opkit::build

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opkit::check {
+
+// One entry of .dynsym (index 0, the null symbol, is skipped).
+struct ElfSymbol
+{
+  std::string name;          // mangled, as stored
+  bool defined = false;      // st_shndx != SHN_UNDEF
+  bool weak = false;         // STB_WEAK
+  bool global = false;       // STB_GLOBAL or STB_GNU_UNIQUE
+  uint8_t type = 0;          // STT_* (STT_FUNC, STT_OBJECT, ...)
+  std::string version;       // e.g. "GLIBCXX_3.4.29"; empty when unversioned/local/base
+  bool version_hidden = false; // the 0x8000 bit of .gnu.version (foo@VER, not foo@@VER)
+};
+
+// A .gnu.version_r entry: a needed file and the versions required from it.
+struct ElfVersionNeed
+{
+  std::string file;                  // e.g. "libstdc++.so.6"
+  std::vector<std::string> versions; // e.g. {"GLIBCXX_3.4", "CXXABI_1.3"}
+};
+
+// What opkit reads from a shared object's dynamic view.
+struct ElfInfo
+{
+  std::string machine;                      // "x86_64" or "aarch64"
+  std::string soname;                       // DT_SONAME, may be empty
+  std::vector<std::string> needed;          // DT_NEEDED, in order
+  std::vector<std::string> rpath;           // DT_RPATH, split on ':'
+  std::vector<std::string> runpath;         // DT_RUNPATH, split on ':'
+  std::vector<ElfSymbol> dynamic_symbols;   // .dynsym
+  std::vector<std::string> version_definitions; // .gnu.version_d names (excluding the file's base entry)
+  std::vector<ElfVersionNeed> version_needs;    // .gnu.version_r
+};
+
+// Reads a 64-bit little-endian x86-64 or aarch64 ELF shared object (ET_DYN).
+// Anything else (not ELF, truncated, 32-bit, big-endian, other machine, an
+// executable or relocatable object) throws opkit::Error(ExitCode::usage) with
+// "<path>: <what is wrong>"; it never crashes on malformed input.
+ElfInfo read_elf(const std::filesystem::path& path);
+
+// The same over bytes in memory; `name` is used in error messages (fuzzing, tests).
+ElfInfo read_elf_bytes(std::string_view bytes, std::string_view name);
+
+} // namespace opkit::check

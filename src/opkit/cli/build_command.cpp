@@ -1,0 +1,67 @@
+#include "opkit/build/builder.hpp"
+#include "opkit/cli/commands.hpp"
+#include "opkit/project/manifest.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
+
+namespace opkit::cli {
+
+namespace {
+
+void
+print_target(const build::TargetResult& target)
+{
+  std::string status = !target.ok          ? "FAILED"
+                       : target.up_to_date ? "up to date"
+                                           : fmt::format("built ({} compiled)", target.compiled);
+  fmt::print("tf-{:<10} {:<20} {}\n", target.version, status, target.library);
+  if (!target.ok) {
+    fmt::print(stderr, "--- tf-{}: last lines of the build log ---\n{}\n", target.version,
+               tail_lines(target.log, 30));
+  }
+}
+
+} // namespace
+
+void
+add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
+{
+  static std::vector<std::string> versions;
+  static build::BuildOptions options;
+  static int abi = -1;
+  static int standard = -1;
+  static std::string build_dir;
+  CLI::App* cmd = app.add_subcommand("build", "Compile the op for each TensorFlow version, in parallel");
+  cmd->add_option("--tf", versions, "Versions to build, e.g. 1.12,2.10.1 (default: opkit.yaml's targets)");
+  cmd->add_option("-j,--jobs", options.jobs, "Parallel compile jobs (default: number of CPUs)")
+    ->check(CLI::PositiveNumber);
+  cmd->add_option("--build-dir", build_dir, "Build folder (default: <project>/build)");
+  cmd->add_option("--abi", abi, "Override _GLIBCXX_USE_CXX11_ABI (to reproduce a mismatch)")
+    ->check(CLI::IsMember({0, 1}));
+  cmd->add_option("--std", standard, "Override the C++ standard (to reproduce a mismatch)")
+    ->check(CLI::IsMember({11, 14, 17, 20}));
+  cmd->callback([&exit_code] {
+    project::Manifest manifest = project::load_manifest(".");
+    options.tf_specs = split_versions(versions);
+    options.build_root = build_dir;
+    if (abi >= 0) {
+      options.overrides.cxx11_abi = abi;
+      log_warning("building with _GLIBCXX_USE_CXX11_ABI={} instead of each SDK's own value", abi);
+    }
+    if (standard >= 0) {
+      options.overrides.cxx_standard = standard;
+      log_warning("building with -std=c++{} instead of each SDK's own standard", standard);
+    }
+    build::BuildReport report = build::build_project(manifest, options);
+    for (const build::TargetResult& target : report.targets) {
+      print_target(target);
+    }
+    exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
+  });
+}
+
+} // namespace opkit::cli

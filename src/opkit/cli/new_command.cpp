@@ -1,0 +1,43 @@
+#include "opkit/cli/commands.hpp"
+#include "opkit/scaffold/scaffold.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
+
+namespace opkit::cli {
+
+void
+add_new_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
+{
+  static scaffold::NewOptions options;
+  static std::vector<std::string> versions = {"1.12,2.10.1"};
+  static bool list = false;
+  CLI::App* cmd = app.add_subcommand("new", "Create an op project from a template");
+  cmd->add_option("name", options.name, "The op's name: snake_case, kebab-case or CamelCase");
+  cmd->add_option("-t,--template", options.template_name, "The template (see --list)")->capture_default_str();
+  cmd->add_option("-o,--output", options.output, "The project folder (default: ./<name>)");
+  cmd->add_option("--tf", versions, "The TensorFlow versions the project targets")->capture_default_str();
+  cmd->add_flag("--list", list, "List the templates");
+  cmd->callback([&exit_code] {
+    if (list) {
+      for (const scaffold::TemplateInfo& info : scaffold::list_templates()) {
+        fmt::print("{:<20} {}\n", info.name, info.description);
+      }
+      return;
+    }
+    if (options.name.empty()) {
+      throw Error(ExitCode::usage, "new: missing the op name", "usage: opkit new NAME [--template T] [--output DIR]");
+    }
+    options.tf_versions = split_versions(versions);
+    scaffold::NewResult result = scaffold::create_project(options);
+    fmt::print("created {} (op {}, template {})\n", result.root, result.op_name, options.template_name);
+    for (const std::string& file : result.files) {
+      fmt::print("  {}\n", file);
+    }
+    exit_code = 0;
+  });
+}
+
+} // namespace opkit::cli

@@ -1,0 +1,70 @@
+#include "opkit/cli/run.hpp"
+
+#include "opkit/cli/commands.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace opkit::cli {
+
+std::vector<std::string>
+split_versions(const std::vector<std::string>& values)
+{
+  std::vector<std::string> result;
+  for (const std::string& value : values) {
+    for (const std::string& part : split(value, ',')) {
+      if (!trim(part).empty()) {
+        result.push_back(trim(part));
+      }
+    }
+  }
+  return result;
+}
+
+int
+run(int argc, char** argv)
+{
+  CLI::App app{"opkit: build, check and ship custom ops for every framework version you target"};
+  app.name("opkit");
+  app.set_version_flag("--version", std::string("opkit ") + OPKIT_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough(); // global flags (-v, -q, -C) also work after the subcommand
+  GlobalOptions global;
+  int exit_code = 0;
+  app.add_option_function<std::string>(
+    "-C,--directory",
+    [](const std::string& dir) {
+      std::error_code ec;
+      std::filesystem::current_path(dir, ec);
+      if (ec) {
+        fail(ExitCode::usage, "{}: cannot change into folder: {}", dir, ec.message());
+      }
+    },
+    "Run as if started in DIR (the project folder)");
+  app.add_flag_callback("-v,--verbose", [] { set_verbosity(Verbosity::verbose); }, "Log every command opkit runs");
+  app.add_flag_callback("-q,--quiet", [] { set_verbosity(Verbosity::quiet); }, "Only print results and errors");
+  add_sdk_command(app, global, exit_code);
+  add_new_command(app, global, exit_code);
+  add_build_command(app, global, exit_code);
+  add_test_command(app, global, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return static_cast<int>(ExitCode::usage);
+  } catch (const Error& e) {
+    std::fflush(stdout);
+    // One line, so scripts and CI logs show the whole story in one place.
+    std::string hint = e.hint().empty() ? "" : " (" + e.hint() + ")";
+    std::fprintf(stderr, "opkit: error: %s%s\n", e.what(), hint.c_str());
+    return static_cast<int>(e.code());
+  }
+  return exit_code;
+}
+
+} // namespace opkit::cli

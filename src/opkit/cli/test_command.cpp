@@ -1,0 +1,85 @@
+#include "opkit/cli/commands.hpp"
+#include "opkit/probe/tester.hpp"
+#include "opkit/project/manifest.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
+
+namespace opkit::cli {
+
+namespace {
+
+std::string
+args_text(const std::vector<project::OpArg>& args)
+{
+  std::vector<std::string> parts;
+  for (const project::OpArg& arg : args) {
+    parts.push_back(arg.name + ": " + arg.type);
+  }
+  return join(parts, ", ");
+}
+
+std::string
+constraints_text(const std::vector<probe::RegisteredAttr>& constraints)
+{
+  std::vector<std::string> parts;
+  for (const probe::RegisteredAttr& c : constraints) {
+    parts.push_back(fmt::format("{} in {{{}}}", c.name, join(c.allowed, ", ")));
+  }
+  return parts.empty() ? "any types" : join(parts, "; ");
+}
+
+void
+print_target(const probe::TestTarget& target)
+{
+  const probe::ProbeReport& report = target.report;
+  if (!report.loaded) {
+    fmt::print("tensorflow {}: LOAD FAILED {}\n  loader: {}\n", target.version, target.library, report.error);
+    return;
+  }
+  fmt::print("tensorflow {}: loaded {} into the real libtensorflow_framework ({})\n", target.version, target.library,
+             report.tf_version);
+  for (const probe::RegisteredOp& op : report.ops) {
+    fmt::print("  op     {}({}) -> ({})\n", op.name, args_text(op.inputs), args_text(op.outputs));
+    for (const probe::RegisteredAttr& attr : op.attrs) {
+      fmt::print("  attr   {}: {}{}\n", attr.name, attr.type,
+                 attr.allowed.empty() ? "" : " in {" + join(attr.allowed, ", ") + "}");
+    }
+  }
+  for (const probe::RegisteredKernel& kernel : report.kernels) {
+    fmt::print("  kernel {} on {}: {}\n", kernel.op, kernel.device, constraints_text(kernel.constraints));
+  }
+  for (const std::string& difference : target.differences) {
+    fmt::print("  MISMATCH {}\n", difference);
+  }
+  fmt::print("  {}\n", target.differences.empty() ? "matches opkit.yaml" : "does not match opkit.yaml");
+}
+
+} // namespace
+
+void
+add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
+{
+  static std::vector<std::string> versions;
+  static std::string build_dir;
+  CLI::App* cmd = app.add_subcommand("test", "Load the built op into each real TensorFlow and check what registered");
+  cmd->add_option("--tf", versions, "Versions to test (default: opkit.yaml's targets)");
+  cmd->add_option("--build-dir", build_dir, "Build folder (default: <project>/build)");
+  cmd->add_flag("--json", global.json, "Print the report as JSON");
+  cmd->callback([&global, &exit_code] {
+    project::Manifest manifest = project::load_manifest(".");
+    probe::TestReport report = probe::test_project(manifest, split_versions(versions), build_dir);
+    if (global.json) {
+      fmt::print("{}\n", probe::to_json(report).dump(2));
+    } else {
+      for (const probe::TestTarget& target : report.targets) {
+        print_target(target);
+      }
+    }
+    exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
+  });
+}
+
+} // namespace opkit::cli

@@ -1,0 +1,57 @@
+#pragma once
+
+#include "opkit/project/manifest.hpp"
+#include "opkit/sdk/sdk.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace opkit::probe {
+
+// What TensorFlow's registries gained when the library was loaded.
+struct RegisteredAttr
+{
+  std::string name;
+  std::string type;
+  std::vector<std::string> allowed; // dtype names, for type attrs with a restriction
+};
+
+struct RegisteredOp
+{
+  std::string name;
+  std::vector<project::OpArg> inputs;
+  std::vector<project::OpArg> outputs;
+  std::vector<RegisteredAttr> attrs;
+};
+
+struct RegisteredKernel
+{
+  std::string op;
+  std::string device;
+  std::vector<RegisteredAttr> constraints; // name + allowed dtypes
+};
+
+struct ProbeReport
+{
+  bool loaded = false;
+  std::string error;       // the loader's own message when not loaded
+  std::string tf_version;  // TF_VERSION_STRING of the framework the probe ran in
+  std::vector<RegisteredOp> ops;
+  std::vector<RegisteredKernel> kernels;
+};
+
+// The probe executable for an SDK, compiled once and cached under
+// <OPKIT_HOME>/probes/<sdk-id>/; concurrent callers wait on a lock.
+std::filesystem::path ensure_probe(const sdk::Sdk& sdk);
+
+// Runs the probe on a library inside that SDK's real libtensorflow_framework.
+ProbeReport run_probe(const std::filesystem::path& probe, const std::filesystem::path& library);
+
+// Parses the probe's JSON output; Error(system) if it is not what the probe prints.
+ProbeReport parse_probe_output(const std::string& json_text);
+
+// How the registration differs from opkit.yaml's op: one sentence per difference.
+std::vector<std::string> compare_with_spec(const project::OpSpec& spec, const ProbeReport& report);
+
+} // namespace opkit::probe

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "opkit/probe/probe.hpp"
+#include "opkit/project/manifest.hpp"
+#include "opkit/util/json.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace opkit::probe {
+
+struct TestTarget
+{
+  std::string spec;
+  std::string sdk_id;
+  std::string version;
+  std::filesystem::path library;
+  ProbeReport report;
+  std::vector<std::string> differences; // from opkit.yaml
+  bool ok() const { return report.loaded && differences.empty(); }
+};
+
+struct TestReport
+{
+  std::vector<TestTarget> targets;
+  bool ok() const;
+};
+
+// Loads each target's built library into its own SDK's real framework and
+// compares what registered with opkit.yaml. A library not built yet is
+// Error(missing) naming the `opkit build` command.
+TestReport test_project(const project::Manifest& manifest, const std::vector<std::string>& specs,
+                        const std::filesystem::path& build_root);
+
+Json to_json(const TestReport& report);
+
+} // namespace opkit::probe

@@ -1,0 +1,103 @@
+#include "opkit/project/framework_table.hpp"
+
+#include "opkit/project/yaml_util.hpp"
+#include "opkit/util/embedded.hpp"
+#include "opkit/util/error.hpp"
+
+#include <algorithm>
+
+namespace opkit::project {
+
+namespace {
+
+std::vector<Quirk>
+parse_quirks(const YAML::Node& range, const std::string& name)
+{
+  std::vector<Quirk> quirks;
+  for (const YAML::Node& node : range["quirks"]) {
+    quirks.push_back({yaml::get_string(node, "id", name), yaml::get_string(node, "description", name),
+                      yaml::get_string(node, "workaround", name)});
+  }
+  return quirks;
+}
+
+FrameworkFlags
+parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::string& name)
+{
+  yaml::expect_keys(range,
+                    {"since", "verified", "cxx_standard", "cxx11_abi", "eigen_max_align_bytes", "framework_library",
+                     "link", "quirks"},
+                    name);
+  FrameworkFlags flags = common;
+  flags.since = yaml::get_string(range, "since", name);
+  flags.verified = yaml::get_bool_or(range, "verified", name, false);
+  flags.cxx_standard = yaml::get_int(range, "cxx_standard", name);
+  flags.cxx11_abi = yaml::get_int(range, "cxx11_abi", name);
+  flags.eigen_max_align_bytes = yaml::get_int(range, "eigen_max_align_bytes", name);
+  flags.framework_library = yaml::get_string(range, "framework_library", name);
+  flags.link = yaml::get_string(range, "link", name);
+  flags.quirks = parse_quirks(range, name);
+  return flags;
+}
+
+} // namespace
+
+FrameworkTable
+FrameworkTable::parse(const std::string& text, const std::string& name)
+{
+  YAML::Node root = yaml::load(text, name);
+  yaml::expect_keys(root, {"framework", "common", "versions"}, name);
+  FrameworkFlags common;
+  YAML::Node common_node = root["common"];
+  common.compile_flags = yaml::get_string_list(common_node, "compile_flags", name);
+  common.warning_flags = yaml::get_string_list(common_node, "warning_flags", name);
+  common.link_flags = yaml::get_string_list(common_node, "link_flags", name);
+  common.include_dirs = yaml::get_string_list(common_node, "include_dirs", name);
+
+  FrameworkTable table;
+  for (const YAML::Node& range : root["versions"]) {
+    FrameworkFlags flags = parse_range(range, common, name);
+    std::optional<Version> since = parse_version(flags.since);
+    if (!since) {
+      fail(ExitCode::usage, "{}: invalid version '{}'", yaml::where(name, range["since"]), flags.since);
+    }
+    table.m_ranges.emplace_back(*since, flags);
+  }
+  std::stable_sort(table.m_ranges.begin(), table.m_ranges.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  return table;
+}
+
+const FrameworkTable&
+FrameworkTable::tensorflow()
+{
+  static const FrameworkTable table = [] {
+    const char* path = "configs/frameworks/tensorflow.yaml";
+    std::optional<std::string_view> text = find_embedded(path);
+    if (!text) {
+      fail(ExitCode::system, "{}: not embedded in this opkit binary", path);
+    }
+    return parse(std::string(*text), path);
+  }();
+  return table;
+}
+
+FrameworkFlags
+FrameworkTable::flags_for(const Version& version) const
+{
+  const FrameworkFlags* found = nullptr;
+  for (const auto& [since, flags] : m_ranges) {
+    // Compare on release parts only, so 2.10.0-rc1 still uses the 2.10 range.
+    if (Version{since.parts, {}} < Version{version.parts, {}} || since.parts == version.parts
+        || version_matches(since, version)) {
+      found = &flags;
+    }
+  }
+  if (found == nullptr) {
+    fail(ExitCode::usage, "tensorflow {}: unsupported version (opkit supports {} and later)", version.str(),
+         m_ranges.empty() ? "nothing" : m_ranges.front().second.since);
+  }
+  return *found;
+}
+
+} // namespace opkit::project

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace opkit::project {
+
+// An input or output: `type` is a dtype ("float") or the name of a type attr ("T").
+struct OpArg
+{
+  std::string name;
+  std::string type;
+};
+
+// An attr: `type` is TensorFlow's attr type ("type", "int", "float", "string", "bool", ...);
+// for "type" attrs, `allowed` lists the dtypes ("int32", "float").
+struct OpAttr
+{
+  std::string name;
+  std::string type;
+  std::vector<std::string> allowed;
+};
+
+// A kernel the library must register: a device ("CPU", "GPU").
+struct KernelSpec
+{
+  std::string device;
+};
+
+struct OpSpec
+{
+  std::string name; // the TensorFlow op name, CamelCase
+  std::vector<OpArg> inputs;
+  std::vector<OpArg> outputs;
+  std::vector<OpAttr> attrs;
+  std::vector<KernelSpec> kernels;
+};
+
+// opkit.yaml, validated.
+struct Manifest
+{
+  std::filesystem::path root;            // the folder holding opkit.yaml
+  std::string name;                      // snake_case; the library is lib<name>.so
+  std::string template_name;             // the template it came from
+  OpSpec op;
+  std::vector<std::string> sources;      // relative to root
+  std::vector<std::string> tf_versions;  // default targets for build and test
+};
+
+// Parses opkit.yaml text. Every problem is Error(usage) "name:line:col: cause".
+Manifest parse_manifest(const std::string& text, const std::string& name, const std::filesystem::path& root);
+
+// Reads <dir>/opkit.yaml; a missing file is Error(usage) naming it and `opkit new`.
+Manifest load_manifest(const std::filesystem::path& dir);
+
+// The dtype names opkit knows (TensorFlow's DataTypeString spellings).
+const std::vector<std::string>& known_dtypes();
+
+} // namespace opkit::project

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace opkit::project {
+
+// The identifiers a project derives from the name the user typed.
+struct ProjectNames
+{
+  std::string snake; // file names, library name, Python module: "zero_out"
+  std::string camel; // TensorFlow op name and C++ class prefix: "ZeroOut"
+};
+
+// Accepts snake_case, kebab-case or CamelCase ("zero_out", "zero-out", "ZeroOut").
+// Throws Error(usage) naming the rule broken: empty, a leading digit, a character
+// outside [A-Za-z0-9_-], a doubled or trailing separator, a C++ or Python keyword.
+ProjectNames derive_names(std::string_view name);
+
+// True for a TensorFlow op name: [A-Z][A-Za-z0-9]*.
+bool is_valid_op_name(std::string_view name);
+
+// True for a TensorFlow arg or attr name: [a-z][a-z0-9_]* (attrs may also be a single capital like T).
+bool is_valid_arg_name(std::string_view name);
+
+} // namespace opkit::project

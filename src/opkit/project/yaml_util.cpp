@@ -1,0 +1,142 @@
+#include "opkit/project/yaml_util.hpp"
+
+#include "opkit/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace opkit::project::yaml {
+
+namespace {
+
+std::string
+at(const std::string& name, const YAML::Mark& mark)
+{
+  if (mark.is_null()) {
+    return name;
+  }
+  return fmt::format("{}:{}:{}", name, mark.line + 1, mark.column + 1);
+}
+
+YAML::Node
+require(const YAML::Node& map, const char* key, const std::string& name)
+{
+  if (!map.IsMap()) {
+    fail(ExitCode::usage, "{}: expected a mapping", where(name, map));
+  }
+  YAML::Node node = map[key];
+  if (!node.IsDefined() || node.IsNull()) {
+    fail(ExitCode::usage, "{}: missing required key '{}'", where(name, map), key);
+  }
+  return node;
+}
+
+std::string
+scalar(const YAML::Node& node, const char* key, const std::string& name)
+{
+  if (!node.IsScalar()) {
+    fail(ExitCode::usage, "{}: '{}' must be a single value", where(name, node), key);
+  }
+  return node.Scalar();
+}
+
+} // namespace
+
+YAML::Node
+load(const std::string& text, const std::string& name)
+{
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    fail(ExitCode::usage, "{}: invalid YAML: {}", at(name, e.mark), e.msg);
+  }
+}
+
+std::string
+where(const std::string& name, const YAML::Node& node)
+{
+  return at(name, node.Mark());
+}
+
+std::string
+get_string(const YAML::Node& map, const char* key, const std::string& name)
+{
+  return scalar(require(map, key, name), key, name);
+}
+
+std::string
+get_string_or(const YAML::Node& map, const char* key, const std::string& name, const std::string& fallback)
+{
+  if (!map[key].IsDefined() || map[key].IsNull()) {
+    return fallback;
+  }
+  return scalar(map[key], key, name);
+}
+
+int
+get_int(const YAML::Node& map, const char* key, const std::string& name)
+{
+  YAML::Node node = require(map, key, name);
+  std::string text = scalar(node, key, name);
+  try {
+    size_t used = 0;
+    int value = std::stoi(text, &used);
+    if (used == text.size()) {
+      return value;
+    }
+  } catch (const std::exception&) {
+  }
+  fail(ExitCode::usage, "{}: '{}' must be an integer, got '{}'", where(name, node), key, text);
+}
+
+bool
+get_bool_or(const YAML::Node& map, const char* key, const std::string& name, bool fallback)
+{
+  YAML::Node node = map[key];
+  if (!node.IsDefined() || node.IsNull()) {
+    return fallback;
+  }
+  std::string text = scalar(node, key, name);
+  if (text == "true") {
+    return true;
+  }
+  if (text == "false") {
+    return false;
+  }
+  fail(ExitCode::usage, "{}: '{}' must be true or false, got '{}'", where(name, node), key, text);
+}
+
+std::vector<std::string>
+get_string_list(const YAML::Node& map, const char* key, const std::string& name)
+{
+  YAML::Node node = map[key];
+  if (!node.IsDefined() || node.IsNull()) {
+    return {};
+  }
+  if (!node.IsSequence()) {
+    fail(ExitCode::usage, "{}: '{}' must be a list", where(name, node), key);
+  }
+  std::vector<std::string> result;
+  for (const YAML::Node& item : node) {
+    result.push_back(scalar(item, key, name));
+  }
+  return result;
+}
+
+void
+expect_keys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& name)
+{
+  if (!map.IsMap()) {
+    fail(ExitCode::usage, "{}: expected a mapping", where(name, map));
+  }
+  for (const auto& entry : map) {
+    const std::string key = entry.first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      fail(ExitCode::usage, "{}: unknown key '{}' (expected one of: {})", where(name, entry.first), key,
+           fmt::join(allowed, ", "));
+    }
+  }
+}
+
+} // namespace opkit::project::yaml

@@ -1,0 +1,28 @@
+#pragma once
+
+// yaml-cpp stays inside project/: these helpers turn its nodes into opkit
+// values and its errors into "file:line:col: message" Errors.
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+namespace opkit::project::yaml {
+
+// Parses text; a syntax error becomes Error(usage) "name:line:col: cause".
+YAML::Node load(const std::string& text, const std::string& name);
+
+// "name:line:col" of a node (1-based), for messages.
+std::string where(const std::string& name, const YAML::Node& node);
+
+// Typed field access; a missing or mistyped field is Error(usage) with its location.
+std::string get_string(const YAML::Node& map, const char* key, const std::string& name);
+std::string get_string_or(const YAML::Node& map, const char* key, const std::string& name, const std::string& fallback);
+int get_int(const YAML::Node& map, const char* key, const std::string& name);
+bool get_bool_or(const YAML::Node& map, const char* key, const std::string& name, bool fallback);
+std::vector<std::string> get_string_list(const YAML::Node& map, const char* key, const std::string& name);
+
+// Requires a map and rejects keys not in `allowed`, naming the first unknown one.
+void expect_keys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& name);
+
+} // namespace opkit::project::yaml

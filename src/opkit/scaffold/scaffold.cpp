@@ -1,0 +1,130 @@
+#include "opkit/scaffold/scaffold.hpp"
+
+#include "opkit/project/names.hpp"
+#include "opkit/project/template_spec.hpp"
+#include "opkit/project/version.hpp"
+#include "opkit/util/embedded.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <kainjow/mustache.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace opkit::scaffold {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+project::TemplateSpec
+load_spec(const std::string& template_name)
+{
+  std::string path = "templates/" + template_name + "/template.yaml";
+  std::optional<std::string_view> text = find_embedded(path);
+  if (!text) {
+    std::vector<std::string> names;
+    for (const TemplateInfo& info : list_templates()) {
+      names.push_back(info.name);
+    }
+    fail(ExitCode::usage, "'{}': unknown template (available: {})", template_name, join(names, ", "));
+  }
+  return project::parse_template_spec(std::string(*text), path);
+}
+
+void
+check_output_free(const stdfs::path& output)
+{
+  std::error_code ec;
+  if (stdfs::exists(output, ec) && !(stdfs::is_directory(output, ec) && stdfs::is_empty(output, ec))) {
+    fail(ExitCode::usage, "{}: already exists and is not an empty folder", output);
+  }
+}
+
+std::vector<std::pair<std::string, std::string>>
+template_data(const project::ProjectNames& names, const std::vector<std::string>& tf_versions)
+{
+  std::vector<std::string> quoted;
+  for (const std::string& version : tf_versions) {
+    if (!project::parse_version(version)) {
+      fail(ExitCode::usage, "'{}': invalid TensorFlow version (expected e.g. 2.10.1 or 2.10)", version);
+    }
+    quoted.push_back("\"" + version + "\"");
+  }
+  return {{"name", names.snake},
+          {"op_name", names.camel},
+          {"tf_versions", join(quoted, ", ")},
+          {"tf_versions_cli", join(tf_versions, ",")}};
+}
+
+} // namespace
+
+std::string
+render_mustache(const std::string& text, const std::vector<std::pair<std::string, std::string>>& data)
+{
+  kainjow::mustache::mustache view(text);
+  if (!view.is_valid()) {
+    fail(ExitCode::system, "template error: {}", view.error_message());
+  }
+  view.set_custom_escape([](const std::string& s) { return s; });
+  kainjow::mustache::data values;
+  for (const auto& [key, value] : data) {
+    values.set(key, value);
+  }
+  return view.render(values);
+}
+
+std::vector<TemplateInfo>
+list_templates()
+{
+  std::vector<TemplateInfo> templates;
+  for (const EmbeddedFile& file : embedded_under("templates/")) {
+    std::vector<std::string> parts = split(file.path, '/');
+    if (parts.size() == 3 && parts[2] == "template.yaml") {
+      templates.push_back({parts[1], project::parse_template_spec(std::string(file.content), std::string(file.path))
+                                       .description});
+    }
+  }
+  return templates;
+}
+
+NewResult
+create_project(const NewOptions& options)
+{
+  project::ProjectNames names = project::derive_names(options.name);
+  project::TemplateSpec spec = load_spec(options.template_name);
+  stdfs::path output = options.output.empty() ? stdfs::path(names.snake) : options.output;
+  output = stdfs::absolute(output).lexically_normal();
+  if (output.filename().empty()) {
+    output = output.parent_path();
+  }
+  check_output_free(output);
+  auto data = template_data(names, options.tf_versions);
+
+  fs::StagingDir staging(output.parent_path());
+  NewResult result{output, names.camel, {}};
+  for (const project::TemplateFile& file : spec.files) {
+    std::string source_path = "templates/" + options.template_name + "/" + file.source;
+    std::optional<std::string_view> source = find_embedded(source_path);
+    if (!source) {
+      fail(ExitCode::system, "{}: listed in template.yaml but not embedded", source_path);
+    }
+    std::string dest = render_mustache(file.dest, data);
+    if (!fs::stays_inside(dest)) {
+      fail(ExitCode::system, "{}: destination '{}' leaves the project", source_path, dest);
+    }
+    fs::create_dirs((staging.path() / dest).parent_path());
+    fs::write_file_atomic(staging.path() / dest, render_mustache(std::string(*source), data));
+    result.files.push_back(dest);
+  }
+  std::error_code ec;
+  stdfs::remove(output, ec); // an empty folder given as --output is replaced
+  staging.commit(output);
+  std::sort(result.files.begin(), result.files.end());
+  return result;
+}
+
+} // namespace opkit::scaffold

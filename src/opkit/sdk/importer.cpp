@@ -1,0 +1,221 @@
+#include "opkit/sdk/importer.hpp"
+
+#include "opkit/sdk/facts.hpp"
+#include "opkit/sdk/store.hpp"
+#include "opkit/util/archive.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace opkit::sdk {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+bool
+is_package_dir(const std::string& part)
+{
+  return part == "tensorflow" || part == "tensorflow_core";
+}
+
+bool
+is_framework_library(const std::string& name)
+{
+  return name == "libtensorflow_framework.so" || starts_with(name, "libtensorflow_framework.so.");
+}
+
+EntryPlan
+classify_parts(const std::vector<std::string>& parts)
+{
+  size_t n = parts.size();
+  if (n == 2 && ends_with(parts[0], ".dist-info")) {
+    if (parts[1] == "METADATA") {
+      return {EntryKind::metadata, "dist-info/METADATA"};
+    }
+    if (parts[1] == "WHEEL") {
+      return {EntryKind::wheel_info, "dist-info/WHEEL"};
+    }
+  }
+  for (size_t i = 0; i + 1 < n; ++i) {
+    if (!is_package_dir(parts[i])) {
+      continue;
+    }
+    std::vector<std::string> rest(parts.begin() + static_cast<long>(i) + 1, parts.end());
+    if (rest.size() > 1 && rest[0] == "include") {
+      return {EntryKind::header, "include/" + join({rest.begin() + 1, rest.end()}, "/")};
+    }
+    if (rest.size() == 1 && is_framework_library(rest[0])) {
+      return {EntryKind::framework_library, "lib/" + rest[0]};
+    }
+    if (rest.size() == 3 && rest[0] == "python" && rest[1] == "platform" && rest[2] == "build_info.py") {
+      return {EntryKind::build_info, "build_info.py"};
+    }
+    return {};
+  }
+  return {};
+}
+
+// Counts what an import kept, for the summary line.
+struct ImportStats
+{
+  size_t headers = 0;
+  size_t libraries = 0;
+  uint64_t bytes = 0;
+};
+
+void
+write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry, ImportStats& stats)
+{
+  stdfs::path dest = root / plan.dest;
+  fs::create_dirs(dest.parent_path());
+  int mode = plan.kind == EntryKind::framework_library ? 0755 : 0644;
+  // O_NOFOLLOW: the staging folder is ours, but never write through a link.
+  int fd = ::open(dest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) {
+    fail(ExitCode::system, "{}: cannot create: {}", dest, std::strerror(errno));
+  }
+  char buffer[1 << 16];
+  size_t n = 0;
+  while ((n = entry.read(buffer, sizeof buffer)) > 0) {
+    if (::write(fd, buffer, n) != static_cast<ssize_t>(n)) {
+      int saved = errno;
+      ::close(fd);
+      fail(ExitCode::system, "{}: cannot write: {}", dest, std::strerror(saved));
+    }
+    stats.bytes += n;
+  }
+  ::close(fd);
+  stats.headers += plan.kind == EntryKind::header ? 1 : 0;
+  stats.libraries += plan.kind == EntryKind::framework_library ? 1 : 0;
+}
+
+void
+import_archive(const stdfs::path& wheel, const stdfs::path& root, ImportStats& stats)
+{
+  for_each_archive_entry(wheel, [&](ArchiveEntry& entry) {
+    EntryPlan plan = classify_entry(entry.path);
+    if (plan.kind != EntryKind::skip && entry.is_regular) {
+      write_entry(root, plan, entry, stats);
+    }
+  });
+}
+
+ArchiveEntry
+file_entry(const stdfs::path& path, std::ifstream& in)
+{
+  ArchiveEntry entry;
+  entry.path = path.string();
+  entry.is_regular = true;
+  entry.read = [&in](char* buffer, size_t capacity) -> size_t {
+    in.read(buffer, static_cast<std::streamsize>(capacity));
+    return static_cast<size_t>(in.gcount());
+  };
+  return entry;
+}
+
+void
+import_file(const stdfs::path& file, const std::string& relative, const stdfs::path& root, ImportStats& stats)
+{
+  EntryPlan plan = classify_entry(relative);
+  if (plan.kind == EntryKind::skip) {
+    return;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    fail(ExitCode::system, "{}: cannot read: {}", file, std::strerror(errno));
+  }
+  ArchiveEntry entry = file_entry(relative, in);
+  write_entry(root, plan, entry, stats);
+}
+
+// An installed package folder (site-packages/tensorflow): paths are taken
+// relative to its parent so they classify like wheel entries; the sibling
+// *.dist-info supplies the metadata.
+void
+import_folder(const stdfs::path& folder, const stdfs::path& root, ImportStats& stats)
+{
+  stdfs::path base = stdfs::absolute(folder).lexically_normal();
+  if (base.filename().empty()) {
+    base = base.parent_path();
+  }
+  stdfs::path parent = base.parent_path();
+  std::error_code ec;
+  for (auto it = stdfs::recursive_directory_iterator(base, ec); !ec && it != stdfs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_regular_file(ec) && !it->is_symlink(ec)) {
+      import_file(it->path(), it->path().lexically_relative(parent).string(), root, stats);
+    }
+  }
+  for (const auto& sibling : stdfs::directory_iterator(parent, ec)) {
+    std::string name = sibling.path().filename().string();
+    if (starts_with(name, "tensorflow") && ends_with(name, ".dist-info")) {
+      for (const char* file : {"METADATA", "WHEEL"}) {
+        if (stdfs::is_regular_file(sibling.path() / file, ec)) {
+          import_file(sibling.path() / file, name + "/" + file, root, stats);
+        }
+      }
+    }
+  }
+}
+
+} // namespace
+
+EntryPlan
+classify_entry(std::string_view path)
+{
+  std::vector<std::string> parts;
+  for (const std::string& part : split(path, '/')) {
+    if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+  }
+  EntryPlan plan = classify_parts(parts);
+  if (plan.kind != EntryKind::skip && !fs::stays_inside(plan.dest)) {
+    fail(ExitCode::usage, "archive entry '{}' would be written outside the SDK folder; refusing the archive", path);
+  }
+  return plan;
+}
+
+Sdk
+import_sdk(const stdfs::path& source)
+{
+  std::error_code ec;
+  if (!stdfs::exists(source, ec)) {
+    fail(ExitCode::usage, "{}: no such wheel or folder", source);
+  }
+  stdfs::path store = sdk_store_dir();
+  fs::StagingDir staging(store);
+  ImportStats stats;
+  log_info("importing {} ...", source);
+  if (stdfs::is_directory(source, ec)) {
+    import_folder(source, staging.path(), stats);
+  } else {
+    import_archive(source, staging.path(), stats);
+  }
+  if (stats.libraries == 0 || !stdfs::exists(staging.path() / "include/tensorflow/core/framework/op.h", ec)) {
+    fail(ExitCode::usage, "{}: not a TensorFlow wheel or package: it lacks {}", source,
+         stats.libraries == 0 ? "libtensorflow_framework.so*" : "include/tensorflow/core/framework/op.h");
+  }
+  Sdk sdk = derive_facts(staging.path(), stdfs::absolute(source).string());
+  sdk.root = store / sdk.id;
+  fs::write_file_atomic(staging.path() / "sdk.json", to_json(sdk).dump(2) + "\n");
+  staging.commit(sdk.root, /*replace=*/true);
+  log_info("imported {}: {} headers, {} framework librar{}, {:.1f} MB", sdk.id, stats.headers, stats.libraries,
+           stats.libraries == 1 ? "y" : "ies", static_cast<double>(stats.bytes) / 1e6);
+  for (const std::string& warning : sdk.warnings) {
+    log_warning("{}: {}", sdk.id, warning);
+  }
+  return sdk;
+}
+
+} // namespace opkit::sdk

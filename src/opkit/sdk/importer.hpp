@@ -1,0 +1,30 @@
+#pragma once
+
+#include "opkit/sdk/sdk.hpp"
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace opkit::sdk {
+
+// What an SDK keeps of a wheel or package folder, found by what a file is,
+// not by one hard-coded prefix (tensorflow/, tensorflow_core/,
+// tensorflow-<v>.data/purelib/tensorflow/ all match).
+enum class EntryKind { skip, header, framework_library, metadata, wheel_info, build_info };
+
+struct EntryPlan
+{
+  EntryKind kind = EntryKind::skip;
+  std::string dest; // relative to the SDK root; empty for skip
+};
+
+// Classifies one path. A kept path whose destination would leave the SDK
+// folder ("tensorflow/include/../../x") is Error(usage): the archive is refused.
+EntryPlan classify_entry(std::string_view path);
+
+// Imports a TensorFlow SDK from an official wheel (.whl) or an installed
+// package folder into the store, atomically. Replaces an SDK of the same id.
+Sdk import_sdk(const std::filesystem::path& source);
+
+} // namespace opkit::sdk

@@ -1,0 +1,63 @@
+#include "opkit/sdk/sdk.hpp"
+
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+
+namespace opkit::sdk {
+
+Json
+to_json(const Sdk& sdk)
+{
+  return Json{
+    {"id", sdk.id},
+    {"framework", sdk.framework},
+    {"distribution", sdk.distribution},
+    {"version", sdk.version.str()},
+    {"cxx11_abi", sdk.cxx11_abi},
+    {"abi_evidence", sdk.abi_evidence},
+    {"cxx_standard", sdk.cxx_standard},
+    {"framework_library", sdk.framework_library},
+    {"soname", sdk.soname},
+    {"cuda",
+     {{"is_cuda_build", sdk.cuda.is_cuda_build},
+      {"cuda_version", sdk.cuda.cuda_version},
+      {"cudnn_version", sdk.cuda.cudnn_version}}},
+    {"wheel_tag", sdk.wheel_tag},
+    {"source", sdk.source},
+    {"warnings", sdk.warnings},
+    {"path", sdk.root.string()},
+  };
+}
+
+Sdk
+sdk_from_json(const Json& json, const std::filesystem::path& root)
+{
+  try {
+    Sdk sdk;
+    sdk.root = root;
+    sdk.id = json.at("id").get<std::string>();
+    sdk.framework = json.at("framework").get<std::string>();
+    sdk.distribution = json.at("distribution").get<std::string>();
+    std::optional<project::Version> version = project::parse_version(json.at("version").get<std::string>());
+    if (!version) {
+      fail(ExitCode::usage, "{}: invalid version in sdk.json", root);
+    }
+    sdk.version = *version;
+    sdk.cxx11_abi = json.at("cxx11_abi").get<int>();
+    sdk.abi_evidence = json.at("abi_evidence").get<std::string>();
+    sdk.cxx_standard = json.at("cxx_standard").get<int>();
+    sdk.framework_library = json.at("framework_library").get<std::string>();
+    sdk.soname = json.at("soname").get<std::string>();
+    sdk.cuda.is_cuda_build = json.at("cuda").at("is_cuda_build").get<bool>();
+    sdk.cuda.cuda_version = json.at("cuda").at("cuda_version").get<std::string>();
+    sdk.cuda.cudnn_version = json.at("cuda").at("cudnn_version").get<std::string>();
+    sdk.wheel_tag = json.at("wheel_tag").get<std::string>();
+    sdk.source = json.at("source").get<std::string>();
+    sdk.warnings = json.at("warnings").get<std::vector<std::string>>();
+    return sdk;
+  } catch (const Json::exception& e) {
+    fail(ExitCode::usage, "{}/sdk.json: malformed: {}", root, e.what());
+  }
+}
+
+} // namespace opkit::sdk

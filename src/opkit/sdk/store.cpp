@@ -1,0 +1,85 @@
+#include "opkit/sdk/store.hpp"
+
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace opkit::sdk {
+
+std::filesystem::path
+opkit_home()
+{
+  if (const char* home = std::getenv("OPKIT_HOME"); home != nullptr && *home != '\0') {
+    return home;
+  }
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache != '\0') {
+    return std::filesystem::path(cache) / "opkit";
+  }
+  const char* user_home = std::getenv("HOME");
+  return std::filesystem::path(user_home != nullptr ? user_home : "/tmp") / ".cache" / "opkit";
+}
+
+std::filesystem::path
+sdk_store_dir()
+{
+  return opkit_home() / "sdks";
+}
+
+std::vector<Sdk>
+list_sdks()
+{
+  std::vector<Sdk> sdks;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(sdk_store_dir(), ec);
+  if (ec) {
+    return sdks; // an absent store is an empty one
+  }
+  for (const auto& entry : it) {
+    std::filesystem::path json_path = entry.path() / "sdk.json";
+    // Staging folders start with '.', and have no sdk.json until committed anyway.
+    if (entry.path().filename().string().front() == '.' || !std::filesystem::is_regular_file(json_path, ec)) {
+      continue;
+    }
+    Json json;
+    try {
+      json = Json::parse(fs::read_file(json_path));
+    } catch (const Json::exception& e) {
+      fail(ExitCode::usage, "{}: malformed JSON: {}", json_path, e.what());
+    }
+    sdks.push_back(sdk_from_json(json, entry.path()));
+  }
+  std::sort(sdks.begin(), sdks.end(), [](const Sdk& a, const Sdk& b) {
+    return a.version == b.version ? a.id < b.id : a.version < b.version;
+  });
+  return sdks;
+}
+
+Sdk
+resolve_sdk(const std::string& spec)
+{
+  std::optional<project::Version> wanted = project::parse_version(spec);
+  if (!wanted) {
+    fail(ExitCode::usage, "'{}': invalid TensorFlow version (expected e.g. 2.10.1 or 2.10)", spec);
+  }
+  const Sdk* best = nullptr;
+  std::vector<Sdk> sdks = list_sdks();
+  for (const Sdk& sdk : sdks) {
+    if (project::version_matches(*wanted, sdk.version) && (best == nullptr || !(sdk.version < best->version))) {
+      best = &sdk;
+    }
+  }
+  if (best == nullptr) {
+    throw Error(ExitCode::missing,
+                fmt::format("tensorflow {}: no SDK imported in {}", spec, sdk_store_dir()),
+                fmt::format("add one with `opkit sdk add <wheel>`, the wheel from e.g. "
+                            "`python3 -m pip download --no-deps --only-binary=:all: --python-version 3.10 "
+                            "--platform manylinux2014_x86_64 tensorflow=={}.*`",
+                            spec));
+  }
+  return *best;
+}
+
+} // namespace opkit::sdk

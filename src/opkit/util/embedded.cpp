@@ -1,0 +1,28 @@
+#include "opkit/util/embedded.hpp"
+
+namespace opkit {
+
+std::optional<std::string_view>
+find_embedded(std::string_view path)
+{
+  for (const EmbeddedFile& file : embedded_files()) {
+    if (file.path == path) {
+      return file.content;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<EmbeddedFile>
+embedded_under(std::string_view prefix)
+{
+  std::vector<EmbeddedFile> result;
+  for (const EmbeddedFile& file : embedded_files()) {
+    if (file.path.substr(0, prefix.size()) == prefix) {
+      result.push_back(file);
+    }
+  }
+  return result;
+}
+
+} // namespace opkit

@@ -1,0 +1,208 @@
+#include "opkit/util/fs.hpp"
+
+#include "opkit/util/error.hpp"
+
+#include "opkit/util/format.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace opkit::fs {
+
+namespace {
+
+std::string
+random_suffix()
+{
+  static thread_local std::mt19937_64 rng{std::random_device{}() ^ static_cast<unsigned>(getpid())};
+  return fmt::format("{:012x}", rng() & 0xffffffffffffULL);
+}
+
+void
+write_all(int fd, std::string_view content, const stdfs::path& path)
+{
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      fail(ExitCode::system, "{}: cannot write: {}", path, std::strerror(errno));
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+} // namespace
+
+std::string
+read_file(const stdfs::path& path)
+{
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    fail(ExitCode::system, "{}: cannot read: {}", path, std::strerror(errno));
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void
+write_file_atomic(const stdfs::path& path, std::string_view content, bool executable)
+{
+  stdfs::path tmp = path;
+  tmp += ".tmp." + random_suffix();
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, executable ? 0755 : 0644);
+  if (fd < 0) {
+    fail(ExitCode::system, "{}: cannot create: {}", tmp, std::strerror(errno));
+  }
+  try {
+    write_all(fd, content, tmp);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int saved = errno;
+    ::unlink(tmp.c_str());
+    fail(ExitCode::system, "{}: cannot rename into place: {}", path, std::strerror(saved));
+  }
+}
+
+bool
+write_file_if_changed(const stdfs::path& path, std::string_view content)
+{
+  std::error_code ec;
+  if (stdfs::is_regular_file(path, ec) && stdfs::file_size(path, ec) == content.size()
+      && read_file(path) == content) {
+    return false;
+  }
+  write_file_atomic(path, content);
+  return true;
+}
+
+void
+create_dirs(const stdfs::path& path)
+{
+  std::error_code ec;
+  stdfs::create_directories(path, ec);
+  if (ec) {
+    fail(ExitCode::system, "{}: cannot create folder: {}", path, ec.message());
+  }
+}
+
+StagingDir::StagingDir(const stdfs::path& parent)
+{
+  create_dirs(parent.empty() ? stdfs::path(".") : parent);
+  m_path = (parent.empty() ? stdfs::path(".") : parent) / (".opkit-partial." + random_suffix());
+  create_dirs(m_path);
+}
+
+StagingDir::~StagingDir()
+{
+  if (!m_committed) {
+    std::error_code ec;
+    stdfs::remove_all(m_path, ec);
+  }
+}
+
+void
+StagingDir::commit(const stdfs::path& final_path, bool replace)
+{
+    std::error_code ec;
+  stdfs::path old;
+  if (stdfs::exists(final_path, ec)) {
+    if (!replace) {
+      fail(ExitCode::usage, "{}: already exists", final_path);
+    }
+    // Move the old folder aside first: rename() cannot replace a non-empty folder.
+    old = final_path;
+    old += ".old." + random_suffix();
+    stdfs::rename(final_path, old, ec);
+    if (ec) {
+      fail(ExitCode::system, "{}: cannot move aside: {}", final_path, ec.message());
+    }
+  }
+  stdfs::rename(m_path, final_path, ec);
+  if (ec) {
+    fail(ExitCode::system, "{}: cannot rename into place: {}", final_path, ec.message());
+  }
+  m_committed = true;
+  if (!old.empty()) {
+    stdfs::remove_all(old, ec);
+  }
+}
+
+TempDir::TempDir(std::string_view prefix)
+{
+  std::string pattern = (stdfs::temp_directory_path() / (std::string(prefix) + ".XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    fail(ExitCode::system, "{}: cannot create temporary folder: {}", pattern, std::strerror(errno));
+  }
+  m_path = pattern;
+}
+
+TempDir::~TempDir()
+{
+  std::error_code ec;
+  stdfs::remove_all(m_path, ec);
+}
+
+bool
+stays_inside(const stdfs::path& relative)
+{
+  if (relative.empty() || relative.is_absolute() || relative.has_root_name()) {
+    return false;
+  }
+  int depth = 0;
+  for (const stdfs::path& part : relative) {
+    if (part == "..") {
+      if (--depth < 0) {
+        return false;
+      }
+    } else if (part != "." && !part.empty()) {
+      ++depth;
+    }
+  }
+  return depth > 0;
+}
+
+} // namespace opkit::fs
+
+#include <sys/file.h>
+
+namespace opkit::fs {
+
+FileLock::FileLock(const stdfs::path& path)
+{
+  create_dirs(path.parent_path());
+  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (m_fd < 0) {
+    fail(ExitCode::system, "{}: cannot open lock file: {}", path, std::strerror(errno));
+  }
+  while (::flock(m_fd, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      int saved = errno;
+      ::close(m_fd);
+      fail(ExitCode::system, "{}: cannot lock: {}", path, std::strerror(saved));
+    }
+  }
+}
+
+FileLock::~FileLock()
+{
+  ::close(m_fd); // closing releases the lock
+}
+
+} // namespace opkit::fs

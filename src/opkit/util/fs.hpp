@@ -1,0 +1,82 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace opkit::fs {
+
+namespace stdfs = std::filesystem;
+
+// Reads a whole file; throws Error(system) naming the path and the cause.
+std::string read_file(const stdfs::path& path);
+
+// Writes via a temporary file in the same folder, then renames it into place,
+// so a reader never sees a half-written file.
+void write_file_atomic(const stdfs::path& path, std::string_view content, bool executable = false);
+
+// Like write_file_atomic, but leaves the file (and its mtime) alone when the
+// content is already equal. Returns whether it wrote.
+bool write_file_if_changed(const stdfs::path& path, std::string_view content);
+
+// A fresh hidden folder inside `parent` (so it sits on the same filesystem as
+// its destination). Removed by the destructor unless commit() moved it into place.
+class StagingDir
+{
+public:
+  explicit StagingDir(const stdfs::path& parent);
+  ~StagingDir();
+  StagingDir(const StagingDir&) = delete;
+  StagingDir& operator=(const StagingDir&) = delete;
+
+  const stdfs::path& path() const { return m_path; }
+
+  // Renames the staging folder to `final_path`; replaces an existing folder
+  // there when `replace` is set, otherwise refuses with Error(usage).
+  void commit(const stdfs::path& final_path, bool replace = false);
+
+private:
+  stdfs::path m_path;
+  bool m_committed = false;
+};
+
+// A temporary folder under the system temp dir, removed by the destructor.
+class TempDir
+{
+public:
+  explicit TempDir(std::string_view prefix = "opkit");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const stdfs::path& path() const { return m_path; }
+
+private:
+  stdfs::path m_path;
+};
+
+// True when `relative` is a relative path that stays inside its base folder
+// once "." and ".." are applied (the archive-escape guard).
+bool stays_inside(const stdfs::path& relative);
+
+// Creates a folder and its parents; throws Error(system) on failure.
+void create_dirs(const stdfs::path& path);
+
+} // namespace opkit::fs
+
+namespace opkit::fs {
+
+// An exclusive advisory lock (flock) on a file, held for the object's lifetime,
+// so concurrent opkit processes don't build or import the same thing at once.
+class FileLock
+{
+public:
+  explicit FileLock(const stdfs::path& path);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+private:
+  int m_fd = -1;
+};
+
+} // namespace opkit::fs

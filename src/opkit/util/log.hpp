@@ -1,0 +1,43 @@
+#pragma once
+
+#include <fmt/core.h>
+
+#include <string_view>
+
+namespace opkit {
+
+enum class Verbosity { quiet = 0, normal = 1, verbose = 2 };
+
+void set_verbosity(Verbosity level);
+Verbosity verbosity();
+
+// Progress and diagnostics go to stderr; results go to stdout (printed by cli/).
+void log_line(Verbosity level, std::string_view prefix, std::string_view message);
+
+template<typename... Args>
+void
+log_info(fmt::format_string<Args...> format, Args&&... args)
+{
+  if (verbosity() >= Verbosity::normal) {
+    log_line(Verbosity::normal, "", fmt::format(format, std::forward<Args>(args)...));
+  }
+}
+
+template<typename... Args>
+void
+log_warning(fmt::format_string<Args...> format, Args&&... args)
+{
+  log_line(Verbosity::quiet, "opkit: warning: ", fmt::format(format, std::forward<Args>(args)...));
+}
+
+// Formats only when -v is on, so debug logging costs nothing otherwise.
+template<typename... Args>
+void
+log_debug(fmt::format_string<Args...> format, Args&&... args)
+{
+  if (verbosity() >= Verbosity::verbose) {
+    log_line(Verbosity::verbose, "opkit: ", fmt::format(format, std::forward<Args>(args)...));
+  }
+}
+
+} // namespace opkit

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace opkit {
+
+struct ProcessOptions
+{
+  std::filesystem::path cwd;                    // empty: inherit
+  std::map<std::string, std::string> env_set;   // added to (or replacing in) the inherited environment
+  bool capture = true;                          // false: stdout/stderr go to ours
+};
+
+struct ProcessResult
+{
+  int exit_code = -1; // 128 + signal when killed by a signal
+  std::string out;
+  std::string err;
+};
+
+// Runs argv (never through a shell) and waits. Throws Error(missing) when
+// argv[0] cannot be found or started; a non-zero exit is a value, not an error.
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
+
+// The full path of a program found on PATH, or empty.
+std::filesystem::path find_program(const std::string& name);
+
+// argv joined for display, quoting arguments that contain spaces.
+std::string format_argv(const std::vector<std::string>& argv);
+
+} // namespace opkit

@@ -1,0 +1,59 @@
+# Bad input: one clear error line, the documented exit code, nothing half-written.
+source "$(dirname "$0")/common.sh"
+
+# An invalid op name: exit 2, no project folder.
+for name in 9lives "bad name" "zero__out" "_zero" "class"; do
+  run_opkit 2 new "$name"
+  expect_one_error_line
+  expect_contains "$work/err" 'invalid op name'
+  [ -z "$(ls -A "$work")" ] || [ "$(ls -A "$work")" = "$(printf 'err\nout')" ] || { ls -A "$work"; fail "'$name' left files behind"; }
+done
+
+# An existing folder is never overwritten.
+mkdir -p taken && touch taken/keep
+run_opkit 2 new zero_out --output taken
+expect_one_error_line
+[ "$(ls -A taken)" = "keep" ] || fail "existing folder was modified"
+
+# A missing SDK: exit 3, the error names the command that would add it, no build output.
+run_opkit 0 new zero_out
+cd zero_out
+run_opkit 3 build --tf 1.12,2.4
+expect_one_error_line
+expect_contains "$work/err" 'tensorflow 2\.4: no SDK imported .*opkit sdk add'
+[ ! -e build ] || fail "build/ was created although an SDK is missing"
+
+# A malformed opkit.yaml: exit 2 with file:line:col, no build output.
+cp opkit.yaml opkit.yaml.good
+printf 'name: zero_out\nop:\n  name: ZeroOut\n  inputs: [\n' >opkit.yaml
+run_opkit 2 build --tf 2.10.1
+expect_one_error_line
+expect_contains "$work/err" "^opkit: error: $work/zero_out/opkit\.yaml:[0-9]+:[0-9]+: invalid YAML"
+[ ! -e build ] || fail "build/ was created from a malformed opkit.yaml"
+
+# Well-formed YAML that breaks opkit.yaml's rules: still file:line:col.
+sed 's/name: ZeroOut/name: zeroOut/' opkit.yaml.good >opkit.yaml
+run_opkit 2 build --tf 2.10.1
+expect_one_error_line
+expect_contains "$work/err" "opkit\.yaml:6:9: invalid op name 'zeroOut'"
+sed 's/type: T$/type: Q/' opkit.yaml.good >opkit.yaml
+run_opkit 2 build --tf 2.10.1
+expect_one_error_line
+expect_contains "$work/err" "opkit\.yaml:[0-9]+:[0-9]+: type 'Q' is neither a dtype nor a type attr"
+sed 's/^sources:/srcs:/' opkit.yaml.good >opkit.yaml
+run_opkit 2 build --tf 2.10.1
+expect_one_error_line
+expect_contains "$work/err" "unknown key 'srcs'"
+[ ! -e build ] || fail "build/ was created from an invalid opkit.yaml"
+
+# No opkit.yaml at all; an invalid version; an unknown flag.
+cd "$work"
+run_opkit 2 build
+expect_one_error_line
+expect_contains "$work/err" 'no opkit\.yaml here'
+run_opkit 2 -C zero_out build --tf 2.x
+cp zero_out/opkit.yaml.good zero_out/opkit.yaml
+run_opkit 2 -C zero_out build --tf 2.x
+expect_one_error_line
+expect_contains "$work/err" "'2\.x': invalid TensorFlow version"
+run_opkit 2 build --no-such-flag

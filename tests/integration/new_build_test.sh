@@ -1,0 +1,73 @@
+# The main path: opkit new -> build for TF 1.12 and 2.10.1 -> test loads each
+# library into its real libtensorflow_framework; a second build compiles nothing.
+source "$(dirname "$0")/common.sh"
+
+run_opkit 0 new zero_out
+cd zero_out
+for f in opkit.yaml src/zero_out_op.cc src/zero_out_kernels.cc python/zero_out_ops.py tests/test_zero_out.py README.md; do
+  [ -f "$f" ] || fail "opkit new did not write $f"
+done
+expect_contains src/zero_out_op.cc 'REGISTER_OP\("ZeroOut"\)'
+expect_contains src/zero_out_op.cc 'SetShapeFn'
+python3 -m py_compile python/zero_out_ops.py tests/test_zero_out.py
+
+run_opkit 0 build --tf 1.12,2.10.1 -j 2
+expect_contains "$work/out" '^tf-1\.12\.0 +built \(2 compiled\) .*/build/tf-1\.12\.0/libzero_out\.so$'
+expect_contains "$work/out" '^tf-2\.10\.1 +built \(2 compiled\) .*/build/tf-2\.10\.1/libzero_out\.so$'
+
+# Each library needs its own version's framework soname.
+readelf -d build/tf-1.12.0/libzero_out.so >"$work/dyn112"
+readelf -d build/tf-2.10.1/libzero_out.so >"$work/dyn210"
+expect_contains "$work/dyn112" 'NEEDED.*\[libtensorflow_framework\.so\]'
+expect_contains "$work/dyn210" 'NEEDED.*\[libtensorflow_framework\.so\.2\]'
+# build.ninja and compile_commands.json are written per target.
+python3 -c "import json,sys; c=json.load(open('build/tf-2.10.1/compile_commands.json')); \
+a=c[0]['arguments']; assert '-std=c++17' in a and '-D_GLIBCXX_USE_CXX11_ABI=1' in a and '-DEIGEN_MAX_ALIGN_BYTES=64' in a, a"
+python3 -c "import json,sys; c=json.load(open('build/tf-1.12.0/compile_commands.json')); \
+a=c[0]['arguments']; assert '-std=c++11' in a and '-D_GLIBCXX_USE_CXX11_ABI=0' in a, a"
+expect_contains build/tf-1.12.0/build.ninja 'link_flags = -shared -L.*/sdks/tensorflow-1\.12\.0/lib -ltensorflow_framework$'
+expect_contains build/tf-2.10.1/build.ninja 'link_flags = -shared -L.*/sdks/tensorflow-2\.10\.1/lib -l:libtensorflow_framework\.so\.2$'
+
+# Nothing changed: nothing is recompiled, and the libraries are untouched.
+before=$(stat -c %Y.%N build/tf-*/libzero_out.so build/tf-*/build.ninja | md5sum)
+run_opkit 0 build --tf 1.12,2.10.1
+expect_contains "$work/out" '^tf-1\.12\.0 +up to date '
+expect_contains "$work/out" '^tf-2\.10\.1 +up to date '
+after=$(stat -c %Y.%N build/tf-*/libzero_out.so build/tf-*/build.ninja | md5sum)
+[ "$before" = "$after" ] || fail "a no-op build touched outputs"
+
+# A source change recompiles just that file.
+echo "// touched" >>src/zero_out_kernels.cc
+run_opkit 0 build --tf 2.10
+expect_contains "$work/out" '^tf-2\.10\.1 +built \(1 compiled\)'
+
+# The probe loads each library into its real framework and reads TF's registries.
+run_opkit 0 test --tf 1.12,2.10.1
+for v in 1.12.0 2.10.1; do
+  expect_contains "$work/out" "^tensorflow $v: loaded .*libzero_out\.so into the real libtensorflow_framework \($v\)"
+done
+[ "$(grep -c '^  op     ZeroOut(to_zero: T) -> (zeroed: T)$' "$work/out")" -eq 2 ] || fail "op not shown twice"
+[ "$(grep -c '^  kernel ZeroOut on CPU: T in {float}$' "$work/out")" -eq 2 ] || fail "float CPU kernel not shown twice"
+[ "$(grep -c '^  kernel ZeroOut on CPU: T in {int32}$' "$work/out")" -eq 2 ] || fail "int32 CPU kernel not shown twice"
+[ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 2 ] || fail "not matched twice"
+
+run_opkit 0 test --json
+python3 - "$work/out" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["ok"] is True
+assert [t["version"] for t in report["targets"]] == ["1.12.0", "2.10.1"]
+for target in report["targets"]:
+    probe = target["probe"]
+    assert probe["loaded"] and probe["tf_version"] == target["version"], probe
+    (op,) = probe["ops"]
+    assert op["name"] == "ZeroOut"
+    assert op["attrs"] == [{"name": "T", "type": "type", "allowed": ["int32", "float"]}], op["attrs"]
+    assert sorted((k["device"], k["constraints"][0]["allowed"][0]) for k in probe["kernels"]) == [
+        ("CPU", "float"), ("CPU", "int32")], probe["kernels"]
+PY
+
+# opkit test compares with opkit.yaml: declare a GPU kernel that does not exist.
+sed -i 's/    - device: CPU/    - device: CPU\n    - device: GPU/' opkit.yaml
+run_opkit 1 test --tf 2.10.1
+expect_contains "$work/out" '^  MISMATCH no GPU kernel registered for ZeroOut$'
