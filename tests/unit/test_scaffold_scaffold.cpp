@@ -1,0 +1,57 @@
+#include "opkit/project/manifest.hpp"
+#include "opkit/scaffold/scaffold.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/fs.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace opkit;
+namespace stdfs = std::filesystem;
+
+TEST(Scaffold, RendersWithoutHtmlEscaping)
+{
+  EXPECT_EQ(scaffold::render_mustache("a {{x}} <{{y}}>", {{"x", "\"q\" & <t>"}, {"y", "1"}}), "a \"q\" & <t> <1>");
+}
+
+TEST(Scaffold, ListsTheTensorflowOpTemplate)
+{
+  auto templates = scaffold::list_templates();
+  ASSERT_FALSE(templates.empty());
+  EXPECT_EQ(templates[0].name, "tensorflow-op");
+}
+
+TEST(Scaffold, NewProjectParsesAndNamesFollowTheName)
+{
+  fs::TempDir dir;
+  scaffold::NewOptions options;
+  options.name = "fancy-op";
+  options.output = dir.path() / "fancy";
+  options.tf_versions = {"1.12", "2.10.1"};
+  scaffold::NewResult result = scaffold::create_project(options);
+  EXPECT_EQ(result.op_name, "FancyOp");
+  EXPECT_NE(std::find(result.files.begin(), result.files.end(), "src/fancy_op_op.cc"), result.files.end());
+  project::Manifest manifest = project::load_manifest(result.root);
+  EXPECT_EQ(manifest.name, "fancy_op");
+  EXPECT_EQ(manifest.op.name, "FancyOp");
+  EXPECT_EQ(manifest.tf_versions, (std::vector<std::string>{"1.12", "2.10.1"}));
+  EXPECT_NE(fs::read_file(result.root / "src/fancy_op_op.cc").find("REGISTER_OP(\"FancyOp\")"), std::string::npos);
+}
+
+TEST(Scaffold, FailuresLeaveNothingBehind)
+{
+  fs::TempDir dir;
+  scaffold::NewOptions options;
+  options.output = dir.path() / "p";
+  options.tf_versions = {"2.10.1"};
+  for (const char* bad : {"9x", "a b"}) {
+    options.name = bad;
+    EXPECT_THROW(scaffold::create_project(options), Error);
+  }
+  options.name = "ok";
+  options.template_name = "no-such-template";
+  EXPECT_THROW(scaffold::create_project(options), Error);
+  options.template_name = "tensorflow-op";
+  options.tf_versions = {"2.x"};
+  EXPECT_THROW(scaffold::create_project(options), Error);
+  EXPECT_TRUE(stdfs::is_empty(dir.path())) << "something was left in " << dir.path();
+}
