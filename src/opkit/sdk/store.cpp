@@ -74,9 +74,9 @@ resolve_sdk(const std::string& spec)
   if (best == nullptr) {
     throw Error(ExitCode::missing,
                 fmt::format("tensorflow {}: no SDK imported in {}", spec, sdk_store_dir()),
-                fmt::format("add one with `opkit sdk add <wheel>`, the wheel from e.g. "
-                            "`python3 -m pip download --no-deps --only-binary=:all: --python-version 3.10 "
-                            "--platform manylinux2014_x86_64 tensorflow=={}.*`",
+                fmt::format("add one with `opkit sdk add <wheel>`; get the wheel with `python3 -m pip download "
+                            "--no-deps --only-binary=:all: --python-version PY --platform PLATFORM tensorflow=={}.*` "
+                            "(scripts/fetch-wheels.sh shows PY and PLATFORM for 1.12 and 2.10)",
                             spec));
   }
   return *best;
