@@ -25,7 +25,7 @@ plan_for(const char* version, int abi, int standard, build::FlagOverrides overri
 {
   sdk::Sdk sdk = fake_sdk_facts(version, abi, standard);
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
-  return build::plan_library("/usr/bin/g++", "zero_out", "/my project", {"src/b.cc", "src/a.cc"}, sdk, flags,
+  return build::plan_library("/usr/bin/g++", "zero_out", "/my project", {"src/b.cc", "src/a.cc"}, {}, sdk, flags,
                              overrides, std::string("/my project/build/tf-") + version);
 }
 

@@ -1,6 +1,8 @@
 #include "opkit/build/builder.hpp"
 
+#include "opkit/check/target.hpp"
 #include "opkit/sdk/store.hpp"
+#include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -51,6 +53,21 @@ unique_specs(const std::vector<std::string>& specs)
     }
   }
   return result;
+}
+
+// Writes the compat shim every op gets (templates/compat/opkit_compat.cc says why).
+stdfs::path
+write_compat_source(const stdfs::path& dir)
+{
+  const char* name = "templates/compat/opkit_compat.cc";
+  std::optional<std::string_view> text = find_embedded(name);
+  if (!text) {
+    fail(ExitCode::system, "{}: not embedded in this opkit binary", name);
+  }
+  fs::create_dirs(dir / "opkit");
+  stdfs::path path = dir / "opkit" / "opkit_compat.cc";
+  fs::write_file_if_changed(path, *text);
+  return path;
 }
 
 } // namespace
@@ -121,10 +138,19 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   std::vector<std::future<TargetResult>> running;
   for (const sdk::Sdk& sdk : sdks) {
     project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
-    TargetPlan plan = plan_library(compiler, manifest.name, stdfs::absolute(manifest.root), manifest.sources, sdk,
-                                   flags, options.overrides, target_dir(build_root, sdk.version.str()));
+    stdfs::path dir = target_dir(build_root, sdk.version.str());
+    TargetPlan plan = plan_library(compiler, manifest.name, stdfs::absolute(manifest.root), manifest.sources,
+                                   {write_compat_source(dir)}, sdk, flags, options.overrides, dir);
     log_info("building {} for {} ...", manifest.name, sdk.id);
-    running.push_back(std::async(std::launch::async, [plan, per_target] { return run_plan(plan, per_target); }));
+    std::string runtime = options.runtime.empty() ? manifest.runtime : options.runtime;
+    running.push_back(std::async(std::launch::async, [plan, per_target, sdk, runtime, &options] {
+      TargetResult result = run_plan(plan, per_target);
+      if (result.ok && options.check) {
+        result.check = check::check_library(result.library, check::make_check_target(sdk, runtime, options.profile_file));
+        result.ok = result.check->loads;
+      }
+      return result;
+    }));
   }
   BuildReport report;
   for (size_t i = 0; i < running.size(); ++i) {

@@ -1,9 +1,11 @@
 #pragma once
 
 #include "opkit/build/plan.hpp"
+#include "opkit/check/checker.hpp"
 #include "opkit/project/manifest.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,9 @@ struct BuildOptions
   int jobs = 0;                          // 0: the number of CPUs
   FlagOverrides overrides;
   std::filesystem::path build_root;      // empty: <project>/build
+  bool check = true;                     // run opkit check on each library after linking
+  std::string runtime;                   // the check's runtime (empty: opkit.yaml's, else the TF default)
+  std::filesystem::path profile_file;    // or a captured profile
 };
 
 // The outcome of one target, as data; cli/ prints it.
@@ -28,6 +33,7 @@ struct TargetResult
   bool up_to_date = false;     // ninja had no work to do
   int compiled = 0;            // compile steps ninja ran
   std::string log;             // ninja's output, shown when the target failed
+  std::optional<check::CheckReport> check; // the verdict on the linked library, unless --no-check
 };
 
 struct BuildReport

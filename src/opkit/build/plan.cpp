@@ -48,7 +48,8 @@ sdk_link_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags)
 
 TargetPlan
 plan_library(const std::string& compiler, const std::string& name, const std::filesystem::path& source_root,
-             const std::vector<std::string>& sources, const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const FlagOverrides& overrides,
+             const std::vector<std::string>& sources, const std::vector<std::filesystem::path>& generated,
+             const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const FlagOverrides& overrides,
              const std::filesystem::path& build_dir)
 {
   TargetPlan plan;
@@ -58,6 +59,9 @@ plan_library(const std::string& compiler, const std::string& name, const std::fi
   std::vector<std::string> cflags = sdk_compile_flags(sdk, flags, overrides);
   for (const std::string& source : sources) {
     plan.compiles.push_back({(source_root / source).lexically_normal().string(), "obj/" + source + ".o", cflags});
+  }
+  for (const std::filesystem::path& source : generated) {
+    plan.compiles.push_back({source.string(), "obj/opkit/" + source.filename().string() + ".o", cflags});
   }
   plan.link_flags = flags.link_flags;
   std::vector<std::string> sdk_link = sdk_link_flags(sdk, flags);

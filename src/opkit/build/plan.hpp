@@ -43,9 +43,11 @@ std::vector<std::string> sdk_compile_flags(const sdk::Sdk& sdk, const project::F
 // The flags that link against the SDK's framework library (after the objects).
 std::vector<std::string> sdk_link_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags);
 
-// Plans lib<name>.so from sources relative to `source_root`.
+// Plans lib<name>.so from sources relative to `source_root`, plus sources
+// opkit generated (absolute paths, e.g. the compat shim).
 TargetPlan plan_library(const std::string& compiler, const std::string& name,
-                        const std::filesystem::path& source_root, const std::vector<std::string>& sources, const sdk::Sdk& sdk,
+                        const std::filesystem::path& source_root, const std::vector<std::string>& sources,
+                        const std::vector<std::filesystem::path>& generated, const sdk::Sdk& sdk,
                         const project::FrameworkFlags& flags, const FlagOverrides& overrides,
                         const std::filesystem::path& build_dir);
 

@@ -15,11 +15,14 @@ namespace {
 void
 print_target(const build::TargetResult& target)
 {
-  std::string status = !target.ok          ? "FAILED"
+  std::string status = target.check && !target.check->loads ? "CHECK FAILED"
+                       : !target.ok                          ? "FAILED"
                        : target.up_to_date ? "up to date"
                                            : fmt::format("built ({} compiled)", target.compiled);
   fmt::print("tf-{:<10} {:<20} {}\n", target.version, status, target.library);
-  if (!target.ok) {
+  if (target.check && !target.check->loads) {
+    print_check_report(*target.check, stdout);
+  } else if (!target.ok) {
     fmt::print(stderr, "--- tf-{}: last lines of the build log ---\n{}\n", target.version,
                tail_lines(target.log, 30));
   }
@@ -44,7 +47,16 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
     ->check(CLI::IsMember({0, 1}));
   cmd->add_option("--std", standard, "Override the C++ standard (to reproduce a mismatch)")
     ->check(CLI::IsMember({11, 14, 17, 20}));
+  static bool no_check = false;
+  static std::string profile;
+  cmd->add_flag("--no-check", no_check, "Skip opkit check on the linked libraries");
+  cmd->add_option("--runtime", options.runtime,
+                  "Runtime to check against: host or a configs/runtimes policy (default: opkit.yaml's "
+                  "targets.runtime, else the one each TF version's wheel assumes)");
+  cmd->add_option("--profile", profile, "Check against a profile captured on the target");
   cmd->callback([&exit_code] {
+    options.check = !no_check;
+    options.profile_file = profile;
     project::Manifest manifest = project::load_manifest(".");
     options.tf_specs = split_versions(versions);
     options.build_root = build_dir;

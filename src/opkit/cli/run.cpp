@@ -50,6 +50,8 @@ run(int argc, char** argv)
   add_new_command(app, global, exit_code);
   add_build_command(app, global, exit_code);
   add_test_command(app, global, exit_code);
+  add_check_command(app, global, exit_code);
+  add_profile_command(app, global, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

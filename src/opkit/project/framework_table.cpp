@@ -26,7 +26,7 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
 {
   yaml::expect_keys(range,
                     {"since", "verified", "cxx_standard", "cxx11_abi", "eigen_max_align_bytes", "framework_library",
-                     "link", "quirks"},
+                     "link", "runtime", "quirks"},
                     name);
   FrameworkFlags flags = common;
   flags.since = yaml::get_string(range, "since", name);
@@ -36,6 +36,7 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
   flags.eigen_max_align_bytes = yaml::get_int(range, "eigen_max_align_bytes", name);
   flags.framework_library = yaml::get_string(range, "framework_library", name);
   flags.link = yaml::get_string(range, "link", name);
+  flags.runtime = yaml::get_string(range, "runtime", name);
   flags.quirks = parse_quirks(range, name);
   return flags;
 }

@@ -24,6 +24,7 @@ struct FrameworkFlags
   int eigen_max_align_bytes = 0;
   std::string framework_library;     // file name in the wheel, also its SONAME
   std::string link;                  // -ltensorflow_framework or -l:libtensorflow_framework.so.N
+  std::string runtime;               // the configs/runtimes/ policy the stock wheel assumes
   std::vector<std::string> compile_flags;
   std::vector<std::string> warning_flags;
   std::vector<std::string> link_flags;

@@ -135,8 +135,9 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
   }
   YAML::Node targets = doc["targets"];
   if (targets.IsDefined()) {
-    yaml::expect_keys(targets, {"tensorflow"}, name);
+    yaml::expect_keys(targets, {"tensorflow", "runtime"}, name);
     manifest.tf_versions = yaml::get_string_list(targets, "tensorflow", name);
+    manifest.runtime = yaml::get_string_or(targets, "runtime", name, "");
     for (const std::string& version : manifest.tf_versions) {
       if (!parse_version(version)) {
         fail(ExitCode::usage, "{}: invalid TensorFlow version '{}'", yaml::where(name, targets["tensorflow"]),

@@ -46,6 +46,7 @@ struct Manifest
   OpSpec op;
   std::vector<std::string> sources;      // relative to root
   std::vector<std::string> tf_versions;  // default targets for build and test
+  std::string runtime;                   // where the op will run, for the build's check ("" = TF's default)
 };
 
 // Parses opkit.yaml text. Every problem is Error(usage) "name:line:col: cause".

@@ -1,0 +1,359 @@
+#include "opkit/check/checker.hpp"
+
+#include "opkit/check/diagnose.hpp"
+#include "opkit/project/runtime_policy.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+namespace opkit::check {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// Every library the op's process would hold: the profile's, plus libraries
+// the op brings along (found through its RUNPATH/RPATH, or on this machine's disk).
+struct LoadSet
+{
+  std::vector<const ProfileLibrary*> libraries;
+  std::vector<std::unique_ptr<ProfileLibrary>> owned; // libraries read while checking
+
+  const ProfileLibrary* find(const std::string& soname) const
+  {
+    for (const ProfileLibrary* library : libraries) {
+      if (library->soname == soname) {
+        return library;
+      }
+    }
+    return nullptr;
+  }
+};
+
+// Where an exported definition lives, for the lookup index.
+struct Definition
+{
+  const ProfileLibrary* library;
+  const ExportedSymbol* symbol;
+};
+
+using SymbolIndex = std::unordered_map<std::string_view, std::vector<Definition>>;
+
+std::vector<std::string>
+expand_paths(const std::vector<std::string>& paths, const stdfs::path& origin)
+{
+  std::vector<std::string> result;
+  for (std::string path : paths) {
+    for (const char* token : {"$ORIGIN", "${ORIGIN}"}) {
+      for (size_t pos = path.find(token); pos != std::string::npos; pos = path.find(token)) {
+        path.replace(pos, std::string_view(token).size(), origin.string());
+      }
+    }
+    result.push_back(path);
+  }
+  return result;
+}
+
+bool
+mentions_origin(const std::vector<std::string>& paths)
+{
+  return std::any_of(paths.begin(), paths.end(),
+                     [](const std::string& p) { return p.find("$ORIGIN") != std::string::npos || p.find("${ORIGIN}") != std::string::npos; });
+}
+
+std::string
+find_file(const std::string& soname, const std::vector<std::string>& dirs)
+{
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    stdfs::path candidate = stdfs::path(dir) / soname;
+    if (stdfs::is_regular_file(candidate, ec)) {
+      return candidate.string();
+    }
+  }
+  return {};
+}
+
+std::string
+cuda_soname_for(const std::string& cuda_version)
+{
+  std::string major = cuda_version.substr(0, cuda_version.find('.'));
+  // CUDA 11 kept one runtime soname for all minor versions; 12+ use the major only.
+  if (major == "11") {
+    return "libcudart.so.11.0";
+  }
+  if (major.empty() || std::atoi(major.c_str()) >= 12) {
+    return "libcudart.so." + major;
+  }
+  return "libcudart.so." + cuda_version;
+}
+
+// The finding for a DT_NEEDED nothing provides, sharpened when it is the
+// framework or the CUDA runtime under another soname.
+Finding
+missing_library_finding(const std::string& soname, const LoadSet& set, const CheckTarget& target,
+                        const stdfs::path& op_dir)
+{
+  Finding finding;
+  const ProfileLibrary* framework = nullptr;
+  for (const ProfileLibrary* library : set.libraries) {
+    framework = library->framework ? library : framework;
+  }
+  std::string build = target.framework_version.empty() ? "opkit build --tf <the target's TF version>"
+                                                        : "opkit build --tf " + target.framework_version;
+  if (starts_with(soname, "libtensorflow_framework") && framework != nullptr) {
+    finding.kind = "wrong-framework-soname";
+    finding.summary = fmt::format("needs {}, but the target's framework library is {}", soname, framework->soname);
+    finding.diagnosis = fmt::format("the library was built for another TensorFlow version{}",
+                                    target.framework_version.empty() ? "" : " than the target's " + target.framework_version);
+    finding.remedy = fmt::format("build it for the target: {}", build);
+  } else if (starts_with(soname, "libcudart.so") && !target.cuda_version.empty()) {
+    finding.kind = "cuda-runtime-mismatch";
+    finding.summary = fmt::format("needs {}, but the framework is built with CUDA {} ({})", soname,
+                                  target.cuda_version, cuda_soname_for(target.cuda_version));
+    finding.diagnosis = "the op's CUDA runtime differs from the one the framework loads";
+    finding.remedy = fmt::format("build the GPU kernel with CUDA {}'s nvcc, or link cudart statically",
+                                 target.cuda_version);
+  } else {
+    std::error_code ec;
+    bool bundled = stdfs::exists(op_dir / soname, ec);
+    finding.kind = bundled ? "bundled-without-origin" : "missing-library";
+    finding.summary = bundled ? fmt::format("needs {}, which sits next to it, but its RUNPATH has no $ORIGIN", soname)
+                              : fmt::format("needs {}, which the target does not have", soname);
+    finding.diagnosis = bundled ? "the loader does not look in the library's own folder unless RUNPATH says $ORIGIN"
+                                : "no library of the target profile has this soname";
+    finding.remedy = bundled ? "link with -Wl,-rpath,'$ORIGIN' so bundled libraries are found"
+                             : "bundle it next to the op (linked with -Wl,-rpath,'$ORIGIN'), or install it in the target";
+  }
+  return finding;
+}
+
+void
+add_needed(const ElfInfo& elf, const stdfs::path& path, const CheckTarget& target, LoadSet& set,
+           std::vector<Finding>& findings, int depth)
+{
+  const std::vector<std::string>& own_paths = elf.runpath.empty() ? elf.rpath : elf.runpath;
+  std::vector<std::string> dirs = expand_paths(own_paths, stdfs::absolute(path).parent_path());
+  if (target.profile.search_disk) {
+    dirs.insert(dirs.end(), target.profile.search_paths.begin(), target.profile.search_paths.end());
+  }
+  for (const std::string& soname : elf.needed) {
+    if (set.find(soname) != nullptr) {
+      continue;
+    }
+    std::string file = find_file(soname, dirs);
+    if (file.empty() || depth > 8) {
+      findings.push_back(missing_library_finding(soname, set, target, stdfs::absolute(path).parent_path()));
+      continue;
+    }
+    ElfInfo dep = read_elf(file);
+    set.owned.push_back(std::make_unique<ProfileLibrary>(library_from_elf(dep, file)));
+    set.owned.back()->soname = soname;
+    set.libraries.push_back(set.owned.back().get());
+    add_needed(dep, file, target, set, findings, depth + 1);
+  }
+}
+
+SymbolIndex
+index_symbols(const LoadSet& set)
+{
+  SymbolIndex index;
+  for (const ProfileLibrary* library : set.libraries) {
+    for (const ExportedSymbol& symbol : library->symbols) {
+      index[symbol.name].push_back({library, &symbol});
+    }
+  }
+  return index;
+}
+
+// glibc's check_match: a versioned reference takes the definition of exactly
+// that version (default or hidden); an unversioned one takes any non-hidden one.
+bool
+resolves(const ElfSymbol& ref, const std::string& need_file, const LoadSet& set, const SymbolIndex& index)
+{
+  auto found = index.find(ref.name);
+  if (found != index.end()) {
+    for (const Definition& def : found->second) {
+      if (ref.version.empty() ? !def.symbol->hidden : (def.symbol->version == ref.version || def.symbol->version.empty())) {
+        return true;
+      }
+    }
+  }
+  // A policy library's symbols are unknown: its version set stands for them.
+  const ProfileLibrary* provider = need_file.empty() ? nullptr : set.find(need_file);
+  return provider != nullptr && !provider->symbols_known && provides_version(*provider, ref.version);
+}
+
+std::string
+family_of(const std::string& version)
+{
+  return version.substr(0, version.find('_'));
+}
+
+std::string
+ceiling_text(const ProfileLibrary& library, const std::string& family)
+{
+  auto ceiling = library.ceilings.find(family);
+  if (ceiling != library.ceilings.end()) {
+    std::string version = family + "_" + ceiling->second;
+    std::optional<std::string> release = project::release_of_version(version);
+    return fmt::format("{} up to {}{}", library.soname, version, release ? " (" + *release + ")" : "");
+  }
+  std::vector<std::string> same;
+  for (const std::string& v : library.versions) {
+    if (family_of(v) == family) {
+      same.push_back(v);
+    }
+  }
+  return same.empty() ? fmt::format("{} has no {} versions", library.soname, family)
+                      : fmt::format("{} up to {}", library.soname, same.back());
+}
+
+// Every required version the target lacks, one finding per (library, family).
+void
+check_version_needs(const ElfInfo& elf, const LoadSet& set, std::vector<Finding>& findings)
+{
+  std::map<std::pair<std::string, std::string>, Finding> by_family;
+  for (const ElfVersionNeed& need : elf.version_needs) {
+    const ProfileLibrary* library = set.find(need.file);
+    if (library == nullptr) {
+      continue; // reported as a missing library
+    }
+    for (const std::string& version : need.versions) {
+      if (provides_version(*library, version)) {
+        continue;
+      }
+      Finding& finding = by_family[{need.file, family_of(version)}];
+      std::optional<std::string> release = project::release_of_version(version);
+      std::string introduced = release ? fmt::format("{}, introduced in {}", version, *release) : version;
+      finding.kind = "version-too-new";
+      finding.summary = finding.summary.empty() ? fmt::format("needs {} from {}", introduced, need.file)
+                                                : finding.summary + "; also " + version;
+      finding.diagnosis = fmt::format("the target provides {}", ceiling_text(*library, family_of(version)));
+      finding.remedy = "build with a toolchain no newer than the target's (e.g. the manylinux2014 devtoolset image "
+                       "for CentOS 7-based runtimes), or target a runtime that has it (opkit check --runtime/--profile)";
+      for (const ElfSymbol& symbol : elf.dynamic_symbols) {
+        if (!symbol.defined && symbol.version == version) {
+          finding.symbols.push_back({symbol.name, demangle(symbol.name), symbol.version});
+        }
+      }
+    }
+  }
+  for (auto& [key, finding] : by_family) {
+    findings.push_back(std::move(finding));
+  }
+}
+
+std::map<std::string, std::string>
+need_file_by_version(const ElfInfo& elf)
+{
+  std::map<std::string, std::string> files;
+  for (const ElfVersionNeed& need : elf.version_needs) {
+    for (const std::string& version : need.versions) {
+      files[version] = need.file;
+    }
+  }
+  return files;
+}
+
+} // namespace
+
+std::string
+demangle(const std::string& mangled)
+{
+  if (!starts_with(mangled, "_Z")) {
+    return mangled;
+  }
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> text(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                                   &std::free);
+  return status == 0 && text ? std::string(text.get()) : mangled;
+}
+
+CheckReport
+check_library(const stdfs::path& library, const CheckTarget& target)
+{
+  ElfInfo elf = read_elf(library);
+  CheckReport report;
+  report.library = library.string();
+  report.target = target.framework_version.empty()
+                    ? target.profile.name
+                    : fmt::format("tensorflow {} on {}", target.framework_version, target.profile.name);
+  report.needed = elf.needed;
+
+  LoadSet set;
+  for (const ProfileLibrary& lib : target.profile.libraries) {
+    set.libraries.push_back(&lib);
+  }
+  add_needed(elf, library, target, set, report.findings, 0);
+  check_version_needs(elf, set, report.findings);
+
+  SymbolIndex index = index_symbols(set);
+  std::map<std::string, std::string> need_files = need_file_by_version(elf);
+  std::vector<SymbolRef> unresolved;
+  for (const ElfSymbol& symbol : elf.dynamic_symbols) {
+    if (symbol.defined || symbol.name.empty()) {
+      continue;
+    }
+    ++report.undefined;
+    const std::string need_file = symbol.version.empty() ? std::string() : need_files[symbol.version];
+    const ProfileLibrary* provider = need_file.empty() ? nullptr : set.find(need_file);
+    if (!need_file.empty() && (provider == nullptr || !provides_version(*provider, symbol.version))) {
+      continue; // its library or its version is missing: already a finding
+    }
+    if (resolves(symbol, need_file, set, index)) {
+      continue;
+    }
+    if (symbol.weak) {
+      ++report.weak_unresolved;
+      continue;
+    }
+    unresolved.push_back({symbol.name, demangle(symbol.name), symbol.version});
+  }
+  std::vector<const ProfileLibrary*> frameworks;
+  for (const ProfileLibrary* lib : set.libraries) {
+    if (lib->framework) {
+      frameworks.push_back(lib);
+    }
+  }
+  for (Finding& finding : diagnose_unresolved(unresolved, frameworks, target)) {
+    report.findings.push_back(std::move(finding));
+  }
+  report.loads = std::none_of(report.findings.begin(), report.findings.end(), [](const Finding& f) { return f.fatal; });
+  return report;
+}
+
+Json
+to_json(const CheckReport& report)
+{
+  Json findings = Json::array();
+  for (const Finding& finding : report.findings) {
+    Json symbols = Json::array();
+    for (const SymbolRef& symbol : finding.symbols) {
+      symbols.push_back({{"mangled", symbol.mangled}, {"demangled", symbol.demangled}, {"version", symbol.version}});
+    }
+    findings.push_back({{"kind", finding.kind},
+                        {"severity", finding.fatal ? "error" : "warning"},
+                        {"summary", finding.summary},
+                        {"diagnosis", finding.diagnosis},
+                        {"remedy", finding.remedy},
+                        {"symbols", symbols}});
+  }
+  return {{"schema", "opkit.check/1"},
+          {"library", report.library},
+          {"target", report.target},
+          {"verdict", report.loads ? "loads" : "fails"},
+          {"findings", findings},
+          {"stats",
+           {{"needed", report.needed}, {"undefined", report.undefined}, {"weak_unresolved", report.weak_unresolved}}}};
+}
+
+} // namespace opkit::check

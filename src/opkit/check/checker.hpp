@@ -1,0 +1,64 @@
+#pragma once
+
+#include "opkit/check/profile.hpp"
+#include "opkit/util/json.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace opkit::check {
+
+// A symbol behind a finding.
+struct SymbolRef
+{
+  std::string mangled;
+  std::string demangled;
+  std::string version; // required version, when the reference is versioned
+};
+
+// One reason a library will not load (fatal) or might surprise (warning).
+struct Finding
+{
+  std::string kind;      // stable id, e.g. "dual-abi-mismatch" (README lists them)
+  bool fatal = true;
+  std::string summary;   // one line
+  std::string diagnosis; // why
+  std::string remedy;    // what to do, concretely
+  std::vector<SymbolRef> symbols;
+};
+
+// What opkit check judges against: a process profile, plus what it knows of
+// the framework (for diagnoses and remedies).
+struct CheckTarget
+{
+  Profile profile;
+  std::string framework_version; // "2.10.1"; empty when no SDK was named
+  int cxx11_abi = -1;            // the framework's, -1 when unknown
+  int cxx_standard = 0;
+  std::string cuda_version;      // the framework's CUDA version, when it is a CUDA build
+};
+
+struct CheckReport
+{
+  std::string library;
+  std::string target; // "tensorflow 2.10.1 on tensorflow-2.10"
+  bool loads = true;
+  std::vector<Finding> findings;
+  size_t undefined = 0;       // undefined symbols considered
+  size_t weak_unresolved = 0; // weak references nothing provides: allowed
+  std::vector<std::string> needed;
+};
+
+// Decides, without loading it, whether `library` will load into the target
+// process: every DT_NEEDED present, every required symbol version provided,
+// every non-weak undefined symbol resolved as glibc's loader would resolve it.
+CheckReport check_library(const std::filesystem::path& library, const CheckTarget& target);
+
+// The report as JSON, schema "opkit.check/1" (README documents it).
+Json to_json(const CheckReport& report);
+
+// A mangled C++ name demangled, or the name itself when it is not one.
+std::string demangle(const std::string& mangled);
+
+} // namespace opkit::check

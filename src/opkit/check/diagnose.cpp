@@ -1,0 +1,171 @@
+#include "opkit/check/diagnose.hpp"
+
+#include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <regex>
+#include <unordered_set>
+
+namespace opkit::check {
+
+namespace {
+
+std::string
+replace_all(std::string text, const std::string& from, const std::string& to)
+{
+  for (size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
+    text.replace(pos, from.size(), to);
+  }
+  return text;
+}
+
+std::string
+without_tsl(const std::string& demangled)
+{
+  return replace_all(demangled, "tsl::", "tensorflow::");
+}
+
+// Normalised names of everything the frameworks export, built only when a
+// symbol is unresolved (demangling tens of thousands of names costs time).
+struct ExportIndex
+{
+  std::unordered_set<std::string> by_abi;
+  std::unordered_set<std::string> by_string_view;
+  std::unordered_set<std::string> by_tsl;
+};
+
+ExportIndex
+index_exports(const std::vector<const ProfileLibrary*>& frameworks)
+{
+  ExportIndex index;
+  for (const ProfileLibrary* library : frameworks) {
+    for (const ExportedSymbol& symbol : library->symbols) {
+      if (!starts_with(symbol.name, "_Z")) {
+        continue;
+      }
+      std::string plain = without_abi_tags(demangle(symbol.name));
+      std::string view = without_string_view_flavour(plain);
+      index.by_tsl.insert(without_tsl(view));
+      index.by_string_view.insert(std::move(view));
+      index.by_abi.insert(std::move(plain));
+    }
+  }
+  return index;
+}
+
+bool
+is_framework_symbol(const SymbolRef& symbol)
+{
+  return symbol.mangled.find("10tensorflow") != std::string::npos || symbol.mangled.find("3tsl") != std::string::npos;
+}
+
+std::string
+build_command(const CheckTarget& target)
+{
+  return target.framework_version.empty() ? "opkit build --tf <the target's TF version>"
+                                          : "opkit build --tf " + target.framework_version;
+}
+
+Finding
+make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const CheckTarget& target)
+{
+  Finding finding;
+  finding.kind = kind;
+  size_t n = symbols.size();
+  std::string fw = target.framework_version.empty() ? "the framework" : "TF " + target.framework_version;
+  if (kind == "dual-abi-mismatch") {
+    finding.summary = fmt::format("{} symbol{} spelled with the other C++ ABI than {}'s", n, n == 1 ? " is" : "s are", fw);
+    finding.diagnosis = target.cxx11_abi < 0
+                          ? "the library and the framework were compiled with different _GLIBCXX_USE_CXX11_ABI"
+                          : fmt::format("the framework exports these with _GLIBCXX_USE_CXX11_ABI={}, the library "
+                                        "was compiled with _GLIBCXX_USE_CXX11_ABI={}",
+                                        target.cxx11_abi, 1 - target.cxx11_abi);
+    finding.remedy = fmt::format("rebuild with the framework's ABI flag: {}", build_command(target));
+  } else if (kind == "cxx-standard-mismatch") {
+    finding.summary = fmt::format("{} symbol{} use{} the other string_view than {}'s", n, n == 1 ? "" : "s",
+                                  n == 1 ? "s" : "", fw);
+    finding.diagnosis = fmt::format(
+      "absl::string_view is std::string_view under C++17 and its own type before; the framework was built as "
+      "C++{}, the library with another -std",
+      target.cxx_standard > 0 ? std::to_string(target.cxx_standard) : "??");
+    finding.remedy = fmt::format("rebuild with the framework's C++ standard: {}", build_command(target));
+  } else if (kind == "framework-version-skew") {
+    finding.summary = fmt::format("{} symbol{} named for another TF version (tsl:: vs tensorflow::)", n,
+                                  n == 1 ? " is" : "s are");
+    finding.diagnosis = fmt::format("{} moved these types between the tensorflow:: and tsl:: namespaces; the library "
+                                    "was built against a different TF version",
+                                    fw);
+    finding.remedy = fmt::format("rebuild against the target's SDK: {}", build_command(target));
+  } else if (kind == "framework-symbol-missing") {
+    finding.summary = fmt::format("{} TensorFlow symbol{} not exported by {}'s framework library", n,
+                                  n == 1 ? " is" : "s are", fw);
+    finding.diagnosis = "the symbol exists in another TF version, lives in _pywrap_tensorflow_internal.so rather than "
+                        "libtensorflow_framework, or is hidden: an op cannot link against it";
+    finding.remedy = fmt::format("build against the target's SDK ({}) and use only the framework's public API", build_command(target));
+  } else {
+    finding.summary = fmt::format("{} undefined symbol{} nothing in the target provides", n, n == 1 ? "" : "s");
+    finding.diagnosis = "no library in the target process defines these (check the library's DT_NEEDED and the "
+                        "profile)";
+    finding.remedy = "link the library that defines them, bundled next to the op with RUNPATH $ORIGIN, or remove "
+                     "the references";
+  }
+  finding.symbols = std::move(symbols);
+  return finding;
+}
+
+} // namespace
+
+std::string
+without_abi_tags(const std::string& demangled)
+{
+  // The old ABI's std::string mangles as the "Ss" abbreviation, which demangles
+  // to std::string; the new one spells the template out.
+  std::string text = replace_all(replace_all(demangled, "std::__cxx11::", "std::"), "[abi:cxx11]", "");
+  return replace_all(text, "std::basic_string<char, std::char_traits<char>, std::allocator<char> >", "std::string");
+}
+
+std::string
+without_string_view_flavour(const std::string& demangled)
+{
+  static const std::regex k_absl("absl::(lts_[0-9]+::)?string_view");
+  std::string text = replace_all(demangled, "std::basic_string_view<char, std::char_traits<char> >", "string_view");
+  return std::regex_replace(text, k_absl, "string_view");
+}
+
+std::vector<Finding>
+diagnose_unresolved(const std::vector<SymbolRef>& unresolved, const std::vector<const ProfileLibrary*>& frameworks,
+                    const CheckTarget& target)
+{
+  if (unresolved.empty()) {
+    return {};
+  }
+  ExportIndex index = index_exports(frameworks);
+  std::vector<std::string> order = {"dual-abi-mismatch", "cxx-standard-mismatch", "framework-version-skew",
+                                    "framework-symbol-missing", "unresolved-symbol"};
+  std::vector<std::vector<SymbolRef>> groups(order.size());
+  for (const SymbolRef& symbol : unresolved) {
+    std::string plain = without_abi_tags(symbol.demangled);
+    std::string view = without_string_view_flavour(plain);
+    size_t group = 4;
+    if (index.by_abi.count(plain) != 0) {
+      group = 0;
+    } else if (index.by_string_view.count(view) != 0) {
+      group = 1;
+    } else if (index.by_tsl.count(without_tsl(view)) != 0) {
+      group = 2;
+    } else if (!frameworks.empty() && is_framework_symbol(symbol)) {
+      group = 3;
+    }
+    groups[group].push_back(symbol);
+  }
+  std::vector<Finding> findings;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (!groups[i].empty()) {
+      findings.push_back(make_finding(order[i], std::move(groups[i]), target));
+    }
+  }
+  return findings;
+}
+
+} // namespace opkit::check

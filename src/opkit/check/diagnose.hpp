@@ -1,0 +1,24 @@
+#pragma once
+
+#include "opkit/check/checker.hpp"
+
+#include <string>
+#include <vector>
+
+namespace opkit::check {
+
+// Sorts unresolved symbols into findings with a diagnosis and a remedy:
+// the other C++ ABI's spelling, the other string_view, tsl:: vs tensorflow::,
+// a TF symbol the framework does not export, anything else.
+std::vector<Finding> diagnose_unresolved(const std::vector<SymbolRef>& unresolved,
+                                         const std::vector<const ProfileLibrary*>& frameworks,
+                                         const CheckTarget& target);
+
+// The demangled name with C++11-ABI markers removed (std::__cxx11::, [abi:cxx11]),
+// so both ABIs' spellings of one function compare equal.
+std::string without_abi_tags(const std::string& demangled);
+
+// ... and with std::string_view and absl::string_view made equal.
+std::string without_string_view_flavour(const std::string& demangled);
+
+} // namespace opkit::check

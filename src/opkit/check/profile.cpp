@@ -1,0 +1,207 @@
+#include "opkit/check/profile.hpp"
+
+#include "opkit/project/version.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <algorithm>
+
+namespace opkit::check {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// The system libraries every TF process has; a policy lists these too.
+const std::vector<std::string> k_system_sonames = {
+  "libc.so.6",     "libm.so.6",     "libpthread.so.0", "libdl.so.2",
+  "librt.so.1",    "libstdc++.so.6", "libgcc_s.so.1",  "ld-linux-x86-64.so.2",
+};
+
+bool
+version_at_most(const std::string& number, const std::string& ceiling)
+{
+  std::optional<project::Version> have = project::parse_version(number);
+  std::optional<project::Version> max = project::parse_version(ceiling);
+  return have && max && have->suffix.empty() && !(*max < *have);
+}
+
+Json
+library_json(const ProfileLibrary& library)
+{
+  Json symbols = Json::array();
+  for (const ExportedSymbol& symbol : library.symbols) {
+    symbols.push_back(Json::array({symbol.name, symbol.version, symbol.hidden}));
+  }
+  return {{"soname", library.soname},           {"path", library.path},
+          {"framework", library.framework},     {"symbols_known", library.symbols_known},
+          {"versions", library.versions},       {"ceilings", library.ceilings},
+          {"extra_versions", library.extra_versions}, {"symbols", symbols}};
+}
+
+ProfileLibrary
+library_from_json(const Json& json)
+{
+  ProfileLibrary library;
+  library.soname = json.at("soname").get<std::string>();
+  library.path = json.value("path", std::string());
+  library.framework = json.value("framework", false);
+  library.symbols_known = json.value("symbols_known", false);
+  library.versions = json.value("versions", std::vector<std::string>());
+  library.ceilings = json.value("ceilings", std::map<std::string, std::string>());
+  library.extra_versions = json.value("extra_versions", std::vector<std::string>());
+  for (const Json& symbol : json.value("symbols", Json::array())) {
+    library.symbols.push_back(
+      {symbol.at(0).get<std::string>(), symbol.at(1).get<std::string>(), symbol.at(2).get<bool>()});
+  }
+  return library;
+}
+
+} // namespace
+
+bool
+provides_version(const ProfileLibrary& library, const std::string& version)
+{
+  if (version.empty() || version == library.soname) {
+    return true;
+  }
+  if (std::find(library.versions.begin(), library.versions.end(), version) != library.versions.end()
+      || std::find(library.extra_versions.begin(), library.extra_versions.end(), version)
+           != library.extra_versions.end()) {
+    return true;
+  }
+  size_t underscore = version.find('_');
+  if (underscore == std::string::npos) {
+    return false;
+  }
+  auto ceiling = library.ceilings.find(version.substr(0, underscore));
+  return ceiling != library.ceilings.end() && version_at_most(version.substr(underscore + 1), ceiling->second);
+}
+
+ProfileLibrary
+library_from_elf(const ElfInfo& elf, const stdfs::path& path)
+{
+  ProfileLibrary library;
+  library.soname = elf.soname.empty() ? path.filename().string() : elf.soname;
+  library.path = path.string();
+  library.framework = starts_with(library.soname, "libtensorflow_framework");
+  library.symbols_known = true;
+  library.versions = elf.version_definitions;
+  for (const ElfSymbol& symbol : elf.dynamic_symbols) {
+    if (symbol.defined && (symbol.global || symbol.weak)) {
+      library.symbols.push_back({symbol.name, symbol.version, symbol.version_hidden});
+    }
+  }
+  return library;
+}
+
+Profile
+profile_from_policy(const project::RuntimePolicy& policy)
+{
+  Profile profile;
+  profile.name = policy.name;
+  profile.description = policy.description;
+  profile.search_paths = policy.search_paths;
+  for (const project::PolicyLibrary& entry : policy.libraries) {
+    ProfileLibrary library;
+    library.soname = entry.soname;
+    library.ceilings = entry.ceilings;
+    library.extra_versions = entry.extra_versions;
+    profile.libraries.push_back(library);
+  }
+  return profile;
+}
+
+std::vector<std::string>
+host_search_paths()
+{
+  return {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+          "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+}
+
+Profile
+capture_profile(const std::vector<stdfs::path>& libraries, const std::string& name)
+{
+  Profile profile;
+  profile.name = name;
+  profile.search_paths = host_search_paths();
+  std::vector<stdfs::path> paths = libraries;
+  if (paths.empty()) {
+    for (const std::string& soname : k_system_sonames) {
+      for (const std::string& dir : profile.search_paths) {
+        std::error_code ec;
+        if (stdfs::exists(stdfs::path(dir) / soname, ec)) {
+          paths.push_back(stdfs::path(dir) / soname);
+          break;
+        }
+      }
+    }
+  }
+  for (const stdfs::path& path : paths) {
+    stdfs::path real = stdfs::weakly_canonical(path);
+    profile.libraries.push_back(library_from_elf(read_elf(real), path));
+  }
+  profile.description = fmt::format("{} libraries captured", profile.libraries.size());
+  return profile;
+}
+
+Profile
+host_profile()
+{
+  Profile profile = capture_profile({}, "host");
+  profile.description = "this machine's system libraries";
+  profile.search_disk = true;
+  return profile;
+}
+
+Json
+to_json(const Profile& profile)
+{
+  Json libraries = Json::array();
+  for (const ProfileLibrary& library : profile.libraries) {
+    libraries.push_back(library_json(library));
+  }
+  return {{"schema", "opkit.profile/1"},           {"name", profile.name},
+          {"description", profile.description},    {"search_paths", profile.search_paths},
+          {"libraries", libraries}};
+}
+
+Profile
+profile_from_json(const Json& json, const std::string& name)
+{
+  try {
+    if (json.value("schema", std::string()) != "opkit.profile/1") {
+      fail(ExitCode::usage, "{}: not an opkit profile (expected \"schema\": \"opkit.profile/1\")", name);
+    }
+    Profile profile;
+    profile.name = json.at("name").get<std::string>();
+    profile.description = json.value("description", std::string());
+    profile.search_paths = json.value("search_paths", std::vector<std::string>());
+    for (const Json& library : json.at("libraries")) {
+      profile.libraries.push_back(library_from_json(library));
+    }
+    return profile;
+  } catch (const Json::exception& e) {
+    fail(ExitCode::usage, "{}: malformed profile: {}", name, e.what());
+  }
+}
+
+Profile
+load_profile_file(const stdfs::path& path)
+{
+  std::error_code ec;
+  if (!stdfs::is_regular_file(path, ec)) {
+    fail(ExitCode::usage, "{}: no such profile file", path);
+  }
+  Json json;
+  try {
+    json = Json::parse(fs::read_file(path));
+  } catch (const Json::exception& e) {
+    fail(ExitCode::usage, "{}: invalid JSON: {}", path, e.what());
+  }
+  return profile_from_json(json, path.string());
+}
+
+} // namespace opkit::check

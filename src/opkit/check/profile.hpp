@@ -1,0 +1,73 @@
+#pragma once
+
+#include "opkit/check/elf_file.hpp"
+#include "opkit/project/runtime_policy.hpp"
+#include "opkit/util/json.hpp"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace opkit::check {
+
+// A symbol a library exports: defined, global or weak, default visibility.
+struct ExportedSymbol
+{
+  std::string name;
+  std::string version; // empty when unversioned
+  bool hidden = false; // name@version (compat) rather than name@@version
+};
+
+// One library of the target process, as far as opkit knows it: exactly
+// (read from a real file: versions and symbols) or by policy (version ceilings only).
+struct ProfileLibrary
+{
+  std::string soname;
+  std::string path;                            // where it was read, when read from a file
+  bool framework = false;                      // a framework library (libtensorflow_framework*)
+  bool symbols_known = false;                  // true when read from a real file
+  std::vector<std::string> versions;           // version definitions, when read from a file
+  std::map<std::string, std::string> ceilings; // family -> max, from a policy
+  std::vector<std::string> extra_versions;     // from a policy
+  std::vector<ExportedSymbol> symbols;         // when symbols_known
+};
+
+// The process an op library will be loaded into.
+struct Profile
+{
+  std::string name;                      // "host", "manylinux2014", a capture's name
+  std::string description;
+  std::vector<ProfileLibrary> libraries; // framework libraries first, then system ones
+  std::vector<std::string> search_paths; // where the loader looks on that machine
+  // True only for this machine: a needed library absent from `libraries` is
+  // looked up in `search_paths` on disk, as the real loader would.
+  bool search_disk = false;
+};
+
+// Does the library provide this symbol version (e.g. "GLIBCXX_3.4.21")?
+bool provides_version(const ProfileLibrary& library, const std::string& version);
+
+// A profile library read from a real ELF file.
+ProfileLibrary library_from_elf(const ElfInfo& elf, const std::filesystem::path& path);
+
+// The system part of a target from a policy in configs/runtimes/.
+Profile profile_from_policy(const project::RuntimePolicy& policy);
+
+// This machine's system libraries (libc, libm, libpthread, libdl, librt,
+// libstdc++, libgcc_s, the dynamic loader), read from disk.
+Profile host_profile();
+
+// A profile of exactly the given libraries (`opkit profile capture --lib`), or
+// of this machine's system libraries when `libraries` is empty.
+Profile capture_profile(const std::vector<std::filesystem::path>& libraries, const std::string& name);
+
+Json to_json(const Profile& profile);
+// Parses a captured profile; Error(usage) naming `name` when malformed.
+Profile profile_from_json(const Json& json, const std::string& name);
+Profile load_profile_file(const std::filesystem::path& path);
+
+// The directories this machine's loader searches by default.
+std::vector<std::string> host_search_paths();
+
+} // namespace opkit::check

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "opkit/check/checker.hpp"
+#include "opkit/sdk/sdk.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace opkit::check {
+
+// How the user named the target: a TF version (its SDK supplies the framework
+// library, its config row the default runtime), a runtime policy or "host",
+// and/or a captured profile.
+struct TargetOptions
+{
+  std::string tf_spec;
+  std::string runtime;               // empty: the TF version's default, or host
+  std::filesystem::path profile_file;
+};
+
+// The profile and framework facts to check against. Errors: unknown runtime
+// (usage), unreadable profile (usage), no SDK for the version (missing).
+CheckTarget make_check_target(const TargetOptions& options);
+
+// The same, from an SDK already resolved (opkit build).
+CheckTarget make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::filesystem::path& profile_file);
+
+} // namespace opkit::check

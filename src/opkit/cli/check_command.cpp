@@ -1,0 +1,103 @@
+#include "opkit/check/profile.hpp"
+#include "opkit/check/target.hpp"
+#include "opkit/cli/commands.hpp"
+#include "opkit/project/runtime_policy.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+
+#include <fmt/format.h>
+
+namespace opkit::cli {
+
+namespace {
+
+const size_t k_symbols_shown = 8;
+
+} // namespace
+
+void
+print_check_report(const check::CheckReport& report, std::FILE* out)
+{
+  fmt::print(out, "{}: {} against {}\n", report.library, report.loads ? "loads" : "WILL NOT LOAD", report.target);
+  for (const check::Finding& finding : report.findings) {
+    fmt::print(out, "  {} [{}] {}\n", finding.fatal ? "error" : "warning", finding.kind, finding.summary);
+    for (size_t i = 0; i < finding.symbols.size() && i < k_symbols_shown; ++i) {
+      const check::SymbolRef& symbol = finding.symbols[i];
+      fmt::print(out, "      {}{}\n", symbol.demangled, symbol.version.empty() ? "" : "@" + symbol.version);
+      if (symbol.demangled != symbol.mangled) {
+        fmt::print(out, "        ({})\n", symbol.mangled);
+      }
+    }
+    if (finding.symbols.size() > k_symbols_shown) {
+      fmt::print(out, "      ... and {} more (--json lists all)\n", finding.symbols.size() - k_symbols_shown);
+    }
+    fmt::print(out, "    why: {}\n    fix: {}\n", finding.diagnosis, finding.remedy);
+  }
+}
+
+void
+add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
+{
+  static std::vector<std::string> libraries;
+  static check::TargetOptions options;
+  CLI::App* cmd = app.add_subcommand("check", "Decide statically whether an op library will load in a target runtime");
+  cmd->add_option("library", libraries, "The op libraries to check")->required();
+  cmd->add_option("--tf", options.tf_spec, "The target's TensorFlow version (its imported SDK supplies the framework)");
+  cmd->add_option("--runtime", options.runtime,
+                  "The target's system libraries: host, or a policy from configs/runtimes (default: the one the TF "
+                  "version's wheel assumes)");
+  cmd->add_option("--profile", options.profile_file, "A profile captured on the target (`opkit profile capture`)");
+  cmd->add_flag("--json", global.json, "Print the report as JSON (schema opkit.check/1)");
+  cmd->callback([&global, &exit_code] {
+    check::CheckTarget target = check::make_check_target(options);
+    Json reports = Json::array();
+    bool all_load = true;
+    for (const std::string& library : libraries) {
+      check::CheckReport report = check::check_library(library, target);
+      all_load = all_load && report.loads;
+      if (global.json) {
+        reports.push_back(check::to_json(report));
+      } else {
+        print_check_report(report, stdout);
+      }
+    }
+    if (global.json) {
+      fmt::print("{}\n", (reports.size() == 1 ? reports[0] : reports).dump(2));
+    }
+    exit_code = static_cast<int>(all_load ? ExitCode::ok : ExitCode::failed);
+  });
+}
+
+void
+add_profile_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
+{
+  static std::vector<std::string> libraries;
+  static std::string output;
+  static std::string name = "captured";
+  CLI::App* cmd = app.add_subcommand("profile", "Record or list the runtimes opkit check judges against");
+  cmd->require_subcommand(1);
+  CLI::App* capture = cmd->add_subcommand(
+    "capture", "Record this machine's libraries (run it on the real target) as a profile for `opkit check --profile`");
+  capture->add_option("--lib", libraries,
+                      "A library to record (repeatable; e.g. the framework library). Default: the system libraries");
+  capture->add_option("-o,--output", output, "The profile file to write")->required();
+  capture->add_option("--name", name, "The profile's name")->capture_default_str();
+  capture->callback([&exit_code] {
+    std::vector<std::filesystem::path> paths(libraries.begin(), libraries.end());
+    check::Profile profile = check::capture_profile(paths, name);
+    fs::write_file_atomic(output, check::to_json(profile).dump() + "\n");
+    fmt::print("{}: {} libraries ({})\n", output, profile.libraries.size(), profile.name);
+    exit_code = 0;
+  });
+  CLI::App* list = cmd->add_subcommand("list", "List the runtime policies in configs/runtimes");
+  list->callback([&exit_code] {
+    fmt::print("{:<20} {}\n", "host", "this machine's system libraries, read from disk");
+    for (const std::string& policy_name : project::runtime_policy_names()) {
+      fmt::print("{:<20} {}\n", policy_name, project::load_runtime_policy(policy_name).description);
+    }
+    exit_code = 0;
+  });
+}
+
+} // namespace opkit::cli

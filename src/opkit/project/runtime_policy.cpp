@@ -1,0 +1,91 @@
+#include "opkit/project/runtime_policy.hpp"
+
+#include "opkit/project/yaml_util.hpp"
+#include "opkit/util/embedded.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
+
+namespace opkit::project {
+
+namespace {
+
+const char* k_dir = "configs/runtimes/";
+const char* k_versions_file = "configs/runtimes/symbol-versions.yaml";
+
+} // namespace
+
+RuntimePolicy
+parse_runtime_policy(const std::string& text, const std::string& name)
+{
+  YAML::Node root = yaml::load(text, name);
+  yaml::expect_keys(root, {"name", "description", "search_paths", "libraries"}, name);
+  RuntimePolicy policy;
+  policy.name = yaml::get_string(root, "name", name);
+  policy.description = yaml::get_string(root, "description", name);
+  policy.search_paths = yaml::get_string_list(root, "search_paths", name);
+  for (const YAML::Node& node : root["libraries"]) {
+    yaml::expect_keys(node, {"soname", "ceilings", "extra_versions"}, name);
+    PolicyLibrary library;
+    library.soname = yaml::get_string(node, "soname", name);
+    for (const auto& entry : node["ceilings"]) {
+      library.ceilings[entry.first.Scalar()] = entry.second.Scalar();
+    }
+    library.extra_versions = yaml::get_string_list(node, "extra_versions", name);
+    policy.libraries.push_back(library);
+  }
+  return policy;
+}
+
+std::vector<std::string>
+runtime_policy_names()
+{
+  std::vector<std::string> names;
+  for (const EmbeddedFile& file : embedded_under(k_dir)) {
+    std::string base(file.path.substr(std::string_view(k_dir).size()));
+    if (file.path != k_versions_file && ends_with(base, ".yaml")) {
+      names.push_back(base.substr(0, base.size() - 5));
+    }
+  }
+  return names;
+}
+
+RuntimePolicy
+load_runtime_policy(const std::string& name)
+{
+  std::string path = std::string(k_dir) + name + ".yaml";
+  std::optional<std::string_view> text = find_embedded(path);
+  if (!text || path == k_versions_file) {
+    fail(ExitCode::usage, "'{}': unknown runtime (known: host, {})", name, join(runtime_policy_names(), ", "));
+  }
+  return parse_runtime_policy(std::string(*text), path);
+}
+
+std::optional<std::string>
+release_of_version(const std::string& version)
+{
+  size_t underscore = version.find('_');
+  if (underscore == std::string::npos) {
+    return std::nullopt;
+  }
+  std::string family = version.substr(0, underscore);
+  std::string number = version.substr(underscore + 1);
+  if (family == "GLIBC") {
+    return "glibc " + number;
+  }
+  if (family == "GCC") {
+    return "GCC " + number + " (libgcc_s)";
+  }
+  static const YAML::Node table = [] {
+    std::optional<std::string_view> text = find_embedded(k_versions_file);
+    return text ? yaml::load(std::string(*text), k_versions_file) : YAML::Node();
+  }();
+  YAML::Node releases = table[family];
+  if (releases.IsMap() && releases[number].IsScalar()) {
+    return releases[number].Scalar();
+  }
+  return std::nullopt;
+}
+
+} // namespace opkit::project

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opkit::project {
+
+// A system library as a runtime policy describes it: which symbol versions it
+// provides, as a ceiling per version family ("GLIBC" -> "2.17").
+struct PolicyLibrary
+{
+  std::string soname;
+  std::map<std::string, std::string> ceilings;
+  std::vector<std::string> extra_versions; // non-numeric nodes such as CXXABI_TM_1
+};
+
+// configs/runtimes/<name>.yaml: the system part of a target process.
+struct RuntimePolicy
+{
+  std::string name;
+  std::string description;
+  std::vector<std::string> search_paths;
+  std::vector<PolicyLibrary> libraries;
+};
+
+RuntimePolicy parse_runtime_policy(const std::string& text, const std::string& name);
+
+// The policy embedded as configs/runtimes/<name>.yaml; Error(usage) listing
+// the known names when there is none.
+RuntimePolicy load_runtime_policy(const std::string& name);
+
+// The names of every embedded runtime policy.
+std::vector<std::string> runtime_policy_names();
+
+// The release that introduced a symbol version ("GLIBCXX_3.4.29" -> "GCC 11.1.0",
+// "GLIBC_2.32" -> "glibc 2.32"), from configs/runtimes/symbol-versions.yaml.
+std::optional<std::string> release_of_version(const std::string& version);
+
+} // namespace opkit::project
