@@ -9,7 +9,13 @@
 #include <cstring>
 #include <map>
 
+#include <fcntl.h>
 #include <gelf.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <libelf.h>
 
 namespace opkit::check {
@@ -503,18 +509,24 @@ read_info(Elf* elf, size_t image_size, std::string_view name)
 // Works on a buffer the caller owns and keeps alive: elf_memory wants a
 // mutable image and the handle points into it until elf_end.
 ElfInfo
-read_owned_bytes(std::string& bytes, std::string_view name)
+read_image(char* image, size_t size, std::string_view name)
 {
-  check_ident(bytes, name);
+  check_ident(std::string_view(image, size), name);
   init_libelf();
-  ElfHandle handle(elf_memory(bytes.data(), bytes.size()));
+  ElfHandle handle(elf_memory(image, size));
   if (!handle.get()) {
     fail_libelf(name);
   }
   if (elf_kind(handle.get()) != ELF_K_ELF) {
     fail(ExitCode::usage, "{}: not an ELF file", name);
   }
-  return read_info(handle.get(), bytes.size(), name);
+  return read_info(handle.get(), size, name);
+}
+
+ElfInfo
+read_owned_bytes(std::string& bytes, std::string_view name)
+{
+  return read_image(bytes.data(), bytes.size(), name);
 }
 
 } // namespace
@@ -522,10 +534,36 @@ read_owned_bytes(std::string& bytes, std::string_view name)
 ElfInfo
 read_elf(const std::filesystem::path& path)
 {
-  // Read into a buffer we own, so read_owned_bytes needs no second copy of
-  // what may be a large library.
-  std::string bytes = fs::read_file(path);
-  return read_owned_bytes(bytes, path.string());
+  // Map the file rather than read it: a framework library is tens of MB and
+  // only its dynamic sections are touched. MAP_PRIVATE gives elf_memory the
+  // mutable image it wants without ever writing to the file.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    fail(ExitCode::system, "{}: cannot read: {}", path.string(), std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail(ExitCode::usage, "{}: not a regular file", path.string());
+  }
+  size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    std::string empty;
+    return read_owned_bytes(empty, path.string());
+  }
+  void* image = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (image == MAP_FAILED) {
+    fail(ExitCode::system, "{}: cannot map: {}", path.string(), std::strerror(errno));
+  }
+  struct Unmap
+  {
+    void* image;
+    size_t size;
+    ~Unmap() { ::munmap(image, size); }
+  } unmap{image, size};
+  return read_image(static_cast<char*>(image), size, path.string());
 }
 
 ElfInfo

@@ -9,7 +9,6 @@
 #include <cstring>
 #include <fstream>
 #include <random>
-#include <sstream>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -47,13 +46,16 @@ write_all(int fd, std::string_view content, const stdfs::path& path)
 std::string
 read_file(const stdfs::path& path)
 {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     fail(ExitCode::system, "{}: cannot read: {}", path, std::strerror(errno));
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  std::string content(static_cast<size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  if (!in.read(content.data(), static_cast<std::streamsize>(content.size()))) {
+    fail(ExitCode::system, "{}: cannot read: {}", path, std::strerror(errno));
+  }
+  return content;
 }
 
 void

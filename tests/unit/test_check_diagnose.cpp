@@ -1,0 +1,73 @@
+#include "opkit/check/checker.hpp"
+#include "opkit/check/diagnose.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace opkit::check;
+
+namespace {
+
+// A framework that exports three functions, spelled as TF 1.12 (old ABI, absl::string_view) does.
+ProfileLibrary
+old_framework()
+{
+  ProfileLibrary lib;
+  lib.soname = "libtensorflow_framework.so";
+  lib.framework = true;
+  lib.symbols_known = true;
+  lib.symbols = {{"_ZN10tensorflow12OpDefBuilder4AttrESs", "", false},
+                 {"_ZN10tensorflow3fooEN4absl11string_viewE", "", false},
+                 {"_ZN10tensorflow6Status8ToStringEv", "", false}};
+  return lib;
+}
+
+SymbolRef
+ref(const std::string& mangled)
+{
+  return {mangled, demangle(mangled), ""};
+}
+
+} // namespace
+
+TEST(CheckDiagnose, Normalisations)
+{
+  EXPECT_EQ(without_abi_tags("f(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >)"),
+            "f(std::string)");
+  EXPECT_EQ(without_abi_tags("g[abi:cxx11]()"), "g()");
+  EXPECT_EQ(without_string_view_flavour("f(absl::lts_20220623::string_view)"), "f(string_view)");
+  EXPECT_EQ(without_string_view_flavour("f(std::basic_string_view<char, std::char_traits<char> >)"), "f(string_view)");
+}
+
+TEST(CheckDiagnose, SortsUnresolvedSymbolsByCause)
+{
+  ProfileLibrary framework = old_framework();
+  CheckTarget target;
+  target.framework_version = "1.12.0";
+  target.cxx11_abi = 0;
+  target.cxx_standard = 11;
+  std::vector<Finding> findings = diagnose_unresolved(
+    {ref("_ZN10tensorflow12OpDefBuilder4AttrENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"),
+     ref("_ZN10tensorflow3fooESt17basic_string_viewIcSt11char_traitsIcEE"),
+     ref("_ZN3tsl6Status8ToStringEv"),
+     ref("_ZN10tensorflow16NotInAnyVersionEv"),
+     ref("some_c_function")},
+    {&framework}, target);
+  ASSERT_EQ(findings.size(), 5U);
+  EXPECT_EQ(findings[0].kind, "dual-abi-mismatch");
+  EXPECT_EQ(findings[0].diagnosis,
+            "the framework exports these with _GLIBCXX_USE_CXX11_ABI=0, the library was compiled with "
+            "_GLIBCXX_USE_CXX11_ABI=1");
+  EXPECT_EQ(findings[0].remedy, "rebuild with the framework's ABI flag: opkit build --tf 1.12.0");
+  EXPECT_EQ(findings[1].kind, "cxx-standard-mismatch");
+  EXPECT_EQ(findings[2].kind, "framework-version-skew");
+  EXPECT_EQ(findings[3].kind, "framework-symbol-missing");
+  EXPECT_EQ(findings[4].kind, "unresolved-symbol");
+  EXPECT_EQ(findings[4].symbols.at(0).mangled, "some_c_function");
+}
+
+TEST(CheckDiagnose, DemangleLeavesCNamesAlone)
+{
+  EXPECT_EQ(demangle("_ZdlPvm"), "operator delete(void*, unsigned long)");
+  EXPECT_EQ(demangle("memcpy"), "memcpy");
+  EXPECT_EQ(demangle("_Zgarbage"), "_Zgarbage");
+}
