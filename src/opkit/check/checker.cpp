@@ -107,14 +107,12 @@ missing_library_finding(const std::string& soname, const LoadSet& set, const Che
   for (const ProfileLibrary* library : set.libraries) {
     framework = library->framework ? library : framework;
   }
-  std::string build = target.framework_version.empty() ? "opkit build --tf <the target's TF version>"
-                                                        : "opkit build --tf " + target.framework_version;
   if (starts_with(soname, "libtensorflow_framework") && framework != nullptr) {
     finding.kind = "wrong-framework-soname";
     finding.summary = fmt::format("needs {}, but the target's framework library is {}", soname, framework->soname);
     finding.diagnosis = fmt::format("the library was built for another TensorFlow version{}",
                                     target.framework_version.empty() ? "" : " than the target's " + target.framework_version);
-    finding.remedy = fmt::format("build it for the target: {}", build);
+    finding.remedy = fmt::format("build it for the target: {}", rebuild_command(target));
   } else if (starts_with(soname, "libcudart.so") && !target.cuda_version.empty()) {
     finding.kind = "cuda-runtime-mismatch";
     finding.summary = fmt::format("needs {}, but the framework is built with CUDA {} ({})", soname,

@@ -60,13 +60,6 @@ is_framework_symbol(const SymbolRef& symbol)
   return symbol.mangled.find("10tensorflow") != std::string::npos || symbol.mangled.find("3tsl") != std::string::npos;
 }
 
-std::string
-build_command(const CheckTarget& target)
-{
-  return target.framework_version.empty() ? "opkit build --tf <the target's TF version>"
-                                          : "opkit build --tf " + target.framework_version;
-}
-
 Finding
 make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const CheckTarget& target)
 {
@@ -81,7 +74,7 @@ make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const Chec
                           : fmt::format("the framework exports these with _GLIBCXX_USE_CXX11_ABI={}, the library "
                                         "was compiled with _GLIBCXX_USE_CXX11_ABI={}",
                                         target.cxx11_abi, 1 - target.cxx11_abi);
-    finding.remedy = fmt::format("rebuild with the framework's ABI flag: {}", build_command(target));
+    finding.remedy = fmt::format("rebuild with the framework's ABI flag: {}", rebuild_command(target));
   } else if (kind == "cxx-standard-mismatch") {
     finding.summary = fmt::format("{} symbol{} use{} the other string_view than {}'s", n, n == 1 ? "" : "s",
                                   n == 1 ? "s" : "", fw);
@@ -89,20 +82,20 @@ make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const Chec
       "absl::string_view is std::string_view under C++17 and its own type before; the framework was built as "
       "C++{}, the library with another -std",
       target.cxx_standard > 0 ? std::to_string(target.cxx_standard) : "??");
-    finding.remedy = fmt::format("rebuild with the framework's C++ standard: {}", build_command(target));
+    finding.remedy = fmt::format("rebuild with the framework's C++ standard: {}", rebuild_command(target));
   } else if (kind == "framework-version-skew") {
     finding.summary = fmt::format("{} symbol{} named for another TF version (tsl:: vs tensorflow::)", n,
                                   n == 1 ? " is" : "s are");
     finding.diagnosis = fmt::format("{} moved these types between the tensorflow:: and tsl:: namespaces; the library "
                                     "was built against a different TF version",
                                     fw);
-    finding.remedy = fmt::format("rebuild against the target's SDK: {}", build_command(target));
+    finding.remedy = fmt::format("rebuild against the target's SDK: {}", rebuild_command(target));
   } else if (kind == "framework-symbol-missing") {
     finding.summary = fmt::format("{} TensorFlow symbol{} not exported by {}'s framework library", n,
                                   n == 1 ? " is" : "s are", fw);
     finding.diagnosis = "the symbol exists in another TF version, lives in _pywrap_tensorflow_internal.so rather than "
                         "libtensorflow_framework, or is hidden: an op cannot link against it";
-    finding.remedy = fmt::format("build against the target's SDK ({}) and use only the framework's public API", build_command(target));
+    finding.remedy = fmt::format("build against the target's SDK ({}) and use only the framework's public API", rebuild_command(target));
   } else {
     finding.summary = fmt::format("{} undefined symbol{} nothing in the target provides", n, n == 1 ? "" : "s");
     finding.diagnosis = "no library in the target process defines these (check the library's DT_NEEDED and the "
@@ -115,6 +108,13 @@ make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const Chec
 }
 
 } // namespace
+
+std::string
+rebuild_command(const CheckTarget& target)
+{
+  return target.framework_version.empty() ? "opkit build --tf <the target's TF version>"
+                                          : "opkit build --tf " + target.framework_version;
+}
 
 std::string
 without_abi_tags(const std::string& demangled)

@@ -14,6 +14,9 @@ std::vector<Finding> diagnose_unresolved(const std::vector<SymbolRef>& unresolve
                                          const std::vector<const ProfileLibrary*>& frameworks,
                                          const CheckTarget& target);
 
+// The `opkit build` command that rebuilds for the target's framework version.
+std::string rebuild_command(const CheckTarget& target);
+
 // The demangled name with C++11-ABI markers removed (std::__cxx11::, [abi:cxx11]),
 // so both ABIs' spellings of one function compare equal.
 std::string without_abi_tags(const std::string& demangled);
