@@ -24,6 +24,8 @@ void add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void add_profile_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void add_package_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void add_publish_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 
 // Prints a check report as text (build and check share it).
 void print_check_report(const check::CheckReport& report, std::FILE* out);

@@ -52,6 +52,8 @@ run(int argc, char** argv)
   add_test_command(app, global, exit_code);
   add_check_command(app, global, exit_code);
   add_profile_command(app, global, exit_code);
+  add_package_command(app, global, exit_code);
+  add_publish_command(app, global, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
