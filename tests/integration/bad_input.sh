@@ -35,7 +35,7 @@ expect_contains "$work/err" "^opkit: error: $work/zero_out/opkit\.yaml:[0-9]+:[0
 sed 's/name: ZeroOut/name: zeroOut/' opkit.yaml.good >opkit.yaml
 run_opkit 2 build --tf 2.10.1
 expect_one_error_line
-expect_contains "$work/err" "opkit\.yaml:6:9: invalid op name 'zeroOut'"
+expect_contains "$work/err" "opkit\.yaml:7:9: invalid op name 'zeroOut'"
 sed 's/type: T$/type: Q/' opkit.yaml.good >opkit.yaml
 run_opkit 2 build --tf 2.10.1
 expect_one_error_line

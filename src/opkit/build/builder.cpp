@@ -113,6 +113,36 @@ run_plan(const TargetPlan& plan, int jobs)
   return result;
 }
 
+std::string
+compiler_version(const std::string& compiler)
+{
+  ProcessResult result = run_process({compiler, "--version"});
+  return trim(split(result.out, '\n').front());
+}
+
+Json
+build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& compiler_version)
+{
+  const CompileStep& first = plan.compiles.front();
+  auto flag_value = [&](const std::string& prefix) {
+    for (const std::string& flag : first.flags) {
+      if (starts_with(flag, prefix)) {
+        return std::stoi(flag.substr(prefix.size()));
+      }
+    }
+    return -1;
+  };
+  return {{"schema", "opkit.build/1"},
+          {"library", plan.output},
+          {"framework", "tensorflow"},
+          {"tf_version", sdk.version.str()},
+          {"sdk", sdk.id},
+          {"cxx11_abi", flag_value("-D_GLIBCXX_USE_CXX11_ABI=")},
+          {"cxx_standard", flag_value("-std=c++")},
+          {"compiler", compiler_version},
+          {"opkit_version", OPKIT_VERSION}};
+}
+
 BuildReport
 build_project(const project::Manifest& manifest, const BuildOptions& options)
 {
@@ -127,6 +157,7 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   }
   check_sources(manifest);
   std::string compiler = find_compiler();
+  std::string compiler_text = compiler_version(compiler);
   if (find_program("ninja").empty()) {
     throw Error(ExitCode::missing, "ninja: not found in PATH", "scripts/setup.sh installs ninja-build");
   }
@@ -141,10 +172,17 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
     stdfs::path dir = target_dir(build_root, sdk.version.str());
     TargetPlan plan = plan_library(compiler, manifest.name, stdfs::absolute(manifest.root), manifest.sources,
                                    {write_compat_source(dir)}, sdk, flags, options.overrides, dir);
+    if (options.static_archive) {
+      plan.static_output = "lib" + manifest.name + ".a";
+    }
     log_info("building {} for {} ...", manifest.name, sdk.id);
     std::string runtime = options.runtime.empty() ? manifest.runtime : options.runtime;
-    running.push_back(std::async(std::launch::async, [plan, per_target, sdk, runtime, &options] {
+    running.push_back(std::async(std::launch::async, [plan, per_target, sdk, runtime, &options, compiler_text] {
       TargetResult result = run_plan(plan, per_target);
+      if (result.ok) {
+        fs::write_file_if_changed(plan.build_dir / "opkit-build.json",
+                                  build_info_json(sdk, plan, compiler_text).dump(2) + "\n");
+      }
       if (result.ok && options.check) {
         result.check = check::check_library(result.library, check::make_check_target(sdk, runtime, options.profile_file));
         result.ok = result.check->loads;

@@ -2,6 +2,7 @@
 
 #include "opkit/build/plan.hpp"
 #include "opkit/check/checker.hpp"
+#include "opkit/util/json.hpp"
 #include "opkit/project/manifest.hpp"
 
 #include <filesystem>
@@ -18,6 +19,7 @@ struct BuildOptions
   FlagOverrides overrides;
   std::filesystem::path build_root;      // empty: <project>/build
   bool check = true;                     // run opkit check on each library after linking
+  bool static_archive = false;           // also lib<name>.a (for static linking, e.g. TF Serving)
   std::string runtime;                   // the check's runtime (empty: opkit.yaml's, else the TF default)
   std::filesystem::path profile_file;    // or a captured profile
 };
@@ -52,6 +54,13 @@ TargetResult run_plan(const TargetPlan& plan, int jobs);
 // Resolves every SDK first (a missing one is an error before anything is
 // written), then plans, writes and runs one ninja per target in parallel.
 BuildReport build_project(const project::Manifest& manifest, const BuildOptions& options);
+
+// The facts of one built library, written beside it as opkit-build.json so
+// packages can carry them in their manifests.
+Json build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& compiler_version);
+
+// The compiler's own version line ("g++ (Debian 12.2.0-14) 12.2.0").
+std::string compiler_version(const std::string& compiler);
 
 // The build folder of one target: <root>/tf-<version>.
 std::filesystem::path target_dir(const std::filesystem::path& build_root, const std::string& version);

@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+
 namespace opkit::build {
 
 namespace {
@@ -79,6 +82,8 @@ render_ninja(const TargetPlan& plan)
   writer.newline();
   writer.rule("cxx", "$cxx -MD -MF $out.d $flags -c $in -o $out", "CXX $in", "$out.d", "gcc");
   writer.rule("link", "$cxx $in -o $out $link_flags", "LINK $out");
+  // D: no timestamps or uids, so the archive is reproducible; rm: ar only ever adds.
+  writer.rule("ar", "rm -f $out && ar rcsD $out $in", "AR $out");
   writer.newline();
   std::vector<std::string> objects;
   for (const CompileStep& step : plan.compiles) {
@@ -87,8 +92,17 @@ render_ninja(const TargetPlan& plan)
   }
   std::vector<std::string> link_flags = plan.link_flags;
   writer.build({plan.output}, "link", objects, {{"link_flags", shell_join(link_flags)}});
+  std::vector<std::string> outputs = {plan.output};
+  if (!plan.static_output.empty()) {
+    // The project's objects only: the compat shim would impose itself on a whole executable.
+    std::vector<std::string> own;
+    std::copy_if(objects.begin(), objects.end(), std::back_inserter(own),
+                 [](const std::string& o) { return !starts_with(o, "obj/opkit/"); });
+    writer.build({plan.static_output}, "ar", own);
+    outputs.push_back(plan.static_output);
+  }
   writer.newline();
-  writer.default_target({plan.output});
+  writer.default_target(outputs);
   return writer.text();
 }
 

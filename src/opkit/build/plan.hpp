@@ -33,6 +33,7 @@ struct TargetPlan
   std::string output;                   // relative to build_dir
   std::vector<CompileStep> compiles;
   std::vector<std::string> link_flags;  // after the objects: -shared (libraries), -L<sdk> -l...
+  std::string static_output;            // also lib<name>.a of the project's own objects; empty: none
 };
 
 // The compile flags a version's SDK needs, in order: -std, the ABI macro,

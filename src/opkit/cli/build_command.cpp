@@ -50,6 +50,8 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   static bool no_check = false;
   static std::string profile;
   cmd->add_flag("--no-check", no_check, "Skip opkit check on the linked libraries");
+  cmd->add_flag("--static", options.static_archive,
+                "Also build lib<name>.a; link it with -Wl,--whole-archive (or Bazel alwayslink) so registrations survive");
   cmd->add_option("--runtime", options.runtime,
                   "Runtime to check against: host or a configs/runtimes policy (default: opkit.yaml's "
                   "targets.runtime, else the one each TF version's wheel assumes)");

@@ -1,10 +1,159 @@
 #include "opkit/cli/commands.hpp"
+#include "opkit/package/easyrec.hpp"
+#include "opkit/package/package.hpp"
+#include "opkit/package/saved_model.hpp"
+#include "opkit/package/tf_serving.hpp"
+#include "opkit/package/wheel.hpp"
+#include "opkit/project/manifest.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
 
 namespace opkit::cli {
 
+namespace {
+
 void
-add_package_command(CLI::App& /*app*/, GlobalOptions& /*global*/, int& /*exit_code*/)
+print_notes(const std::vector<std::string>& notes)
 {
+  for (const std::string& note : notes) {
+    log_info("note: {}", note);
+  }
+}
+
+void
+add_easyrec(CLI::App& package_app, int& exit_code)
+{
+  static package::EasyRecOptions options;
+  static std::vector<std::string> versions;
+  static std::string output;
+  CLI::App* cmd = package_app.add_subcommand("easyrec", "EasyRec resource tarball easy_rec_ext_<V>_res.tar.gz");
+  cmd->add_option("--version", options.version, "Resource version ([0-9A-Za-z_-]; default: easy_rec/version.py)");
+  cmd->add_option("--easyrec-dir", options.easyrec_dir, "Your EasyRec checkout, packed as deploy_ext.sh packs it");
+  cmd->add_option("--tf", versions, "TF versions to include (default: opkit.yaml's targets)");
+  cmd->add_option("--flavor", options.flavor, "pai (PAI-TF 1.12 -> ops/1.12_pai) or deeprec (-> ops/DeepRec)");
+  cmd->add_option("-o,--output-dir", output, "Where to write it (default: dist/)");
+  cmd->callback([&exit_code] {
+    options.tf_specs = split_versions(versions);
+    options.output_dir = output;
+    package::EasyRecResult result = package::package_easyrec(project::load_manifest("."), options);
+    print_notes(result.notes);
+    fmt::print("{} ({} files)\n", result.file, result.files);
+    for (const std::string& library : result.libraries) {
+      fmt::print("  {}\n", library);
+    }
+    std::string name = result.file.filename().string();
+    fmt::print("upload:  odpscmd -e \"add archive {} -f;\"\n", name);
+    fmt::print("run:     pai -name easy_rec_ext -Dres_project=<the project you uploaded to> -Dversion={} ...\n",
+               result.version);
+    exit_code = 0;
+  });
+}
+
+void
+add_saved_model(CLI::App& package_app, int& exit_code)
+{
+  static package::SavedModelOptions options;
+  static std::vector<std::string> assets;
+  CLI::App* cmd = package_app.add_subcommand("saved-model", "Add the op library (and files) to a SavedModel's assets/");
+  cmd->add_option("export_dir", options.export_dir, "The exported SavedModel folder")->required();
+  cmd->add_option("--tf", options.tf_spec, "The serving runtime's TF version (default: the newest target)");
+  cmd->add_option("--asset", assets, "Another file to add, e.g. fg.json (repeatable)");
+  cmd->add_option("--runtime", options.runtime, "Check against this runtime (default: the TF version's own)");
+  cmd->add_flag("--force", options.force, "Add the library even if opkit check says it will not load");
+  cmd->callback([&exit_code] {
+    options.assets.assign(assets.begin(), assets.end());
+    package::SavedModelResult result = package::package_saved_model(project::load_manifest("."), options);
+    if (!result.check.loads) {
+      log_warning("{} will not load in {} (added because of --force)", result.check.library, result.check.target);
+    }
+    fmt::print("{}:\n", result.assets_dir);
+    for (const std::string& asset : result.assets) {
+      fmt::print("  {}\n", asset);
+    }
+    exit_code = 0;
+  });
+}
+
+void
+add_tf_serving(CLI::App& package_app, int& exit_code)
+{
+  static package::TfServingOptions options;
+  CLI::App* cmd = package_app.add_subcommand("tf-serving", "Bazel package for tensorflow_serving/custom_ops/<name>/");
+  cmd->add_option("--serving-dir", options.serving_dir,
+                  "A tensorflow/serving checkout: copy the package in and add it to SUPPORTED_TENSORFLOW_OPS");
+  cmd->add_flag("--patch", options.patch_only, "With --serving-dir: write the BUILD patch instead of editing it");
+  cmd->add_option("-o,--output-dir", options.output_dir, "Where to write it (default: dist/tf-serving)");
+  cmd->callback([&exit_code] {
+    package::TfServingResult result = package::package_tf_serving(project::load_manifest("."), options);
+    fmt::print("bundle:  {}\nlabel:   {}\n", result.bundle_dir, result.label);
+    if (!options.serving_dir.empty()) {
+      fmt::print("patch:   {}\n", result.patch_file);
+    }
+    if (!options.serving_dir.empty() && !options.patch_only) {
+      fmt::print("{}: {}\n", result.serving_bundle, result.bundle_changed ? "written" : "unchanged");
+      fmt::print("model_servers/BUILD: {}\n", result.build_changed ? "label added to SUPPORTED_TENSORFLOW_OPS"
+                                                                   : "unchanged (label already listed)");
+    }
+    exit_code = 0;
+  });
+}
+
+void
+add_wheel(CLI::App& package_app, int& exit_code)
+{
+  static package::WheelOptions options;
+  static std::vector<std::string> versions;
+  static std::string output;
+  CLI::App* cmd = package_app.add_subcommand("wheel", "A pip wheel with the wrapper and a library per TF version");
+  cmd->add_option("--tf", versions, "TF versions to include (default: opkit.yaml's targets)");
+  cmd->add_option("--requires", options.requirement, "The TensorFlow requirement (default: from the SDKs)");
+  cmd->add_option("-o,--output-dir", output, "Where to write it (default: dist/)");
+  cmd->callback([&exit_code] {
+    options.tf_specs = split_versions(versions);
+    options.output_dir = output;
+    package::WheelResult result = package::package_wheel(project::load_manifest("."), options);
+    fmt::print("{} (requires {})\n", result.file, result.requirement);
+    for (const std::string& library : result.libraries) {
+      fmt::print("  {}\n", library);
+    }
+    exit_code = 0;
+  });
+}
+
+void
+add_verify(CLI::App& package_app, int& exit_code)
+{
+  static std::string file;
+  CLI::App* cmd = package_app.add_subcommand("verify", "Check a package (file or folder) against its manifest");
+  cmd->add_option("package", file, "A .tar.gz, .whl, or a folder holding opkit-manifest.json")->required();
+  cmd->callback([&exit_code] {
+    std::vector<std::string> problems = package::verify_package(file);
+    for (const std::string& problem : problems) {
+      fmt::print("{}: {}\n", file, problem);
+    }
+    if (problems.empty()) {
+      fmt::print("{}: verified against its manifest\n", file);
+    }
+    exit_code = static_cast<int>(problems.empty() ? ExitCode::ok : ExitCode::failed);
+  });
+}
+
+} // namespace
+
+void
+add_package_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
+{
+  CLI::App* cmd = app.add_subcommand("package", "Bundle built libraries for EasyRec, SavedModels, TF Serving, pip");
+  cmd->require_subcommand(1);
+  add_easyrec(*cmd, exit_code);
+  add_saved_model(*cmd, exit_code);
+  add_tf_serving(*cmd, exit_code);
+  add_wheel(*cmd, exit_code);
+  add_verify(*cmd, exit_code);
 }
 
 } // namespace opkit::cli

@@ -109,7 +109,7 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
   if (!doc.IsMap()) {
     fail(ExitCode::usage, "{}: expected a mapping at the top level", yaml::where(name, doc));
   }
-  yaml::expect_keys(doc, {"name", "template", "op", "sources", "targets"}, name);
+  yaml::expect_keys(doc, {"name", "version", "template", "op", "sources", "targets"}, name);
   Manifest manifest;
   manifest.root = root;
   manifest.name = yaml::get_string(doc, "name", name);
@@ -119,6 +119,12 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
          manifest.name, names.snake);
   }
   manifest.template_name = yaml::get_string_or(doc, "template", name, "tensorflow-op");
+  manifest.version = yaml::get_string_or(doc, "version", name, "0.1.0");
+  std::optional<Version> own_version = parse_version(manifest.version);
+  if (!own_version || !own_version->suffix.empty()) {
+    fail(ExitCode::usage, "{}: version '{}' must be dotted numbers, e.g. 0.1.0", yaml::where(name, doc["version"]),
+         manifest.version);
+  }
   if (!doc["op"].IsDefined()) {
     fail(ExitCode::usage, "{}: missing required key 'op'", yaml::where(name, doc));
   }

@@ -43,6 +43,7 @@ struct Manifest
   std::filesystem::path root;            // the folder holding opkit.yaml
   std::string name;                      // snake_case; the library is lib<name>.so
   std::string template_name;             // the template it came from
+  std::string version = "0.1.0";         // the op's own version, for packages
   OpSpec op;
   std::vector<std::string> sources;      // relative to root
   std::vector<std::string> tf_versions;  // default targets for build and test

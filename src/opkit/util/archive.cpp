@@ -56,3 +56,147 @@ for_each_archive_entry(const std::filesystem::path& path, const std::function<vo
 }
 
 } // namespace opkit
+
+#include "opkit/util/fs.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include <unistd.h>
+
+namespace opkit {
+
+namespace {
+
+struct WriteArchiveDeleter
+{
+  void operator()(archive* a) const { archive_write_free(a); }
+};
+
+struct EntryDeleter
+{
+  void operator()(archive_entry* e) const { archive_entry_free(e); }
+};
+
+void
+check_rc(archive* a, int rc, const std::filesystem::path& output)
+{
+  if (rc < ARCHIVE_WARN) {
+    fail(ExitCode::system, "{}: cannot write archive: {}", output, archive_error_string(a));
+  }
+}
+
+archive*
+open_writer(std::unique_ptr<archive, WriteArchiveDeleter>& writer, ArchiveFormat format,
+            const std::filesystem::path& tmp)
+{
+  writer.reset(archive_write_new());
+  archive* a = writer.get();
+  if (format == ArchiveFormat::tar_gz) {
+    // pax-restricted: plain ustar unless a name needs an extension header.
+    check_rc(a, archive_write_set_format_pax_restricted(a), tmp);
+    check_rc(a, archive_write_add_filter_gzip(a), tmp);
+    check_rc(a, archive_write_set_options(a, "gzip:!timestamp"), tmp);
+  } else {
+    check_rc(a, archive_write_set_format_zip(a), tmp);
+    check_rc(a, archive_write_set_options(a, "zip:compression=deflate"), tmp);
+  }
+  check_rc(a, archive_write_open_filename(a, tmp.c_str()), tmp);
+  return a;
+}
+
+void
+write_header(archive* a, const std::string& path, bool directory, int mode, int64_t size, int64_t mtime,
+             const std::filesystem::path& output)
+{
+  std::unique_ptr<archive_entry, EntryDeleter> entry(archive_entry_new());
+  archive_entry_set_pathname(entry.get(), path.c_str());
+  archive_entry_set_filetype(entry.get(), directory ? AE_IFDIR : AE_IFREG);
+  archive_entry_set_perm(entry.get(), static_cast<mode_t>(mode));
+  archive_entry_set_size(entry.get(), directory ? 0 : size);
+  archive_entry_set_mtime(entry.get(), mtime, 0);
+  archive_entry_set_uid(entry.get(), 0);
+  archive_entry_set_gid(entry.get(), 0);
+  check_rc(a, archive_write_header(a, entry.get()), output);
+}
+
+void
+write_member(archive* a, const ArchiveMember& member, int64_t mtime, const std::filesystem::path& output)
+{
+  int mode = member.executable ? 0755 : 0644;
+  if (member.source.empty()) {
+    write_header(a, member.path, false, mode, static_cast<int64_t>(member.content.size()), mtime, output);
+    if (!member.content.empty() && archive_write_data(a, member.content.data(), member.content.size()) < 0) {
+      fail(ExitCode::system, "{}: cannot write {}: {}", output, member.path, archive_error_string(a));
+    }
+    return;
+  }
+  std::error_code ec;
+  int64_t size = static_cast<int64_t>(std::filesystem::file_size(member.source, ec));
+  if (ec) {
+    fail(ExitCode::system, "{}: cannot read: {}", member.source, ec.message());
+  }
+  write_header(a, member.path, false, mode, size, mtime, output);
+  std::ifstream in(member.source, std::ios::binary);
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    if (archive_write_data(a, buffer, static_cast<size_t>(in.gcount())) < 0) {
+      fail(ExitCode::system, "{}: cannot write {}: {}", output, member.path, archive_error_string(a));
+    }
+  }
+}
+
+// Every parent folder of every member, so extractors create them with fixed modes.
+std::set<std::string>
+parent_folders(const std::vector<ArchiveMember>& members)
+{
+  std::set<std::string> folders;
+  for (const ArchiveMember& member : members) {
+    for (size_t pos = member.path.find('/'); pos != std::string::npos; pos = member.path.find('/', pos + 1)) {
+      folders.insert(member.path.substr(0, pos + 1));
+    }
+  }
+  return folders;
+}
+
+} // namespace
+
+void
+write_archive(const std::filesystem::path& output, ArchiveFormat format, std::vector<ArchiveMember> members,
+              int64_t mtime)
+{
+  std::sort(members.begin(), members.end(),
+            [](const ArchiveMember& x, const ArchiveMember& y) { return x.path < y.path; });
+  std::filesystem::path tmp = output;
+  tmp += ".partial";
+  std::unique_ptr<archive, WriteArchiveDeleter> writer;
+  try {
+    archive* a = open_writer(writer, format, tmp);
+    // Zip (wheels) lists files only; tar lists folders too, as tar -c does.
+    if (format == ArchiveFormat::tar_gz) {
+      for (const std::string& folder : parent_folders(members)) {
+        write_header(a, folder, true, 0755, 0, mtime, tmp);
+      }
+    }
+    for (const ArchiveMember& member : members) {
+      write_member(a, member, mtime, tmp);
+    }
+    check_rc(a, archive_write_close(a), tmp);
+    writer.reset();
+  } catch (...) {
+    writer.reset();
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, output, ec);
+  if (ec) {
+    ::unlink(tmp.c_str());
+    fail(ExitCode::system, "{}: cannot rename into place: {}", output, ec.message());
+  }
+}
+
+} // namespace opkit

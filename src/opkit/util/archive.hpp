@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace opkit {
 
@@ -21,5 +22,27 @@ struct ArchiveEntry
 // Streams every entry of a zip/tar archive through `visit`. The one place
 // libarchive is included. A damaged archive is Error(usage) naming `path`.
 void for_each_archive_entry(const std::filesystem::path& path, const std::function<void(ArchiveEntry&)>& visit);
+
+} // namespace opkit
+
+namespace opkit {
+
+// One file to put in an archive: its bytes come from `source` (a file) or,
+// when that is empty, from `content`.
+struct ArchiveMember
+{
+  std::string path; // inside the archive, '/'-separated, relative
+  std::filesystem::path source;
+  std::string content;
+  bool executable = false;
+};
+
+enum class ArchiveFormat { tar_gz, zip };
+
+// Writes a reproducible archive: members sorted by path, parent folders
+// added, every mtime `mtime`, uid/gid 0 without names, fixed modes, no gzip
+// timestamp. Written to a temporary file and renamed into place.
+void write_archive(const std::filesystem::path& output, ArchiveFormat format, std::vector<ArchiveMember> members,
+                   int64_t mtime);
 
 } // namespace opkit

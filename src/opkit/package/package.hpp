@@ -1,0 +1,46 @@
+#pragma once
+
+#include "opkit/project/manifest.hpp"
+#include "opkit/util/archive.hpp"
+#include "opkit/util/json.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace opkit::package {
+
+// A library `opkit build` made, with the facts it recorded in opkit-build.json.
+struct BuiltLibrary
+{
+  std::string version;            // "2.10.1"
+  std::filesystem::path path;     // build/tf-<version>/lib<name>.so
+  Json facts;                     // opkit-build.json
+};
+
+// The built libraries for the given version specs (default: opkit.yaml's
+// targets), each resolved to an imported SDK. A library not built yet is
+// Error(missing) naming the `opkit build` command.
+std::vector<BuiltLibrary> collect_built(const project::Manifest& manifest, const std::vector<std::string>& specs,
+                                        const std::filesystem::path& build_root);
+
+// The timestamp every packaged file gets: $SOURCE_DATE_EPOCH, else the
+// project's last git commit, else 1980-01-01 (the earliest a zip can say).
+int64_t source_date_epoch(const std::filesystem::path& project_root);
+
+// The manifest a package carries (opkit-manifest.json): each file's path, size
+// and sha256, and per library its TF version, ABI, C++ standard, compiler and
+// opkit version. `libraries` pairs a path inside the package with its facts.
+Json make_manifest(const std::string& kind, const std::string& name, const std::vector<ArchiveMember>& members,
+                   const std::vector<std::pair<std::string, Json>>& libraries);
+
+// The manifest's own file name inside every package.
+inline const char* k_manifest_name = "opkit-manifest.json";
+
+// Checks a package (a .tar.gz, a .whl or a folder) against the manifest it
+// carries. Returns the problems found, empty when it verifies; Error(usage)
+// when it carries no manifest or cannot be read.
+std::vector<std::string> verify_package(const std::filesystem::path& package);
+
+} // namespace opkit::package

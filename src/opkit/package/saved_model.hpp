@@ -1,0 +1,36 @@
+#pragma once
+
+#include "opkit/check/checker.hpp"
+#include "opkit/project/manifest.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opkit::package {
+
+struct SavedModelOptions
+{
+  std::filesystem::path export_dir;          // holds saved_model.pb or saved_model.pbtxt
+  std::string tf_spec;                       // the serving runtime's TF; default: the newest target
+  std::vector<std::filesystem::path> assets; // extra files, e.g. fg.json
+  bool force = false;                        // add the library even when opkit check says it won't load
+  std::string runtime;                       // for the check; default: the TF version's own
+  std::filesystem::path build_root;
+};
+
+struct SavedModelResult
+{
+  std::filesystem::path assets_dir;
+  std::vector<std::string> assets; // every file now in assets/, sorted
+  check::CheckReport check;
+};
+
+// Puts the op library built for the serving TF, and the extra files, into
+// EXPORT_DIR/assets/ as EasyRec's --asset_files does, with a manifest. The new
+// assets/ is staged beside the old one and swapped in; running it twice gives
+// the same folder.
+SavedModelResult package_saved_model(const project::Manifest& manifest, const SavedModelOptions& options);
+
+} // namespace opkit::package

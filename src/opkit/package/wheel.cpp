@@ -1,0 +1,143 @@
+#include "opkit/package/wheel.hpp"
+
+#include "opkit/package/package.hpp"
+#include "opkit/sdk/store.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/hash.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <sys/utsname.h>
+
+namespace opkit::package {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+std::string
+platform_tag()
+{
+  utsname name{};
+  ::uname(&name);
+  return std::string("linux_") + name.machine;
+}
+
+// tensorflow-cpu>=2.10,<2.16 from the SDKs the libraries were built against.
+std::string
+default_requirement(const std::vector<BuiltLibrary>& built)
+{
+  std::set<std::string> distributions;
+  project::Version low = *project::parse_version(built.front().version);
+  project::Version high = low;
+  for (const BuiltLibrary& lib : built) {
+    distributions.insert(sdk::resolve_sdk(lib.version).distribution);
+    project::Version v = *project::parse_version(lib.version);
+    low = v < low ? v : low;
+    high = high < v ? v : high;
+  }
+  // Mixed distributions (tensorflow 1.12, tensorflow-cpu 2.10) share only the plain name.
+  std::string name = distributions.size() == 1 ? *distributions.begin() : "tensorflow";
+  return fmt::format("{}>={}.{},<{}.{}", name, low.parts.at(0), low.parts.at(1), high.parts.at(0),
+                     high.parts.at(1) + 1);
+}
+
+std::string
+record_line(const ArchiveMember& member)
+{
+  Sha256Digest digest = member.source.empty() ? sha256_digest(member.content) : sha256_digest_file(member.source);
+  size_t size = member.source.empty() ? member.content.size() : stdfs::file_size(member.source);
+  return fmt::format("{},{},{}\n", member.path, record_hash(to_base64(digest)), size);
+}
+
+std::vector<ArchiveMember>
+package_members(const project::Manifest& manifest, const std::vector<BuiltLibrary>& built,
+                std::vector<std::pair<std::string, Json>>& libraries, WheelResult& result)
+{
+  stdfs::path wrapper = manifest.root / "python" / (manifest.name + "_ops.py");
+  std::error_code ec;
+  if (!stdfs::is_regular_file(wrapper, ec)) {
+    fail(ExitCode::usage, "{}: the Python wrapper is missing", wrapper);
+  }
+  std::string pkg = manifest.name;
+  std::vector<ArchiveMember> members = {
+    {pkg + "/__init__.py", {},
+     fmt::format("\"\"\"The {} op, with a library for each TensorFlow version it was built for.\"\"\"\n"
+                 "from .{}_ops import *  # noqa: F401,F403\n",
+                 manifest.op.name, pkg),
+     false},
+    {pkg + "/" + pkg + "_ops.py", wrapper, {}, false},
+  };
+  for (const BuiltLibrary& lib : built) {
+    std::string path = pkg + "/tf-" + lib.version + "/lib" + pkg + ".so";
+    members.push_back({path, lib.path, {}, true});
+    libraries.emplace_back(path, lib.facts);
+    result.libraries.push_back(path);
+  }
+  return members;
+}
+
+} // namespace
+
+std::string
+record_hash(const std::string& sha256_base64)
+{
+  std::string text = sha256_base64;
+  std::replace(text.begin(), text.end(), '+', '-');
+  std::replace(text.begin(), text.end(), '/', '_');
+  text.erase(std::find(text.begin(), text.end(), '='), text.end());
+  return "sha256=" + text;
+}
+
+WheelResult
+package_wheel(const project::Manifest& manifest, const WheelOptions& options)
+{
+  std::vector<BuiltLibrary> built = collect_built(manifest, options.tf_specs, options.build_root);
+  WheelResult result;
+  result.requirement = options.requirement.empty() ? default_requirement(built) : options.requirement;
+  std::vector<std::pair<std::string, Json>> libraries;
+  std::vector<ArchiveMember> members = package_members(manifest, built, libraries, result);
+
+  std::string dist_info = manifest.name + "-" + manifest.version + ".dist-info";
+  std::string tag = "py3-none-" + platform_tag();
+  members.push_back({dist_info + "/METADATA", {},
+                     fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: The {} TensorFlow op, "
+                                 "built by opkit for TensorFlow {}\nRequires-Dist: {}\n",
+                                 manifest.name, manifest.version, manifest.op.name,
+                                 join([&] {
+                                   std::vector<std::string> v;
+                                   for (const auto& b : built) v.push_back(b.version);
+                                   return v;
+                                 }(),
+                                      ", "),
+                                 result.requirement),
+                     false});
+  // Root-Is-Purelib false: the libraries are platform code, so pip installs into platlib.
+  members.push_back({dist_info + "/WHEEL", {},
+                     fmt::format("Wheel-Version: 1.0\nGenerator: opkit {}\nRoot-Is-Purelib: false\nTag: {}\n",
+                                 OPKIT_VERSION, tag),
+                     false});
+  members.push_back({dist_info + "/top_level.txt", {}, manifest.name + "\n", false});
+  Json manifest_json = make_manifest("wheel", manifest.name, members, libraries);
+  members.push_back({dist_info + "/" + k_manifest_name, {}, manifest_json.dump(2) + "\n", false});
+
+  std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  std::string record;
+  for (const ArchiveMember& member : members) {
+    record += record_line(member);
+  }
+  record += dist_info + "/RECORD,,\n";
+  members.push_back({dist_info + "/RECORD", {}, record, false});
+
+  stdfs::path out_dir = options.output_dir.empty() ? manifest.root / "dist" : options.output_dir;
+  fs::create_dirs(out_dir);
+  result.file = out_dir / fmt::format("{}-{}-{}.whl", manifest.name, manifest.version, tag);
+  write_archive(result.file, ArchiveFormat::zip, std::move(members), source_date_epoch(manifest.root));
+  return result;
+}
+
+} // namespace opkit::package

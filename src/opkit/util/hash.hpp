@@ -1,0 +1,26 @@
+#pragma once
+
+#include <array>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace opkit {
+
+// A raw SHA-256 digest, so one pass over a file can be encoded several ways
+// (hex for X-Checksum-Sha256, base64 for an RFC 3230 Digest header).
+using Sha256Digest = std::array<unsigned char, 32>;
+
+// The one place OpenSSL is included. Files are read as a stream, never whole;
+// a file that cannot be read is Error(system) naming the path.
+Sha256Digest sha256_digest(std::string_view data);
+Sha256Digest sha256_digest_file(const std::filesystem::path& path);
+
+// Lowercase hex (64 characters), as sha256sum prints it.
+std::string sha256_hex(std::string_view data);
+std::string sha256_hex_file(const std::filesystem::path& path);
+
+std::string to_hex(const Sha256Digest& digest);
+std::string to_base64(const Sha256Digest& digest); // standard alphabet, padded
+
+} // namespace opkit
