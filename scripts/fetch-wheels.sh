@@ -2,7 +2,8 @@
 # Downloads the two official TensorFlow wheels opkit's demo and tests use, once,
 # into a cache shared by every run: ${OPKIT_WHEEL_CACHE:-~/.cache/opkit-test/wheels}.
 # Nothing is installed: `pip download` with an explicit target platform.
-# Prints the two wheel paths, 1.12 first.
+# Prints the two wheel paths, 1.12 first. With a requirement argument
+# (tensorflow-cpu==2.15.1) it fetches that one wheel for this machine's python3.
 set -euo pipefail
 cache=${OPKIT_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/wheels}
 mkdir -p "$cache"
@@ -21,5 +22,11 @@ fetch() { # <subdir> <requirement> <python-version> <platform> <abi>
   ls "$dir"/*.whl
 }
 
-fetch tf-1.12.0 tensorflow==1.12.0 3.6 manylinux1_x86_64 cp36m
-fetch tf-2.10.1 tensorflow-cpu==2.10.1 3.10 manylinux2014_x86_64 cp310
+if [ $# -eq 0 ]; then
+  fetch tf-1.12.0 tensorflow==1.12.0 3.6 manylinux1_x86_64 cp36m
+  fetch tf-2.10.1 tensorflow-cpu==2.10.1 3.10 manylinux2014_x86_64 cp310
+  exit 0
+fi
+# With a requirement (tensorflow-cpu==2.15.1): the wheel for this machine's python3.
+py=$(python3 -c 'import sys; print("%d%d" % sys.version_info[:2])')
+fetch "tf-${1##*==}-cp$py" "$1" "${py:0:1}.${py:1}" manylinux2014_x86_64 "cp$py"

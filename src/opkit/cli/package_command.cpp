@@ -36,6 +36,7 @@ add_easyrec(CLI::App& package_app, int& exit_code)
   cmd->add_option("--tf", versions, "TF versions to include (default: opkit.yaml's targets)");
   cmd->add_option("--flavor", options.flavor, "pai (PAI-TF 1.12 -> ops/1.12_pai) or deeprec (-> ops/DeepRec)");
   cmd->add_option("-o,--output-dir", output, "Where to write it (default: dist/)");
+  cmd->add_option("--build-dir", options.build_root, "Build folder (default: build/)");
   cmd->callback([&exit_code] {
     options.tf_specs = split_versions(versions);
     options.output_dir = output;
@@ -64,6 +65,7 @@ add_saved_model(CLI::App& package_app, int& exit_code)
   cmd->add_option("--asset", assets, "Another file to add, e.g. fg.json (repeatable)");
   cmd->add_option("--runtime", options.runtime, "Check against this runtime (default: the TF version's own)");
   cmd->add_flag("--force", options.force, "Add the library even if opkit check says it will not load");
+  cmd->add_option("--build-dir", options.build_root, "Build folder (default: build/)");
   cmd->callback([&exit_code] {
     options.assets.assign(assets.begin(), assets.end());
     package::SavedModelResult result = package::package_saved_model(project::load_manifest("."), options);
@@ -112,6 +114,7 @@ add_wheel(CLI::App& package_app, int& exit_code)
   cmd->add_option("--tf", versions, "TF versions to include (default: opkit.yaml's targets)");
   cmd->add_option("--requires", options.requirement, "The TensorFlow requirement (default: from the SDKs)");
   cmd->add_option("-o,--output-dir", output, "Where to write it (default: dist/)");
+  cmd->add_option("--build-dir", options.build_root, "Build folder (default: build/)");
   cmd->callback([&exit_code] {
     options.tf_specs = split_versions(versions);
     options.output_dir = output;

@@ -35,7 +35,6 @@ request_headers(const Sha256Digest& digest, const std::vector<std::string>& user
 {
   std::set<std::string> user_names;
   for (const std::string& header : user_headers) {
-    check_http_header(header);
     user_names.insert(lowercase_header_name(header));
   }
   std::vector<std::string> headers;
@@ -84,6 +83,9 @@ add_publish_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   cmd->add_option("--cacert", options.ca_file, "Trust the CAs in this PEM file instead of the system bundle");
   cmd->callback([&exit_code] {
     check_http_url(url);
+    for (const std::string& header : user_headers) {
+      check_http_header(header);
+    }
     uintmax_t size = input_file_size(file);
     Sha256Digest digest = sha256_digest_file(file);
     options.headers = request_headers(digest, user_headers);

@@ -162,10 +162,12 @@ private:
   void draw(curl_off_t now, curl_off_t total)
   {
     auto t = Clock::now();
-    if (!m_enabled || total <= 0 || (m_drawn && now < total && t - m_last < std::chrono::milliseconds(100))) {
-      return;
+    bool throttled = now < total && t - m_last < std::chrono::milliseconds(100);
+    if (!m_enabled || total <= 0 || (m_drawn && (now == m_shown || throttled))) {
+      return; // libcurl calls often, also while it waits for the answer
     }
     m_last = t;
+    m_shown = now;
     double fraction = std::min(1.0, static_cast<double>(now) / static_cast<double>(total));
     double seconds = std::chrono::duration<double>(t - m_start).count();
     const int width = 30;
@@ -182,6 +184,7 @@ private:
   bool m_drawn = false;
   Clock::time_point m_start = Clock::now();
   Clock::time_point m_last;
+  curl_off_t m_shown = -1;
 };
 
 // Transport failures worth another try: the network or the server may recover.
