@@ -32,3 +32,11 @@ add_library(dep_mustache INTERFACE)
 target_include_directories(dep_mustache INTERFACE ${MUSTACHE_INCLUDE_DIR})
 
 find_program(NINJA_PROGRAM ninja REQUIRED)
+
+find_package(CURL REQUIRED)
+add_library(dep_curl INTERFACE)
+target_link_libraries(dep_curl INTERFACE CURL::libcurl)
+
+find_package(OpenSSL REQUIRED)
+add_library(dep_openssl INTERFACE)
+target_link_libraries(dep_openssl INTERFACE OpenSSL::Crypto)

@@ -1,0 +1,75 @@
+#include "opkit/package/easyrec.hpp"
+#include "opkit/package/tf_serving.hpp"
+#include "opkit/package/wheel.hpp"
+#include "opkit/project/package_rules.hpp"
+#include "opkit/util/error.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace opkit;
+
+namespace {
+
+std::string
+ops_dir(const char* version, const char* flavor = "")
+{
+  return project::easyrec_ops_dir(project::easyrec_rules(), *project::parse_version(version), flavor);
+}
+
+} // namespace
+
+TEST(PackageRules, EasyRecOpsFolderForEveryRule)
+{
+  EXPECT_EQ(ops_dir("1.12.0"), "1.12");
+  EXPECT_EQ(ops_dir("1.12.0", "pai"), "1.12_pai");
+  EXPECT_EQ(ops_dir("1.15.5"), "1.15");
+  EXPECT_EQ(ops_dir("1.15.5", "deeprec"), "DeepRec");
+  EXPECT_EQ(ops_dir("2.10.1"), "2.10");
+  EXPECT_EQ(ops_dir("2.12.0"), "2.12");
+  EXPECT_EQ(ops_dir("1.14.0"), "1.14");
+  EXPECT_THROW(ops_dir("2.10.1", "pai"), Error);
+  EXPECT_THROW(ops_dir("1.12.0", "tpu"), Error);
+}
+
+TEST(PackageRules, EasyRecVersionsAsDeployExtAllows)
+{
+  for (const char* ok : {"0_8_7", "v1", "release-2", "ABC_x-1"}) {
+    EXPECT_NO_THROW(package::validate_easyrec_version(ok)) << ok;
+  }
+  for (const char* bad : {"", "1.0", "a b", "x/y", "v1;rm"}) {
+    EXPECT_THROW(package::validate_easyrec_version(bad), Error) << bad;
+  }
+}
+
+TEST(PackageRules, SupportedOpsAddedOnceInTheLastList)
+{
+  const std::string label = "//tensorflow_serving/custom_ops/z:z_ops";
+  std::string build = "X = 1\nSUPPORTED_TENSORFLOW_OPS = if_v2([]) + if_not_v2([\n    \"a\",\n]) + [\n"
+                      "    \"b\",\n    # comment\n    \"c\"\n]\n\ncc_library(name = \"s\")\n";
+  std::optional<std::string> once = package::add_supported_op(build, label, "BUILD");
+  ASSERT_TRUE(once);
+  EXPECT_EQ(*once, "X = 1\nSUPPORTED_TENSORFLOW_OPS = if_v2([]) + if_not_v2([\n    \"a\",\n]) + [\n"
+                   "    \"b\",\n    # comment\n    \"c\",\n    \"" + label + "\",\n]\n\ncc_library(name = \"s\")\n");
+  EXPECT_FALSE(package::add_supported_op(*once, label, "BUILD"));
+  EXPECT_EQ(*package::add_supported_op("SUPPORTED_TENSORFLOW_OPS = [\"a\"]\n", label, "BUILD"),
+            "SUPPORTED_TENSORFLOW_OPS = [\"a\", \"" + label + "\"]\n");
+  EXPECT_EQ(*package::add_supported_op("SUPPORTED_TENSORFLOW_OPS = []\n", label, "BUILD"),
+            "SUPPORTED_TENSORFLOW_OPS = [\"" + label + "\"]\n");
+  try {
+    package::add_supported_op("cc_library()\n", label, "model_servers/BUILD");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "model_servers/BUILD: no complete SUPPORTED_TENSORFLOW_OPS = [...] assignment found");
+  }
+}
+
+TEST(PackageRules, UnifiedDiffOfOneInsertion)
+{
+  std::string diff = package::unified_diff("1\n2\n3\n4\n5\n6\n7\n8\n", "1\n2\n3\n4\nnew\n5\n6\n7\n8\n", "f");
+  EXPECT_EQ(diff, "--- a/f\n+++ b/f\n@@ -2,6 +2,7 @@\n 2\n 3\n 4\n+new\n 5\n 6\n 7\n");
+}
+
+TEST(PackageRules, RecordHashIsUrlSafeWithoutPadding)
+{
+  EXPECT_EQ(package::record_hash("ab+c/d=="), "sha256=ab-c_d");
+}
