@@ -45,6 +45,12 @@ SOURCE_DATE_EPOCH=1700000000 "$OPKIT" package easyrec --version epoch >/dev/null
 TZ=UTC tar tzvf dist/easy_rec_ext_epoch_res.tar.gz >"$work/listing"
 expect_contains "$work/listing" ' 2023-11-14 22:13 easy_rec/python/ops/1\.12/librec_op\.so$'
 
+# The wheel is reproducible too.
+run_opkit 0 package wheel -o "$work/w1"
+touch build/tf-*/librec_op.so python/*.py
+run_opkit 0 package wheel -o "$work/w2"
+cmp "$work"/w1/*.whl "$work"/w2/*.whl || fail "wheel packaging twice gave different bytes"
+
 # --- a tampered package fails verification
 mkdir -p "$work/t" && tar xzf "$tarball" -C "$work/t"
 printf 'x' >>"$work/t/easy_rec/python/ops/2.10/librec_op.so"
