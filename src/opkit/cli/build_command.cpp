@@ -1,4 +1,6 @@
 #include "opkit/build/builder.hpp"
+#include "opkit/build/popart.hpp"
+#include "opkit/project/template_spec.hpp"
 #include "opkit/cli/commands.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/error.hpp"
@@ -56,10 +58,27 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
                   "Runtime to check against: host or a configs/runtimes policy (default: opkit.yaml's "
                   "targets.runtime, else the one each TF version's wheel assumes)");
   cmd->add_option("--profile", profile, "Check against a profile captured on the target");
+  static std::string popart_sdk;
+  cmd->add_option("--popart-sdk", popart_sdk, "popart-op projects: the PopART SDK (default: $POPART_SDK)");
   cmd->callback([&exit_code] {
+    project::Manifest manifest = project::load_manifest(".");
+    project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
+    if (spec.kind == project::TemplateKind::python) {
+      fmt::print("nothing to compile: a {} project is Python; `opkit test` runs it\n", manifest.template_name);
+      return;
+    }
+    if (spec.kind == project::TemplateKind::popart) {
+      build::PopartBuildResult result =
+        build::build_popart(manifest, build::find_popart_sdk(popart_sdk), options.jobs > 0 ? options.jobs : 2);
+      fmt::print("{}: {}\n", manifest.name, result.ok ? "built with the PopART SDK" : "FAILED");
+      if (!result.ok) {
+        fmt::print(stderr, "{}\n", tail_lines(result.log, 30));
+      }
+      exit_code = static_cast<int>(result.ok ? ExitCode::ok : ExitCode::failed);
+      return;
+    }
     options.check = !no_check;
     options.profile_file = profile;
-    project::Manifest manifest = project::load_manifest(".");
     options.tf_specs = split_versions(versions);
     options.build_root = build_dir;
     if (abi >= 0) {

@@ -20,6 +20,8 @@ add_new_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   cmd->add_option("-o,--output", options.output, "The project folder (default: ./<name>)");
   cmd->add_option("--tf", versions, "The TensorFlow versions the project targets")->capture_default_str();
   cmd->add_flag("--list", list, "List the templates");
+  static bool cuda = false;
+  cmd->add_flag("--cuda", cuda, "tensorflow-op: add a GPU kernel compiled by nvcc");
   cmd->callback([&exit_code] {
     if (list) {
       for (const scaffold::TemplateInfo& info : scaffold::list_templates()) {
@@ -31,6 +33,9 @@ add_new_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
       throw Error(ExitCode::usage, "new: missing the op name", "usage: opkit new NAME [--template T] [--output DIR]");
     }
     options.tf_versions = split_versions(versions);
+    if (cuda) {
+      options.flags.push_back("cuda");
+    }
     scaffold::NewResult result = scaffold::create_project(options);
     fmt::print("created {} (op {}, template {})\n", result.root, result.op_name, options.template_name);
     for (const std::string& file : result.files) {

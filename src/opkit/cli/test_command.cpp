@@ -1,5 +1,7 @@
 #include "opkit/cli/commands.hpp"
+#include "opkit/probe/python_runner.hpp"
 #include "opkit/probe/tester.hpp"
+#include "opkit/project/template_spec.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -70,6 +72,14 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_flag("--json", global.json, "Print the report as JSON");
   cmd->callback([&global, &exit_code] {
     project::Manifest manifest = project::load_manifest(".");
+    project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
+    if (spec.kind != project::TemplateKind::tensorflow) {
+      probe::PythonTestResult result = probe::run_python_test(manifest, spec);
+      fmt::print("{}", result.output);
+      fmt::print("{}: {} (exit {})\n", result.script, result.ok() ? "passed" : "FAILED", result.exit_code);
+      exit_code = static_cast<int>(result.ok() ? ExitCode::ok : ExitCode::failed);
+      return;
+    }
     probe::TestReport report = probe::test_project(manifest, split_versions(versions), build_dir);
     if (global.json) {
       fmt::print("{}\n", probe::to_json(report).dump(2));

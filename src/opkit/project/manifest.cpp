@@ -1,6 +1,7 @@
 #include "opkit/project/manifest.hpp"
 
 #include "opkit/project/names.hpp"
+#include "opkit/project/template_spec.hpp"
 #include "opkit/project/version.hpp"
 #include "opkit/project/yaml_util.hpp"
 #include "opkit/util/error.hpp"
@@ -130,7 +131,9 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
   }
   manifest.op = parse_op(doc["op"], name);
   manifest.sources = yaml::get_string_list(doc, "sources", name);
-  if (manifest.sources.empty()) {
+  // Only a TensorFlow op is compiled by opkit; the other kinds list their files for reference.
+  bool compiled = load_template_spec(manifest.template_name).kind == TemplateKind::tensorflow;
+  if (compiled && manifest.sources.empty()) {
     fail(ExitCode::usage, "{}: 'sources' must list at least one file", yaml::where(name, doc));
   }
   for (const std::string& source : manifest.sources) {

@@ -1,21 +1,78 @@
 #include "opkit/project/template_spec.hpp"
 
 #include "opkit/project/yaml_util.hpp"
+#include "opkit/util/embedded.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/strings.hpp"
 
 namespace opkit::project {
+
+namespace {
+
+TemplateKind
+parse_kind(const YAML::Node& root, const std::string& name)
+{
+  std::string kind = yaml::get_string_or(root, "kind", name, "tensorflow");
+  if (kind == "tensorflow") {
+    return TemplateKind::tensorflow;
+  }
+  if (kind == "python") {
+    return TemplateKind::python;
+  }
+  if (kind == "popart") {
+    return TemplateKind::popart;
+  }
+  fail(ExitCode::usage, "{}: unknown kind '{}' (expected tensorflow, python or popart)", yaml::where(name, root["kind"]),
+       kind);
+}
+
+} // namespace
 
 TemplateSpec
 parse_template_spec(const std::string& text, const std::string& name)
 {
   YAML::Node root = yaml::load(text, name);
-  yaml::expect_keys(root, {"description", "files"}, name);
+  yaml::expect_keys(root, {"description", "kind", "requirements", "test", "flags", "files"}, name);
   TemplateSpec spec;
   spec.description = yaml::get_string(root, "description", name);
+  spec.kind = parse_kind(root, name);
+  spec.requirements = yaml::get_string_list(root, "requirements", name);
+  spec.test = yaml::get_string_or(root, "test", name, "");
+  spec.flags = yaml::get_string_list(root, "flags", name);
+  if (spec.kind != TemplateKind::tensorflow && spec.test.empty()) {
+    fail(ExitCode::usage, "{}: a {} template needs a test script ('test')", yaml::where(name, root),
+         yaml::get_string(root, "kind", name));
+  }
   for (const YAML::Node& file : root["files"]) {
-    yaml::expect_keys(file, {"source", "dest"}, name);
-    spec.files.push_back({yaml::get_string(file, "source", name), yaml::get_string(file, "dest", name)});
+    yaml::expect_keys(file, {"source", "dest", "when"}, name);
+    spec.files.push_back({yaml::get_string(file, "source", name), yaml::get_string(file, "dest", name),
+                          yaml::get_string_or(file, "when", name, "")});
   }
   return spec;
+}
+
+std::vector<std::string>
+template_names()
+{
+  std::vector<std::string> names;
+  for (const EmbeddedFile& file : embedded_under("templates/")) {
+    std::vector<std::string> parts = split(file.path, '/');
+    if (parts.size() == 3 && parts[2] == "template.yaml") {
+      names.push_back(parts[1]);
+    }
+  }
+  return names;
+}
+
+TemplateSpec
+load_template_spec(const std::string& name)
+{
+  std::string path = "templates/" + name + "/template.yaml";
+  std::optional<std::string_view> text = find_embedded(path);
+  if (!text) {
+    fail(ExitCode::usage, "'{}': unknown template (available: {})", name, join(template_names(), ", "));
+  }
+  return parse_template_spec(std::string(*text), path);
 }
 
 } // namespace opkit::project

@@ -20,21 +20,6 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-project::TemplateSpec
-load_spec(const std::string& template_name)
-{
-  std::string path = "templates/" + template_name + "/template.yaml";
-  std::optional<std::string_view> text = find_embedded(path);
-  if (!text) {
-    std::vector<std::string> names;
-    for (const TemplateInfo& info : list_templates()) {
-      names.push_back(info.name);
-    }
-    fail(ExitCode::usage, "'{}': unknown template (available: {})", template_name, join(names, ", "));
-  }
-  return project::parse_template_spec(std::string(*text), path);
-}
-
 void
 check_output_free(const stdfs::path& output)
 {
@@ -72,7 +57,12 @@ render_mustache(const std::string& text, const std::vector<std::pair<std::string
   view.set_custom_escape([](const std::string& s) { return s; });
   kainjow::mustache::data values;
   for (const auto& [key, value] : data) {
-    values.set(key, value);
+    // "true" is a flag: a section ({{#cuda}}...{{/cuda}}) renders; absent keys render nothing.
+    if (value == "true") {
+      values.set(key, kainjow::mustache::data::type::bool_true);
+    } else {
+      values.set(key, value);
+    }
   }
   return view.render(values);
 }
@@ -81,12 +71,8 @@ std::vector<TemplateInfo>
 list_templates()
 {
   std::vector<TemplateInfo> templates;
-  for (const EmbeddedFile& file : embedded_under("templates/")) {
-    std::vector<std::string> parts = split(file.path, '/');
-    if (parts.size() == 3 && parts[2] == "template.yaml") {
-      templates.push_back({parts[1], project::parse_template_spec(std::string(file.content), std::string(file.path))
-                                       .description});
-    }
+  for (const std::string& name : project::template_names()) {
+    templates.push_back({name, project::load_template_spec(name).description});
   }
   return templates;
 }
@@ -95,7 +81,12 @@ NewResult
 create_project(const NewOptions& options)
 {
   project::ProjectNames names = project::derive_names(options.name);
-  project::TemplateSpec spec = load_spec(options.template_name);
+  project::TemplateSpec spec = project::load_template_spec(options.template_name);
+  for (const std::string& flag : options.flags) {
+    if (std::find(spec.flags.begin(), spec.flags.end(), flag) == spec.flags.end()) {
+      fail(ExitCode::usage, "--{}: template {} does not take it", flag, options.template_name);
+    }
+  }
   stdfs::path output = options.output.empty() ? stdfs::path(names.snake) : options.output;
   output = stdfs::absolute(output).lexically_normal();
   if (output.filename().empty()) {
@@ -103,10 +94,17 @@ create_project(const NewOptions& options)
   }
   check_output_free(output);
   auto data = template_data(names, options.tf_versions);
+  for (const std::string& flag : options.flags) {
+    data.emplace_back(flag, "true");
+  }
 
   fs::StagingDir staging(output.parent_path());
   NewResult result{output, names.camel, {}};
   for (const project::TemplateFile& file : spec.files) {
+    if (!file.when.empty()
+        && std::find(options.flags.begin(), options.flags.end(), file.when) == options.flags.end()) {
+      continue;
+    }
     std::string source_path = "templates/" + options.template_name + "/" + file.source;
     std::optional<std::string_view> source = find_embedded(source_path);
     if (!source) {

@@ -21,6 +21,7 @@ struct NewOptions
   std::string template_name = "tensorflow-op";
   std::filesystem::path output;              // empty: ./<snake name>
   std::vector<std::string> tf_versions;      // the project's default targets
+  std::vector<std::string> flags;            // template flags given, e.g. "cuda"
 };
 
 struct NewResult

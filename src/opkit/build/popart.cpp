@@ -1,0 +1,41 @@
+#include "opkit/build/popart.hpp"
+
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/process.hpp"
+
+#include <cstdlib>
+
+namespace opkit::build {
+
+namespace stdfs = std::filesystem;
+
+stdfs::path
+find_popart_sdk(const stdfs::path& given)
+{
+  stdfs::path sdk = given;
+  if (sdk.empty()) {
+    const char* env = std::getenv("POPART_SDK");
+    sdk = env != nullptr ? env : "";
+  }
+  if (sdk.empty()) {
+    throw Error(ExitCode::missing, "PopART SDK not found: pass --popart-sdk DIR or set POPART_SDK",
+                "Graphcore's Poplar SDK is not on PyPI or in Debian, so opkit cannot fetch it; install it from "
+                "Graphcore and point opkit at it");
+  }
+  std::error_code ec;
+  if (!stdfs::is_directory(sdk / "include" / "popart", ec)) {
+    fail(ExitCode::usage, "{}: not a PopART SDK (no include/popart)", sdk);
+  }
+  return sdk;
+}
+
+PopartBuildResult
+build_popart(const project::Manifest& manifest, const stdfs::path& sdk, int jobs)
+{
+  ProcessResult make = run_process({"make", "-C", manifest.root.string(), "-j", std::to_string(jobs),
+                                    "POPART_SDK=" + sdk.string()});
+  return {make.exit_code == 0, make.out + make.err};
+}
+
+} // namespace opkit::build

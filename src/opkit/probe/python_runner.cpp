@@ -1,0 +1,99 @@
+#include "opkit/probe/python_runner.hpp"
+
+#include "opkit/sdk/store.hpp"
+#include "opkit/scaffold/scaffold.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/hash.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/process.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <unistd.h>
+
+namespace opkit::probe {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+std::string
+python3()
+{
+  const char* env = std::getenv("OPKIT_PYTHON");
+  return env != nullptr && *env != '\0' ? env : "python3";
+}
+
+void
+run_or_fail(const std::vector<std::string>& argv, const std::string& what)
+{
+  ProcessResult result = run_process(argv);
+  if (result.exit_code != 0) {
+    throw Error(ExitCode::missing,
+                fmt::format("{} failed (exit {}): {}", what, result.exit_code,
+                            trim(tail_lines(result.err + result.out, 3))),
+                "scripts/setup.sh installs python3-venv; PyPI must be reachable");
+  }
+}
+
+std::string
+self_path()
+{
+  std::error_code ec;
+  stdfs::path self = stdfs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("opkit") : self.string();
+}
+
+} // namespace
+
+stdfs::path
+ensure_venv(const std::vector<std::string>& requirements)
+{
+  std::vector<std::string> sorted = requirements;
+  std::sort(sorted.begin(), sorted.end());
+  std::string key = sha256_hex(join(sorted, "\n")).substr(0, 12);
+  stdfs::path venv = sdk::opkit_home() / "venvs" / ("py-" + key);
+  fs::FileLock lock(sdk::opkit_home() / "venvs" / ("py-" + key + ".lock"));
+  // The stamp is written last: a venv without it was interrupted and is redone.
+  if (stdfs::exists(venv / ".opkit-complete")) {
+    return venv;
+  }
+  log_info("creating a Python environment for {} ...", join(sorted, " "));
+  std::error_code ec;
+  stdfs::remove_all(venv, ec);
+  run_or_fail({python3(), "-m", "venv", venv.string()}, python3() + " -m venv");
+  if (!sorted.empty()) {
+    std::vector<std::string> argv = {(venv / "bin" / "python").string(), "-m", "pip", "install", "--quiet"};
+    argv.insert(argv.end(), sorted.begin(), sorted.end());
+    run_or_fail(argv, "pip install " + join(sorted, " "));
+  }
+  fs::write_file_atomic(venv / ".opkit-complete", join(sorted, "\n") + "\n");
+  return venv;
+}
+
+PythonTestResult
+run_python_test(const project::Manifest& manifest, const project::TemplateSpec& spec)
+{
+  PythonTestResult result;
+  result.script = scaffold::render_mustache(spec.test, {{"name", manifest.name}, {"op_name", manifest.op.name}});
+  if (!stdfs::is_regular_file(manifest.root / result.script)) {
+    fail(ExitCode::usage, "{}: the template's test script is missing", manifest.root / result.script);
+  }
+  result.python = ensure_venv(spec.requirements) / "bin" / "python";
+  ProcessOptions options;
+  options.cwd = manifest.root;
+  options.env_set["OPKIT"] = self_path();
+  options.env_set["OPKIT_PROJECT"] = manifest.root.string();
+  options.env_set["PYTHONDONTWRITEBYTECODE"] = "1";
+  log_info("running {} with {} ...", result.script, result.python);
+  ProcessResult run = run_process({result.python.string(), result.script}, options);
+  result.exit_code = run.exit_code;
+  result.output = run.out + run.err;
+  return result;
+}
+
+} // namespace opkit::probe
