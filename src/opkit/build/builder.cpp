@@ -26,7 +26,7 @@ count_compiles(const std::string& ninja_output)
 {
   int count = 0;
   for (const std::string& line : split(ninja_output, '\n')) {
-    count += line.find("] CXX ") != std::string::npos ? 1 : 0;
+    count += line.find("] CXX ") != std::string::npos || line.find("] NVCC ") != std::string::npos ? 1 : 0;
   }
   return count;
 }
@@ -68,6 +68,29 @@ write_compat_source(const stdfs::path& dir)
   stdfs::path path = dir / "opkit" / "opkit_compat.cc";
   fs::write_file_if_changed(path, *text);
   return path;
+}
+
+// $CUDA_HOME (or $CUDA_PATH), else the toolkit around the nvcc on PATH.
+CudaToolkit
+find_cuda_toolkit(const std::string& needed_by)
+{
+  stdfs::path nvcc;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+    const char* home = std::getenv(var);
+    if (home != nullptr && *home != '\0' && stdfs::exists(stdfs::path(home) / "bin" / "nvcc")) {
+      nvcc = stdfs::path(home) / "bin" / "nvcc";
+      break;
+    }
+  }
+  if (nvcc.empty()) {
+    nvcc = find_program("nvcc");
+  }
+  if (nvcc.empty()) {
+    throw Error(ExitCode::missing, fmt::format("nvcc: CUDA toolkit not found (needed for {})", needed_by),
+                "install the CUDA toolkit and put nvcc on PATH, or set CUDA_HOME");
+  }
+  stdfs::path home = stdfs::weakly_canonical(nvcc).parent_path().parent_path();
+  return {nvcc, home / "include", stdfs::exists(home / "lib64") ? home / "lib64" : home / "lib"};
 }
 
 } // namespace
@@ -158,6 +181,11 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   check_sources(manifest);
   std::string compiler = find_compiler();
   std::string compiler_text = compiler_version(compiler);
+  std::optional<CudaToolkit> cuda;
+  auto device = std::find_if(manifest.sources.begin(), manifest.sources.end(), is_device_source);
+  if (device != manifest.sources.end()) {
+    cuda = find_cuda_toolkit(*device);
+  }
   if (find_program("ninja").empty()) {
     throw Error(ExitCode::missing, "ninja: not found in PATH", "scripts/setup.sh installs ninja-build");
   }
@@ -171,7 +199,7 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
     project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
     stdfs::path dir = target_dir(build_root, sdk.version.str());
     TargetPlan plan = plan_library(compiler, manifest.name, stdfs::absolute(manifest.root), manifest.sources,
-                                   {write_compat_source(dir)}, sdk, flags, options.overrides, dir);
+                                   {write_compat_source(dir)}, sdk, flags, options.overrides, dir, cuda);
     if (options.static_archive) {
       plan.static_output = "lib" + manifest.name + ".a";
     }

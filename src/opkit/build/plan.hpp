@@ -22,13 +22,26 @@ struct CompileStep
   std::string source;             // absolute
   std::string object;             // relative to the target's build folder
   std::vector<std::string> flags; // everything but -c, -o and the depfile flags
+  bool device = false;            // CUDA device code: compiled by nvcc
 };
+
+// Where the CUDA toolkit is, for projects with device sources.
+struct CudaToolkit
+{
+  std::filesystem::path nvcc;
+  std::filesystem::path include_dir;
+  std::filesystem::path lib_dir;
+};
+
+// True for a source nvcc compiles (*.cu.cc, *.cu).
+bool is_device_source(const std::string& path);
 
 // Everything needed to build one artifact against one SDK: pure data, so the
 // same inputs always render the same build.ninja.
 struct TargetPlan
 {
   std::string compiler;                 // the C++ compiler's path
+  std::string nvcc;                     // nvcc's path, when there are device sources
   std::filesystem::path build_dir;      // absolute
   std::string output;                   // relative to build_dir
   std::vector<CompileStep> compiles;
@@ -50,7 +63,7 @@ TargetPlan plan_library(const std::string& compiler, const std::string& name,
                         const std::filesystem::path& source_root, const std::vector<std::string>& sources,
                         const std::vector<std::filesystem::path>& generated, const sdk::Sdk& sdk,
                         const project::FrameworkFlags& flags, const FlagOverrides& overrides,
-                        const std::filesystem::path& build_dir);
+                        const std::filesystem::path& build_dir, const std::optional<CudaToolkit>& cuda = {});
 
 // build.ninja for a plan.
 std::string render_ninja(const TargetPlan& plan);

@@ -262,6 +262,35 @@ need_file_by_version(const ElfInfo& elf)
   return files;
 }
 
+// Device code linked in (.nv_fatbin) is a dependency on the target's GPU stack
+// even when the CUDA runtime is linked statically and no libcudart is needed.
+void
+add_cuda_finding(const ElfInfo& elf, const CheckTarget& target, std::vector<Finding>& findings)
+{
+  bool device_code = std::find(elf.section_names.begin(), elf.section_names.end(), ".nv_fatbin")
+                     != elf.section_names.end();
+  if (!device_code) {
+    return;
+  }
+  auto dynamic_cudart = std::find_if(elf.needed.begin(), elf.needed.end(),
+                                     [](const std::string& n) { return starts_with(n, "libcudart.so"); });
+  Finding finding;
+  finding.kind = "cuda-runtime";
+  finding.fatal = false;
+  finding.summary = dynamic_cudart != elf.needed.end()
+                      ? fmt::format("carries CUDA device code and needs {}", *dynamic_cudart)
+                      : "carries CUDA device code and links the CUDA runtime statically";
+  finding.diagnosis = target.cuda_version.empty()
+                        ? "the target's TensorFlow is not a CUDA build: the GPU kernels register but never run; "
+                          "on a GPU build they need an NVIDIA driver new enough for the CUDA the op was built with"
+                        : fmt::format("the target's TensorFlow uses CUDA {}; the GPU kernels need an NVIDIA driver "
+                                      "new enough for both that and the CUDA the op was built with",
+                                      target.cuda_version);
+  finding.remedy = "build with the CUDA version of the target's TensorFlow (its build_info says which), and check "
+                   "the driver on the GPU machines";
+  findings.push_back(std::move(finding));
+}
+
 } // namespace
 
 std::string
@@ -325,6 +354,7 @@ check_library(const stdfs::path& library, const CheckTarget& target)
   for (Finding& finding : diagnose_unresolved(unresolved, frameworks, target)) {
     report.findings.push_back(std::move(finding));
   }
+  add_cuda_finding(elf, target, report.findings);
   report.loads = std::none_of(report.findings.begin(), report.findings.end(), [](const Finding& f) { return f.fatal; });
   return report;
 }

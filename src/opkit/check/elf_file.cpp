@@ -180,13 +180,20 @@ check_section_table(Elf* elf, size_t image_size, std::string_view name)
 
 // Takes the first section of each interesting type; linkers emit one each.
 DynamicSections
-find_sections(Elf* elf, std::string_view name)
+find_sections(Elf* elf, std::string_view name, std::vector<std::string>& section_names)
 {
   DynamicSections sections;
+  size_t shstrndx = 0;
+  bool have_names = elf_getshdrstrndx(elf, &shstrndx) == 0;
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr header;
     if (!gelf_getshdr(scn, &header)) {
       fail_libelf(name);
+    }
+    // elf_strptr checks the offset against the string table; a bad one is just skipped.
+    const char* section_name = have_names ? elf_strptr(elf, shstrndx, header.sh_name) : nullptr;
+    if (section_name != nullptr) {
+      section_names.emplace_back(section_name);
     }
     Section* slot = nullptr;
     switch (header.sh_type) {
@@ -486,7 +493,7 @@ read_info(Elf* elf, size_t image_size, std::string_view name)
   ElfInfo info;
   info.machine = check_header(elf, name);
   check_section_table(elf, image_size, name);
-  DynamicSections sections = find_sections(elf, name);
+  DynamicSections sections = find_sections(elf, name, info.section_names);
   // Every shared library has one; without it there is nothing to report, and
   // an empty answer would read as "needs nothing".
   if (!sections.dynamic.data) {

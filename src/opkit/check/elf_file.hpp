@@ -38,6 +38,7 @@ struct ElfInfo
   std::vector<ElfSymbol> dynamic_symbols;   // .dynsym
   std::vector<std::string> version_definitions; // .gnu.version_d names (excluding the file's base entry)
   std::vector<ElfVersionNeed> version_needs;    // .gnu.version_r
+  std::vector<std::string> section_names;       // e.g. ".nv_fatbin" marks CUDA device code; unreadable names skipped
 };
 
 // Reads a 64-bit little-endian x86-64 or aarch64 ELF shared object (ET_DYN).

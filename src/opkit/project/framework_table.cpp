@@ -47,13 +47,17 @@ FrameworkTable
 FrameworkTable::parse(const std::string& text, const std::string& name)
 {
   YAML::Node root = yaml::load(text, name);
-  yaml::expect_keys(root, {"framework", "common", "versions"}, name);
+  yaml::expect_keys(root, {"framework", "common", "cuda", "versions"}, name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
   common.compile_flags = yaml::get_string_list(common_node, "compile_flags", name);
   common.warning_flags = yaml::get_string_list(common_node, "warning_flags", name);
   common.link_flags = yaml::get_string_list(common_node, "link_flags", name);
   common.include_dirs = yaml::get_string_list(common_node, "include_dirs", name);
+  YAML::Node cuda = root["cuda"];
+  common.cuda_defines = yaml::get_string_list(cuda, "defines", name);
+  common.nvcc_flags = yaml::get_string_list(cuda, "nvcc_flags", name);
+  common.cuda_link_flags = yaml::get_string_list(cuda, "link_flags", name);
 
   FrameworkTable table;
   for (const YAML::Node& range : root["versions"]) {

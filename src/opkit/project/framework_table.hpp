@@ -29,6 +29,9 @@ struct FrameworkFlags
   std::vector<std::string> warning_flags;
   std::vector<std::string> link_flags;
   std::vector<std::string> include_dirs; // relative to the SDK root
+  std::vector<std::string> cuda_defines;    // for every source of a CUDA project
+  std::vector<std::string> nvcc_flags;      // for the device sources
+  std::vector<std::string> cuda_link_flags; // after the SDK's link flags
   std::vector<Quirk> quirks;
 };
 

@@ -1,0 +1,79 @@
+# The tensorflow-op template: its files agree with opkit.yaml (consistency),
+# and --cuda adds a GPU kernel that nvcc compiles for each TF version and that
+# registers in both real frameworks (no GPU needed to build or register).
+source "$(dirname "$0")/common.sh"
+
+check_consistency() { # <project dir>
+  python3 - "$1" <<'PY'
+import re, sys, pathlib
+root = pathlib.Path(sys.argv[1])
+yaml = (root / "opkit.yaml").read_text()
+name = re.search(r"^name: (\w+)$", yaml, re.M).group(1)
+op = re.search(r"^  name: (\w+)$", yaml, re.M).group(1)
+inputs = re.findall(r"inputs:\n((?:    - .*\n      .*\n)+)", yaml)
+op_cc = (root / "src" / f"{name}_op.cc").read_text()
+kernels = (root / "src" / f"{name}_kernels.cc").read_text()
+wrapper = (root / "python" / f"{name}_ops.py").read_text()
+test = (root / "tests" / f"test_{name}.py").read_text()
+assert re.findall(r'REGISTER_OP\("(\w+)"\)', op_cc) == [op], op_cc
+assert set(re.findall(r'Name\("(\w+)"\)', kernels)) == {op}
+assert '.Input("to_zero: T")' in op_cc and '.Output("zeroed: T")' in op_cc and '.Attr("T: {int32, float}")' in op_cc
+assert "name: to_zero" in yaml and "name: zeroed" in yaml and "allowed: [int32, float]" in yaml
+for src in re.findall(r"^  - (src/\S+)", yaml, re.M):
+    assert (root / src).is_file(), src
+# TF names an op's Python function in snake_case: ZeroOut -> zero_out, the project name.
+snake = re.sub(r"(?<!^)(?=[A-Z])", "_", op).lower()
+assert snake == name and f"{name} = _module.{name}" in wrapper and f"from {name}_ops import {name}" in test
+assert f'_LIBRARY = "lib{name}.so"' in wrapper
+gpu = (root / "src" / f"{name}_kernels.cu.cc")
+if gpu.exists():
+    cu = gpu.read_text()
+    assert "device: GPU" in yaml and f"src/{name}_kernels.cu.cc" in yaml
+    assert f"void Launch{op}(" in cu and f"void Launch{op}(" in kernels and "DEVICE_GPU" in kernels
+print("consistent:", root.name)
+PY
+}
+
+run_opkit 0 new fancy-op
+check_consistency "$work/fancy_op"
+run_opkit 0 new gpu_op --cuda
+check_consistency "$work/gpu_op"
+run_opkit 0 new --list
+expect_contains "$work/out" '^tensorflow-op +TensorFlow custom op'
+run_opkit 2 new x --template oneflow-py-op --cuda
+expect_contains "$work/err" "template oneflow-py-op does not take it|unknown template"
+
+cd gpu_op
+# Built for both versions; checked against this machine (the static CUDA runtime
+# references GLIBC_2.34, which the stock TF runtimes lack: see below).
+run_opkit 0 build --runtime host
+expect_contains "$work/out" '^tf-1\.12\.0 +built \(4 compiled\)'
+expect_contains "$work/out" '^tf-2\.10\.1 +built \(4 compiled\)'
+python3 -c "import json; c=json.load(open('build/tf-2.10.1/compile_commands.json')); \
+d=[e for e in c if e['file'].endswith('.cu.cc')][0]['arguments']; \
+assert d[0].endswith('nvcc') and '-std=c++17' in d and '-D_GLIBCXX_USE_CXX11_ABI=1' in d and '-DGOOGLE_CUDA=1' in d, d"
+python3 -c "import json; c=json.load(open('build/tf-1.12.0/compile_commands.json')); \
+d=[e for e in c if e['file'].endswith('.cu.cc')][0]['arguments']; assert '-std=c++11' in d and '-D_GLIBCXX_USE_CXX11_ABI=0' in d, d"
+readelf -S -W build/tf-2.10.1/libgpu_op.so >"$work/sections"
+expect_contains "$work/sections" ' \.nv_fatbin '
+run_opkit 0 test
+for v in 1.12.0 2.10.1; do
+  grep -A8 "^tensorflow $v: loaded" "$work/out" >"$work/one"
+  expect_contains "$work/one" '^  kernel GpuOp on GPU: T in \{float\}$'
+  expect_contains "$work/one" '^  kernel GpuOp on CPU: T in \{int32\}$'
+done
+[ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 2 ] || fail "not matched twice"
+# opkit check reports the CUDA runtime dependency.
+run_opkit 0 check build/tf-2.10.1/libgpu_op.so --tf 2.10.1 --runtime host --json
+python3 -c "import json; r=json.load(open('$work/out')); f=[x for x in r['findings'] if x['kind']=='cuda-runtime']; \
+assert f and f[0]['severity']=='warning' and 'statically' in f[0]['summary'], r['findings']"
+run_opkit 1 check build/tf-2.10.1/libgpu_op.so --tf 2.10.1
+expect_contains "$work/out" 'error \[version-too-new\] needs GLIBC_2\.34'
+expect_contains "$work/out" 'warning \[cuda-runtime\]'
+
+# No CUDA toolkit: one line, exit 3, nothing built.
+rm -rf build
+PATH=/usr/bin:/bin CUDA_HOME= CUDA_PATH= run_opkit 3 build --runtime host
+expect_one_error_line
+expect_contains "$work/err" 'nvcc: CUDA toolkit not found \(needed for src/gpu_op_kernels\.cu\.cc\)'
+[ ! -e build ] || fail "build/ was created without a CUDA toolkit"
