@@ -82,6 +82,45 @@ add_easyrec_checkout(const stdfs::path& dir, std::map<std::string, ArchiveMember
   }
 }
 
+// The project's own easy_rec/ files (an EasyRec layer, say) go in at the same
+// paths. A file.add lists lines to append to EasyRec's file (e.g. an import
+// in layers/keras/__init__.py): done inside the package, when that file is there.
+void
+add_project_overlay(const stdfs::path& project_root, std::map<std::string, ArchiveMember>& members,
+                    EasyRecResult& result)
+{
+  std::error_code ec;
+  if (!stdfs::is_directory(project_root / "easy_rec", ec)) {
+    return;
+  }
+  std::map<std::string, ArchiveMember> overlay;
+  add_tree(project_root / "easy_rec", "easy_rec", overlay);
+  for (auto& [path, member] : overlay) {
+    if (!ends_with(path, ".add")) {
+      members[path] = member;
+    }
+  }
+  for (auto& [path, member] : overlay) {
+    if (!ends_with(path, ".add")) {
+      continue;
+    }
+    std::string target = path.substr(0, path.size() - 4);
+    auto found = members.find(target);
+    if (found == members.end()) {
+      result.notes.push_back(fmt::format("add the lines of {} to EasyRec's {} (pass --easyrec-dir to have it done)",
+                                         path, target));
+      continue;
+    }
+    std::string text = found->second.source.empty() ? found->second.content : fs::read_file(found->second.source);
+    for (const std::string& line : split(fs::read_file(member.source), '\n')) {
+      if (!trim(line).empty() && text.find(line) == std::string::npos) {
+        text += (text.empty() || text.back() == '\n' ? "" : "\n") + line + "\n";
+      }
+    }
+    found->second = {target, {}, text, found->second.executable};
+  }
+}
+
 } // namespace
 
 void
@@ -116,6 +155,7 @@ package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options
   } else {
     add_easyrec_checkout(options.easyrec_dir, members, result);
   }
+  add_project_overlay(manifest.root, members, result);
   std::vector<std::pair<std::string, Json>> libraries;
   std::map<std::string, std::string> dir_owner;
   for (const BuiltLibrary& lib : built) {

@@ -105,7 +105,9 @@ create_project(const NewOptions& options)
         && std::find(options.flags.begin(), options.flags.end(), file.when) == options.flags.end()) {
       continue;
     }
-    std::string source_path = "templates/" + options.template_name + "/" + file.source;
+    // Templates may share files ("../tensorflow-op/op.cc"): normalise before the lookup.
+    std::string source_path =
+      stdfs::path("templates/" + options.template_name + "/" + file.source).lexically_normal().generic_string();
     std::optional<std::string_view> source = find_embedded(source_path);
     if (!source) {
       fail(ExitCode::system, "{}: listed in template.yaml but not embedded", source_path);
