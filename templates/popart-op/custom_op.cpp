@@ -161,7 +161,7 @@ const OpDefinition::DataTypes T = {DataType::FLOAT16, DataType::FLOAT};
 
 // Only the forward op gets an OpCreator; isPublic = true lets ONNX models and
 // builder.customOp create it. The grad op is made by getGradOps().
-popart::OpCreator<{{op_name}}Op> {{name}}OpCreator(
+popart::OpCreator<{{op_name}}Op> opCreator(
     popart::OpDefinitions({ { {{op_name}}Id,
                               OpDefinition(OpDefinition::Inputs({ {"x", T} }),
                                            OpDefinition::Outputs({ {"y", T} }),
@@ -172,11 +172,11 @@ popart::OpCreator<{{op_name}}Op> {{name}}OpCreator(
     },
     true);
 
-popart::popx::OpxCreator<{{op_name}}Opx> {{name}}OpxCreator({ {{op_name}}Id });
-popart::popx::OpxCreator<{{op_name}}GradOpx> {{name}}GradOpxCreator({ {{op_name}}GradId });
+popart::popx::OpxCreator<{{op_name}}Opx> opxCreator({ {{op_name}}Id });
+popart::popx::OpxCreator<{{op_name}}GradOpx> gradOpxCreator({ {{op_name}}GradId });
 
 // Output shapes for PopART's Builder (builder.customOp); PopRT uses custom_shape_inference.py.
-popart::RegisterShapeInferenceFunction {{name}}ShapeInference(
+popart::RegisterShapeInferenceFunction shapeInference(
     {{op_name}}Id, [](popart::ShapeInferenceContext& ctx) { ctx.outInfo(0) = ctx.inInfo(0); });
 
 } // namespace

@@ -17,7 +17,7 @@ from poprt.passes import ShapeFunc, get_dtype, get_shape, register_shape_func
 
 
 @register_shape_func(["{{op_name}}"])
-class {{op_name}}(ShapeFunc):
+class {{op_name}}ShapeFunc(ShapeFunc):
     """y = x where x >= 0, alpha * x where x < 0: same shape and dtype as x."""
 
     def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:

@@ -53,12 +53,12 @@ def read(path):
         return f.read()
 
 
-def call_args(text, name):
-    """The text between the parentheses of the first call `name(...)`, or None."""
-    start = text.find(name + "(")
-    if start < 0:
+def call_args(text, pattern):
+    """The text between the parentheses after the first match of the regex `pattern`, or None."""
+    found = re.search(pattern + r"\s*\(", text)
+    if found is None:
         return None
-    depth, i = 0, start + len(name)
+    depth, i = 0, found.end() - 1
     for j in range(i, len(text)):
         depth += {"(": 1, ")": -1}.get(text[j], 0)
         if depth == 0:
@@ -76,6 +76,10 @@ OUTPUTS = [a["name"] for a in op.get("outputs") or []]
 TYPE_ATTRS = {a["name"]: [DTYPES[t] for t in a.get("allowed") or []] for a in op.get("attrs") or [] if a["type"] == "type"}
 NODE_ATTRS = {a["name"]: a["type"] for a in op.get("attrs") or [] if a["type"] != "type"}
 ARG_TYPES = {a["name"]: a["type"] for a in (op.get("inputs") or []) + (op.get("outputs") or [])}
+for attr_name, attr_type in list(NODE_ATTRS.items()):
+    if attr_type not in ATTRS:
+        mismatch(f"opkit.yaml: attr {attr_name} of type {attr_type} has no ONNX attribute type")
+        del NODE_ATTRS[attr_name]
 
 
 def allowed_types(arg):
@@ -105,12 +109,13 @@ if grad is None:
 elif grad[1:] != (DOMAIN, VERSION):
     mismatch(f"{CPP}: grad op {OP}Grad is {grad[1]} v{grad[2]}, the op is {DOMAIN} v{VERSION}")
 
-creator = call_args(cpp, "popart::OpCreator<" + OP + "Op>") or call_args(cpp, "OpCreator<" + OP + "Op>")
+# The constructor arguments of `popart::OpCreator<OPOp> variable(...)`.
+creator = call_args(cpp, r"OpCreator<\s*" + OP + r"Op\s*>\s*\w+")
 if creator is None:
     mismatch(f"{CPP}: no popart::OpCreator<{OP}Op>, so PopART could not create the op from a model")
     creator = ""
 for kind, expected in (("Inputs", INPUTS), ("Outputs", OUTPUTS)):
-    found = re.findall(r'\{\s*"(\w+)"\s*,\s*(\w+)\s*\}', call_args(creator, "OpDefinition::" + kind) or "")
+    found = re.findall(r'\{\s*"(\w+)"\s*,\s*(\w+)\s*\}', call_args(creator, r"OpDefinition::" + kind) or "")
     if [n for n, _ in found] != expected:
         mismatch(f"{CPP}: OpDefinition {kind} {[n for n, _ in found]} != opkit.yaml {expected}")
     for name, type_var in found:
@@ -118,7 +123,7 @@ for kind, expected in (("Inputs", INPUTS), ("Outputs", OUTPUTS)):
         cpp_types = re.findall(r"DataType::(\w+)", types_text.group(1)) if types_text else []
         if name in ARG_TYPES and sorted(cpp_types) != sorted(allowed_types(name)):
             mismatch(f"{CPP}: {name} accepts {cpp_types}, opkit.yaml says {allowed_types(name)}")
-cpp_attrs = re.findall(r'\{\s*"(\w+)"\s*,\s*\{', call_args(creator, "OpDefinition::Attributes") or "")
+cpp_attrs = re.findall(r'\{\s*"(\w+)"\s*,\s*\{', call_args(creator, r"OpDefinition::Attributes") or "")
 if sorted(cpp_attrs) != sorted(NODE_ATTRS):
     mismatch(f"{CPP}: OpDefinition attributes {cpp_attrs} != opkit.yaml {sorted(NODE_ATTRS)}")
 for name, kind in NODE_ATTRS.items():

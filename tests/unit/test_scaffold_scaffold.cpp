@@ -16,8 +16,12 @@ TEST(Scaffold, RendersWithoutHtmlEscaping)
 TEST(Scaffold, ListsTheTensorflowOpTemplate)
 {
   auto templates = scaffold::list_templates();
-  ASSERT_FALSE(templates.empty());
-  EXPECT_EQ(templates[0].name, "tensorflow-op");
+  auto found = std::find_if(templates.begin(), templates.end(),
+                            [](const scaffold::TemplateInfo& t) { return t.name == "tensorflow-op"; });
+  ASSERT_NE(found, templates.end());
+  EXPECT_NE(found->description.find("TensorFlow custom op"), std::string::npos);
+  EXPECT_TRUE(std::is_sorted(templates.begin(), templates.end(),
+                             [](const auto& a, const auto& b) { return a.name < b.name; }));
 }
 
 TEST(Scaffold, NewProjectParsesAndNamesFollowTheName)

@@ -27,7 +27,8 @@ find_popart_sdk(const stdfs::path& given)
   if (!stdfs::is_directory(sdk / "include" / "popart", ec)) {
     fail(ExitCode::usage, "{}: not a PopART SDK (no include/popart)", sdk);
   }
-  return sdk;
+  // make runs in the project folder: a relative path must not change meaning there.
+  return stdfs::absolute(sdk);
 }
 
 PopartBuildResult

@@ -71,10 +71,42 @@ parse_args(const YAML::Node& node, const std::vector<OpAttr>& attrs, const std::
   return args;
 }
 
+// - inputs: {to_zero: {dtype: int32, value: [[5, 4], [3, 2]]}}
+//   outputs: {zeroed: [[5, 0], [0, 0]]}
+TestVector
+parse_test_vector(const YAML::Node& item, const OpSpec& op, const std::string& name)
+{
+  yaml::expect_keys(item, {"inputs", "outputs", "tolerance"}, name);
+  TestVector vector;
+  for (const OpArg& arg : op.inputs) {
+    YAML::Node value = item["inputs"][arg.name];
+    if (!value.IsDefined()) {
+      fail(ExitCode::usage, "{}: test vector lacks input '{}'", yaml::where(name, item), arg.name);
+    }
+    yaml::expect_keys(value, {"dtype", "value"}, name);
+    std::string dtype = yaml::get_string(value, "dtype", name);
+    if (!contains(known_dtypes(), dtype)) {
+      fail(ExitCode::usage, "{}: unknown dtype '{}'", yaml::where(name, value["dtype"]), dtype);
+    }
+    vector.inputs.push_back({arg.name, dtype, yaml::to_json_text(value["value"])});
+  }
+  for (const OpArg& arg : op.outputs) {
+    YAML::Node value = item["outputs"][arg.name];
+    if (!value.IsDefined()) {
+      fail(ExitCode::usage, "{}: test vector lacks output '{}'", yaml::where(name, item), arg.name);
+    }
+    vector.outputs.push_back({arg.name, "", yaml::to_json_text(value)});
+  }
+  if (item["tolerance"].IsDefined()) {
+    vector.tolerance = std::stod(yaml::get_string(item, "tolerance", name));
+  }
+  return vector;
+}
+
 OpSpec
 parse_op(const YAML::Node& node, const std::string& name)
 {
-  yaml::expect_keys(node, {"name", "inputs", "outputs", "attrs", "kernels"}, name);
+  yaml::expect_keys(node, {"name", "inputs", "outputs", "attrs", "kernels", "tests"}, name);
   OpSpec op;
   op.name = yaml::get_string(node, "name", name);
   if (!is_valid_op_name(op.name)) {
@@ -87,6 +119,9 @@ parse_op(const YAML::Node& node, const std::string& name)
   for (const YAML::Node& item : node["kernels"]) {
     yaml::expect_keys(item, {"device"}, name);
     op.kernels.push_back({yaml::get_string(item, "device", name)});
+  }
+  for (const YAML::Node& item : node["tests"]) {
+    op.tests.push_back(parse_test_vector(item, op, name));
   }
   return op;
 }

@@ -28,6 +28,21 @@ struct KernelSpec
   std::string device;
 };
 
+// A test vector: input values (with the dtype to feed them as) and the
+// outputs expected, for `opkit test --python`.
+struct TestVector
+{
+  struct Value
+  {
+    std::string name;
+    std::string dtype; // inputs only; outputs take the op's
+    std::string json;  // the (nested) list of numbers, as JSON
+  };
+  std::vector<Value> inputs;
+  std::vector<Value> outputs;
+  double tolerance = 1e-6;
+};
+
 struct OpSpec
 {
   std::string name; // the TensorFlow op name, CamelCase
@@ -35,6 +50,7 @@ struct OpSpec
   std::vector<OpArg> outputs;
   std::vector<OpAttr> attrs;
   std::vector<KernelSpec> kernels;
+  std::vector<TestVector> tests;
 };
 
 // opkit.yaml, validated.

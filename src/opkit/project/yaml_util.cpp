@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace opkit::project::yaml {
 
@@ -122,6 +123,42 @@ get_string_list(const YAML::Node& map, const char* key, const std::string& name)
     result.push_back(scalar(item, key, name));
   }
   return result;
+}
+
+std::string
+to_json_text(const YAML::Node& node)
+{
+  if (node.IsSequence()) {
+    std::string text = "[";
+    for (size_t i = 0; i < node.size(); ++i) {
+      text += (i ? ", " : "") + to_json_text(node[i]);
+    }
+    return text + "]";
+  }
+  if (node.IsMap()) {
+    std::string text = "{";
+    bool first = true;
+    for (const auto& entry : node) {
+      text += (first ? "\"" : ", \"") + entry.first.Scalar() + "\": " + to_json_text(entry.second);
+      first = false;
+    }
+    return text + "}";
+  }
+  if (node.IsScalar()) {
+    const std::string& value = node.Scalar();
+    char* end = nullptr;
+    std::strtod(value.c_str(), &end);
+    bool number = !value.empty() && end != nullptr && *end == '\0';
+    if (number || value == "true" || value == "false") {
+      return value;
+    }
+    std::string quoted = "\"";
+    for (char c : value) {
+      quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+    }
+    return quoted + "\"";
+  }
+  return "null";
 }
 
 void

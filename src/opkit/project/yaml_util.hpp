@@ -22,6 +22,9 @@ int get_int(const YAML::Node& map, const char* key, const std::string& name);
 bool get_bool_or(const YAML::Node& map, const char* key, const std::string& name, bool fallback);
 std::vector<std::string> get_string_list(const YAML::Node& map, const char* key, const std::string& name);
 
+// A YAML value (scalars, lists, maps) as JSON text; numbers stay numbers.
+std::string to_json_text(const YAML::Node& node);
+
 // Requires a map and rejects keys not in `allowed`, naming the first unknown one.
 void expect_keys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& name);
 
