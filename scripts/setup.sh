@@ -10,7 +10,7 @@ packages=(
   nlohmann-json3-dev libelf-dev libssl-dev libkainjow-mustache-dev libgtest-dev
   python3 python3-pip python3-venv
   clang libclang-rt-14-dev
-  nginx openssl patch
+  nginx openssl patch make curl
 )
 
 missing=()

@@ -56,7 +56,9 @@ class OperatorServicer(rpc_pb2_grpc.OperatorServicer):
 
 def serve():
     options = [("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
-               ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)]
+               ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+               # A second server on a taken port fails, instead of silently sharing it.
+               ("grpc.so_reuseport", 0)]
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=10), options=options)
     rpc_pb2_grpc.add_OperatorServicer_to_server(OperatorServicer(), server)
     address = "%s:%s" % (BIND_HOST, ENDPOINT.rsplit(":", 1)[-1])

@@ -161,6 +161,7 @@ class OperatorServer:
 
 
 def call(stub, method, request):
+    check(hasattr(stub, method), f"rpc/rpc.proto: service Operator has no rpc {method}")
     try:
         return getattr(stub, method)(request, timeout=CALL_TIMEOUT_S)
     except grpc.RpcError as e:
