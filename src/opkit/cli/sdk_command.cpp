@@ -1,4 +1,5 @@
 #include "opkit/cli/commands.hpp"
+#include "opkit/sdk/fetch.hpp"
 #include "opkit/sdk/importer.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/format.hpp"
@@ -64,6 +65,68 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     exit_code = 0;
   });
   add->add_flag("--json", global.json, "Print the imported SDK's facts as JSON");
+
+  static sdk::FetchOptions fetch;
+  CLI::App* fetch_cmd = sdk_app->add_subcommand("fetch", "Download a TensorFlow SDK from a package index and import it");
+  fetch_cmd->add_option("requirement", fetch.requirement, "tensorflow==VERSION")->required();
+  fetch_cmd->add_option("--variant", fetch.variant, "cpu or gpu (the CUDA build)")->capture_default_str();
+  fetch_cmd->add_option("--index-url", fetch.index_url,
+                        "A PEP 503/691 index (default: $OPKIT_INDEX_URL, pip's configuration, else pip download)");
+  fetch_cmd->callback([&exit_code] {
+    sdk::FetchResult result = sdk::fetch_sdk(fetch);
+    if (result.already_present) {
+      fmt::print("{}: already in the store ({:.1f} MB)\n", result.sdk.id, result.sdk_bytes / 1e6);
+    } else {
+      fmt::print("{}: fetched {} from {} ({:.1f} MB{}), kept {:.1f} MB\n", result.sdk.id, result.wheel, result.source,
+                 result.wheel_bytes / 1e6,
+                 result.resumed_from > 0   ? fmt::format(", resumed at {:.1f} MB", result.resumed_from / 1e6)
+                 : result.requests > 1     ? fmt::format(", resumed after a cut: {} requests", result.requests)
+                                           : "",
+                 result.sdk_bytes / 1e6);
+    }
+    print_sdk_line(result.sdk);
+    exit_code = 0;
+  });
+
+  static std::string which;
+  CLI::App* info = sdk_app->add_subcommand("info", "Show one SDK's facts");
+  info->add_option("sdk", which, "An SDK id (tensorflow-2.10.1) or version (2.10)")->required();
+  info->add_flag("--json", global.json, "Print JSON");
+  info->callback([&global, &exit_code] {
+    sdk::Sdk sdk = sdk::find_sdk(which);
+    Json json = sdk::to_json(sdk);
+    json["size_bytes"] = sdk::folder_size(sdk.root);
+    if (global.json) {
+      fmt::print("{}\n", json.dump(2));
+    } else {
+      for (const auto& [key, value] : json.items()) {
+        fmt::print("{:<18} {}\n", key, value.is_string() ? value.get<std::string>() : value.dump());
+      }
+    }
+    exit_code = 0;
+  });
+
+  static std::string victim;
+  CLI::App* remove = sdk_app->add_subcommand("remove", "Remove an SDK from the store");
+  remove->add_option("sdk", victim, "An SDK id (tensorflow-2.10.1) or version (2.10)")->required();
+  remove->callback([&exit_code] {
+    sdk::Sdk sdk = sdk::find_sdk(victim);
+    sdk::remove_sdk(sdk);
+    fmt::print("removed {}\n", sdk.id);
+    exit_code = 0;
+  });
+
+  static bool downloads = false;
+  CLI::App* gc = sdk_app->add_subcommand("gc", "Remove what interrupted imports and fetches left behind");
+  gc->add_flag("--downloads", downloads, "Also drop partial downloads kept for resuming");
+  gc->callback([&exit_code] {
+    sdk::GcReport report = sdk::collect_garbage(downloads);
+    for (const std::string& path : report.removed) {
+      fmt::print("removed {}\n", path);
+    }
+    fmt::print("freed {:.1f} MB\n", report.bytes / 1e6);
+    exit_code = 0;
+  });
 }
 
 } // namespace opkit::cli

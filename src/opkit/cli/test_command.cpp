@@ -1,5 +1,6 @@
 #include "opkit/cli/commands.hpp"
 #include "opkit/probe/python_runner.hpp"
+#include "opkit/probe/python_vectors.hpp"
 #include "opkit/probe/tester.hpp"
 #include "opkit/project/template_spec.hpp"
 #include "opkit/project/manifest.hpp"
@@ -59,6 +60,24 @@ print_target(const probe::TestTarget& target)
   fmt::print("  {}\n", target.differences.empty() ? "matches opkit.yaml" : "does not match opkit.yaml");
 }
 
+void
+print_vectors(const probe::PythonVectorsReport& report)
+{
+  fmt::print("tensorflow {} (Python): {}\n", report.tf_version, report.library);
+  for (const probe::VectorOutcome& outcome : report.outcomes) {
+    if (outcome.ok) {
+      fmt::print("  vector {} {}: ok\n", outcome.vector, outcome.output);
+    } else {
+      fmt::print("  vector {} {}: MISMATCH\n    expected {}\n    got      {}\n", outcome.vector, outcome.output,
+                 outcome.expected, outcome.got);
+    }
+  }
+  if (!report.ran) {
+    fmt::print("  the op did not run:\n{}\n", tail_lines(report.log, 15));
+  }
+  fmt::print("  {}\n", report.ok() ? "all test vectors match" : "FAILED");
+}
+
 } // namespace
 
 void
@@ -70,9 +89,18 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_option("--tf", versions, "Versions to test (default: opkit.yaml's targets)");
   cmd->add_option("--build-dir", build_dir, "Build folder (default: <project>/build)");
   cmd->add_flag("--json", global.json, "Print the report as JSON");
+  static bool python = false;
+  cmd->add_flag("--python", python,
+                "Run the op on opkit.yaml's test vectors in a real TensorFlow the local Python imports");
   cmd->callback([&global, &exit_code] {
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
+    if (python) {
+      probe::PythonVectorsReport report = probe::test_in_python(manifest, build_dir);
+      print_vectors(report);
+      exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
+      return;
+    }
     if (spec.kind != project::TemplateKind::tensorflow) {
       probe::PythonTestResult result = probe::run_python_test(manifest, spec);
       fmt::print("{}", result.output);

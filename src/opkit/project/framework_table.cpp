@@ -26,7 +26,7 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
 {
   yaml::expect_keys(range,
                     {"since", "verified", "cxx_standard", "cxx11_abi", "eigen_max_align_bytes", "framework_library",
-                     "link", "runtime", "quirks"},
+                     "link", "runtime", "wheels", "quirks"},
                     name);
   FrameworkFlags flags = common;
   flags.since = yaml::get_string(range, "since", name);
@@ -37,6 +37,12 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
   flags.framework_library = yaml::get_string(range, "framework_library", name);
   flags.link = yaml::get_string(range, "link", name);
   flags.runtime = yaml::get_string(range, "runtime", name);
+  YAML::Node wheels = range["wheels"];
+  yaml::expect_keys(wheels, {"cpu", "gpu", "pythons", "platforms"}, name);
+  flags.cpu_distribution = yaml::get_string(wheels, "cpu", name);
+  flags.gpu_distribution = yaml::get_string(wheels, "gpu", name);
+  flags.wheel_pythons = yaml::get_string_list(wheels, "pythons", name);
+  flags.wheel_platforms = yaml::get_string_list(wheels, "platforms", name);
   flags.quirks = parse_quirks(range, name);
   return flags;
 }
@@ -47,7 +53,7 @@ FrameworkTable
 FrameworkTable::parse(const std::string& text, const std::string& name)
 {
   YAML::Node root = yaml::load(text, name);
-  yaml::expect_keys(root, {"framework", "common", "cuda", "versions"}, name);
+  yaml::expect_keys(root, {"framework", "common", "cuda", "python_tf", "versions"}, name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
   common.compile_flags = yaml::get_string_list(common_node, "compile_flags", name);
@@ -60,6 +66,9 @@ FrameworkTable::parse(const std::string& text, const std::string& name)
   common.cuda_link_flags = yaml::get_string_list(cuda, "link_flags", name);
 
   FrameworkTable table;
+  for (const auto& entry : root["python_tf"]) {
+    table.m_python_tf[entry.first.Scalar()] = entry.second.Scalar();
+  }
   for (const YAML::Node& range : root["versions"]) {
     FrameworkFlags flags = parse_range(range, common, name);
     std::optional<Version> since = parse_version(flags.since);
@@ -85,6 +94,13 @@ FrameworkTable::tensorflow()
     return parse(std::string(*text), path);
   }();
   return table;
+}
+
+std::string
+FrameworkTable::tf_for_python(const std::string& python_version) const
+{
+  auto found = m_python_tf.find(python_version);
+  return found == m_python_tf.end() ? std::string() : found->second;
 }
 
 FrameworkFlags

@@ -2,6 +2,7 @@
 
 #include "opkit/project/version.hpp"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct FrameworkFlags
   std::string framework_library;     // file name in the wheel, also its SONAME
   std::string link;                  // -ltensorflow_framework or -l:libtensorflow_framework.so.N
   std::string runtime;               // the configs/runtimes/ policy the stock wheel assumes
+  std::string cpu_distribution;      // the PyPI project of the CPU SDK ("tensorflow-cpu")
+  std::string gpu_distribution;      // ... and of the CUDA one ("tensorflow")
+  std::vector<std::string> wheel_pythons;   // python tags, best first ("cp310")
+  std::vector<std::string> wheel_platforms; // platform tags, best first ("manylinux2014_x86_64")
   std::vector<std::string> compile_flags;
   std::vector<std::string> warning_flags;
   std::vector<std::string> link_flags;
@@ -47,7 +52,11 @@ public:
   // The flags for a version; throws Error(usage) for one older than the first range.
   FrameworkFlags flags_for(const Version& version) const;
 
+  // The TF release `opkit test --python` installs for a Python ("3.11"); empty when none is known.
+  std::string tf_for_python(const std::string& python_version) const;
+
 private:
+  std::map<std::string, std::string> m_python_tf;
   std::vector<std::pair<Version, FrameworkFlags>> m_ranges; // sorted by `since`
 };
 

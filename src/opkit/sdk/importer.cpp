@@ -209,6 +209,7 @@ import_sdk(const stdfs::path& source)
   Sdk sdk = derive_facts(staging.path(), stdfs::absolute(source).string());
   sdk.root = store / sdk.id;
   fs::write_file_atomic(staging.path() / "sdk.json", to_json(sdk).dump(2) + "\n");
+  fs::FileLock lock(store_lock_path()); // one commit into the store at a time
   staging.commit(sdk.root, /*replace=*/true);
   log_info("imported {}: {} headers, {} framework librar{}, {:.1f} MB", sdk.id, stats.headers, stats.libraries,
            stats.libraries == 1 ? "y" : "ies", static_cast<double>(stats.bytes) / 1e6);

@@ -5,6 +5,8 @@
 #include "opkit/util/fs.hpp"
 
 #include <algorithm>
+
+#include "opkit/util/strings.hpp"
 #include <cstdlib>
 
 namespace opkit::sdk {
@@ -55,6 +57,80 @@ list_sdks()
     return a.version == b.version ? a.id < b.id : a.version < b.version;
   });
   return sdks;
+}
+
+std::filesystem::path
+store_lock_path()
+{
+  return opkit_home() / "locks" / "store.lock";
+}
+
+Sdk
+find_sdk(const std::string& id_or_spec)
+{
+  for (const Sdk& sdk : list_sdks()) {
+    if (sdk.id == id_or_spec) {
+      return sdk;
+    }
+  }
+  return resolve_sdk(starts_with(id_or_spec, "tensorflow-") ? id_or_spec.substr(11) : id_or_spec);
+}
+
+void
+remove_sdk(const Sdk& sdk)
+{
+  fs::FileLock lock(store_lock_path());
+  std::error_code ec;
+  std::filesystem::path aside = sdk_store_dir() / (".removing." + sdk.id);
+  std::filesystem::remove_all(aside, ec);
+  std::filesystem::rename(sdk.root, aside, ec);
+  if (ec) {
+    fail(ExitCode::system, "{}: cannot remove: {}", sdk.root, ec.message());
+  }
+  std::filesystem::remove_all(aside, ec);
+  std::filesystem::remove_all(opkit_home() / "probes" / sdk.id, ec);
+}
+
+GcReport
+collect_garbage(bool downloads)
+{
+  fs::FileLock lock(store_lock_path());
+  GcReport report;
+  std::vector<std::string> live;
+  for (const Sdk& sdk : list_sdks()) {
+    live.push_back(sdk.id);
+  }
+  auto drop = [&](const std::filesystem::path& path) {
+    std::error_code ec;
+    uint64_t bytes = 0;
+    for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      bytes += it->is_regular_file(ec) ? it->file_size(ec) : 0;
+    }
+    bytes += std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
+    std::filesystem::remove_all(path, ec);
+    report.removed.push_back(path.string());
+    report.bytes += bytes;
+  };
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(sdk_store_dir(), ec)) {
+    std::string name = entry.path().filename().string();
+    if (starts_with(name, ".opkit-partial.") || starts_with(name, ".removing.") || name.find(".old.") != std::string::npos) {
+      drop(entry.path());
+    }
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(opkit_home() / "probes", ec)) {
+    if (entry.is_directory() && std::find(live.begin(), live.end(), entry.path().filename().string()) == live.end()) {
+      drop(entry.path());
+    }
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(opkit_home() / "downloads", ec)) {
+    std::string name = entry.path().filename().string();
+    if (starts_with(name, "pip-") || (downloads && ends_with(name, ".partial"))) {
+      drop(entry.path());
+    }
+  }
+  return report;
 }
 
 Sdk

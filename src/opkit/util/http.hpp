@@ -1,7 +1,10 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace opkit {
@@ -11,15 +14,25 @@ struct HttpOptions
   std::vector<std::string> headers; // "Name: value", sent as given (after validation)
   int retries = 3;                  // further attempts after the first, with backoff 0.5 s, 1 s, 2 s, ...
   std::filesystem::path ca_file;    // empty: the system CA bundle; verification is never turned off
-  bool progress = false;            // draw a progress bar on stderr (the caller checks isatty)
+  bool progress = false;            // draw a progress bar on stderr, when it is a terminal (the caller checks -q)
 };
 
 struct HttpResult
 {
   long status = 0;     // the final answer's HTTP status
   std::string reason;  // its reason phrase ("Created"); empty over HTTP/2
-  std::string body;    // its body, cut at 64 KiB
+  std::string body;    // its body: whole for http_get (up to 64 MiB), cut at 64 KiB otherwise
   int attempts = 0;    // how many requests were made
+  std::string content_type; // its Content-Type header, as sent ("text/html; charset=utf-8"); empty if none
+};
+
+struct DownloadResult
+{
+  long status = 0;                      // 200 (whole file), 206 (resumed), 416 (partial_file was already complete)
+  std::uint64_t bytes_total = 0;        // partial_file's size on return: the whole file's
+  std::uint64_t bytes_resumed_from = 0; // bytes of partial_file kept from before the call (0: started afresh)
+  int attempts = 0;                     // how many requests were made
+  std::uint64_t bytes_received = 0;     // body bytes this call wrote to partial_file, over all attempts
 };
 
 // Uploads `file` to an http(s) URL with PUT, streaming the body from disk
@@ -33,6 +46,30 @@ struct HttpResult
 // variables (https_proxy, no_proxy, ...) are honoured as libcurl does.
 HttpResult http_put_file(const std::string& url, const std::filesystem::path& file, const HttpOptions& options);
 
+// GETs an http(s) URL into memory (index pages, JSON documents), following
+// up to 5 redirects to http(s) URLs and accepting compressed answers.
+// Retried like http_put_file. Throws Error(usage) for a URL that is not
+// http(s), Error(failed) for an answer that is not 2xx after the retries,
+// a body over 64 MiB, or a request that cannot be made:
+// "<url>: download failed: HTTP 404 Not Found". Custom headers (an Accept:
+// header) are sent to redirect targets too; libcurl withholds only
+// Authorization and Cookie from other hosts.
+HttpResult http_get(const std::string& url, const HttpOptions& options);
+
+// GETs an http(s) URL into `partial_file`, streamed, resuming what is there:
+// when it holds N bytes (from an earlier call or an attempt cut off in this
+// one) the request asks for "Range: bytes=N-"; a 206 is appended, a 200 (the
+// server ignored the range) replaces the file, and a 416 means done when the
+// server's size ("Content-Range: bytes */T") equals N, else a fresh start.
+// A connection lost mid-body keeps the bytes received, and the next attempt
+// asks only for the rest at once; such attempts do not use up `retries` (up
+// to 20 per call). Redirects, retries, errors ("download failed") as http_get;
+// a partial_file this call created is removed when it fails with nothing in it.
+// It never renames or verifies: the caller checks the hash, then renames.
+// Throws Error(system) when partial_file cannot be opened or written.
+DownloadResult http_download(const std::string& url, const std::filesystem::path& partial_file,
+                             const HttpOptions& options);
+
 // The URL as it may be shown in messages and logs: without a password and
 // with any query (a presigned URL's signature) replaced by "?...".
 std::string http_display_url(const std::string& url);
@@ -43,5 +80,31 @@ void check_http_url(const std::string& url);
 // Throws Error(usage) unless `header` is "Name: value" with a token name and
 // no line breaks (which would let a value inject further headers).
 void check_http_header(const std::string& header);
+
+// --- pure helpers of http_download, public for the unit tests
+
+// A Content-Range header's value: "bytes 0-99/1000", "bytes 0-99/*" (size
+// unknown) or "bytes */1000" (a 416's: no range). -1 marks what is absent.
+struct ContentRange
+{
+  std::int64_t first = -1;
+  std::int64_t last = -1;
+  std::int64_t total = -1;
+};
+
+// Parses a Content-Range value; nullopt when it is malformed or not in bytes.
+std::optional<ContentRange> parse_content_range(std::string_view value);
+
+// What http_download does with an answer to a request for bytes `offset`
+// onward (no Range header when offset is 0), given its status and its
+// Content-Range header ("" when absent).
+enum class ResumeAction {
+  append,   // 206 starting at offset: write after the bytes kept
+  replace,  // another 2xx: the body is the whole file, so the bytes kept go
+  complete, // 416 whose size is offset: the bytes kept are the whole file
+  restart,  // 206 elsewhere, 416 otherwise: drop the bytes kept and ask for the whole file
+  error,    // anything else: not the file's bytes (retried or reported as an error)
+};
+ResumeAction resume_action(long status, std::string_view content_range, std::uint64_t offset);
 
 } // namespace opkit

@@ -1,0 +1,143 @@
+#include "opkit/probe/python_vectors.hpp"
+
+#include "opkit/build/builder.hpp"
+#include "opkit/probe/python_runner.hpp"
+#include "opkit/project/framework_table.hpp"
+#include "opkit/sdk/importer.hpp"
+#include "opkit/sdk/store.hpp"
+#include "opkit/util/embedded.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/json.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/process.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace opkit::probe {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+std::string
+local_python_version()
+{
+  const char* env = std::getenv("OPKIT_PYTHON");
+  std::string python = env != nullptr && *env != '\0' ? env : "python3";
+  ProcessResult result =
+    run_process({python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"});
+  if (result.exit_code != 0) {
+    throw Error(ExitCode::missing, fmt::format("{}: cannot run: {}", python, trim(result.err)),
+                "scripts/setup.sh installs python3");
+  }
+  return trim(result.out);
+}
+
+// The SDK for the venv's TF: from the store, else imported from the venv itself.
+void
+ensure_sdk(const std::string& tf_version, const stdfs::path& venv, const std::string& python_version)
+{
+  try {
+    sdk::resolve_sdk(tf_version);
+    return;
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::missing) {
+      throw;
+    }
+  }
+  stdfs::path package = venv / "lib" / ("python" + python_version) / "site-packages" / "tensorflow";
+  log_info("importing the tensorflow {} SDK from {}", tf_version, package);
+  sdk::import_sdk(package);
+}
+
+Json
+vectors_json(const project::OpSpec& op)
+{
+  Json vectors = Json::array();
+  for (const project::TestVector& vector : op.tests) {
+    Json inputs = Json::array();
+    for (const auto& input : vector.inputs) {
+      inputs.push_back({{"name", input.name}, {"dtype", input.dtype}, {"value", Json::parse(input.json)}});
+    }
+    Json outputs = Json::array();
+    for (const auto& output : vector.outputs) {
+      outputs.push_back({{"name", output.name}, {"value", Json::parse(output.json)}});
+    }
+    vectors.push_back({{"inputs", inputs}, {"outputs", outputs}, {"tolerance", vector.tolerance}});
+  }
+  return vectors;
+}
+
+void
+parse_outcomes(const std::string& out, PythonVectorsReport& report)
+{
+  for (const std::string& line : split(out, '\n')) {
+    if (trim(line).empty() || line.front() != '{') {
+      continue;
+    }
+    Json json = Json::parse(line, nullptr, false);
+    if (json.is_discarded()) {
+      continue;
+    }
+    if (json.contains("failures")) {
+      report.ran = true;
+      report.tf_version = json.value("tf_version", report.tf_version);
+      continue;
+    }
+    report.outcomes.push_back({json.value("vector", 0), json.value("output", ""), json.value("ok", false),
+                               json["expected"].dump(), json["got"].dump()});
+  }
+}
+
+} // namespace
+
+bool
+PythonVectorsReport::ok() const
+{
+  return ran && !outcomes.empty()
+         && std::all_of(outcomes.begin(), outcomes.end(), [](const VectorOutcome& o) { return o.ok; });
+}
+
+PythonVectorsReport
+test_in_python(const project::Manifest& manifest, const stdfs::path& build_root)
+{
+  if (manifest.op.tests.empty()) {
+    fail(ExitCode::usage, "{}: no test vectors (op.tests) to run", manifest.root / "opkit.yaml");
+  }
+  std::string python_version = local_python_version();
+  PythonVectorsReport report;
+  report.tf_version = project::FrameworkTable::tensorflow().tf_for_python(python_version);
+  if (report.tf_version.empty()) {
+    fail(ExitCode::missing, "Python {}: no TensorFlow release with wheels for it is configured", python_version);
+  }
+  stdfs::path venv = ensure_venv({"tensorflow-cpu==" + report.tf_version});
+  ensure_sdk(report.tf_version, venv, python_version);
+
+  build::BuildOptions options;
+  options.tf_specs = {report.tf_version};
+  options.build_root = build_root;
+  build::BuildReport built = build::build_project(manifest, options);
+  const build::TargetResult& target = built.targets.front();
+  if (!target.ok) {
+    fail(ExitCode::failed, "{}: build for tensorflow {} failed:\n{}", manifest.name, report.tf_version,
+         tail_lines(target.log, 20));
+  }
+  report.library = target.library;
+  stdfs::path dir = target.library.parent_path();
+  fs::write_file_if_changed(dir / "opkit-vectors.json", vectors_json(manifest.op).dump(2) + "\n");
+  fs::write_file_if_changed(dir / "run_vectors.py", *find_embedded("templates/probe/run_vectors.py"));
+  ProcessOptions run;
+  run.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3";
+  ProcessResult result = run_process({(venv / "bin" / "python").string(), (dir / "run_vectors.py").string(),
+                                      target.library.string(), manifest.op.name, (dir / "opkit-vectors.json").string()},
+                                     run);
+  parse_outcomes(result.out, report);
+  report.log = result.err;
+  return report;
+}
+
+} // namespace opkit::probe

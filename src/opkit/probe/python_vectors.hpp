@@ -1,0 +1,38 @@
+#pragma once
+
+#include "opkit/project/manifest.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace opkit::probe {
+
+// One output of one test vector, compared in a real TensorFlow.
+struct VectorOutcome
+{
+  int vector = 0;
+  std::string output;
+  bool ok = false;
+  std::string expected; // JSON
+  std::string got;      // JSON
+};
+
+struct PythonVectorsReport
+{
+  std::string tf_version;
+  std::filesystem::path library;
+  std::vector<VectorOutcome> outcomes;
+  std::string log; // the script's stderr, shown when it fails to run
+  bool ran = false;
+  bool ok() const;
+};
+
+// `opkit test --python`: with a TensorFlow the local python3 can import (a
+// venv opkit makes or reuses, holding the release configs/ names for that
+// Python), builds the op for that version (importing its SDK from the venv
+// when the store lacks it), loads it with tf.load_op_library and runs it on
+// opkit.yaml's test vectors. No vectors is Error(usage).
+PythonVectorsReport test_in_python(const project::Manifest& manifest, const std::filesystem::path& build_root);
+
+} // namespace opkit::probe

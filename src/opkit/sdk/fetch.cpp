@@ -1,0 +1,251 @@
+#include "opkit/sdk/fetch.hpp"
+
+#include "opkit/project/framework_table.hpp"
+#include "opkit/sdk/importer.hpp"
+#include "opkit/sdk/index.hpp"
+#include "opkit/sdk/store.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/hash.hpp"
+#include "opkit/util/http.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/process.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <cstdlib>
+#include <fstream>
+
+#include <unistd.h>
+
+namespace opkit::sdk {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+struct Wanted
+{
+  project::Version version;
+  std::string project;
+  std::string sdk_id;
+  project::FrameworkFlags flags;
+};
+
+Wanted
+parse_requirement(const FetchOptions& options)
+{
+  size_t eq = options.requirement.find("==");
+  std::string name = trim(options.requirement.substr(0, eq));
+  if (eq == std::string::npos || normalize_project(name) != "tensorflow") {
+    fail(ExitCode::usage, "'{}': expected tensorflow==VERSION", options.requirement);
+  }
+  std::optional<project::Version> version = project::parse_version(trim(options.requirement.substr(eq + 2)));
+  if (!version || version->parts.size() != 3) {
+    fail(ExitCode::usage, "'{}': expected an exact version, e.g. tensorflow==2.10.1", options.requirement);
+  }
+  if (options.variant != "cpu" && options.variant != "gpu") {
+    fail(ExitCode::usage, "--variant {}: expected cpu or gpu", options.variant);
+  }
+  Wanted wanted{*version, "", "", project::FrameworkTable::tensorflow().flags_for(*version)};
+  wanted.project = options.variant == "cpu" ? wanted.flags.cpu_distribution : wanted.flags.gpu_distribution;
+  wanted.sdk_id = "tensorflow-" + version->str() + (options.variant == "gpu" ? "-cuda" : "");
+  return wanted;
+}
+
+std::string
+ini_value(const stdfs::path& file, const std::string& section, const std::string& key)
+{
+  std::error_code ec;
+  if (!stdfs::is_regular_file(file, ec)) {
+    return {};
+  }
+  std::string current;
+  std::string value;
+  for (const std::string& raw : split(fs::read_file(file), '\n')) {
+    std::string line = trim(raw);
+    if (starts_with(line, "[") && ends_with(line, "]")) {
+      current = line.substr(1, line.size() - 2);
+    } else if (current == section && line.find('=') != std::string::npos) {
+      std::string name = trim(line.substr(0, line.find('=')));
+      if (name == key || name == std::string("--") + key) {
+        value = trim(line.substr(line.find('=') + 1));
+      }
+    }
+  }
+  return value;
+}
+
+bool
+interactive()
+{
+  return ::isatty(2) != 0 && verbosity() != Verbosity::quiet;
+}
+
+HttpOptions
+http_options(const std::string& accept)
+{
+  HttpOptions options;
+  options.headers = {"Accept: " + accept};
+  options.progress = false;
+  return options;
+}
+
+std::vector<IndexFile>
+list_files(const std::string& index_url, const std::string& project)
+{
+  std::string page = index_url + (ends_with(index_url, "/") ? "" : "/") + normalize_project(project) + "/";
+  HttpResult result =
+    http_get(page, http_options("application/vnd.pypi.simple.v1+json, text/html;q=0.1"));
+  return result.content_type.find("application/vnd.pypi.simple.v1+json") != std::string::npos
+           ? parse_simple_json(result.body, page)
+           : parse_simple_html(result.body, page);
+}
+
+// Downloads (resuming) into downloads/<file>, verified against the index's sha256.
+stdfs::path
+download_wheel(const IndexFile& file, FetchResult& result)
+{
+  stdfs::path dir = opkit_home() / "downloads";
+  fs::create_dirs(dir);
+  stdfs::path partial = dir / (file.filename + ".partial");
+  HttpOptions options = http_options("*/*");
+  options.progress = interactive();
+  log_info("downloading {} ...", file.filename);
+  DownloadResult download = http_download(file.url, partial, options);
+  result.resumed_from = download.bytes_resumed_from;
+  result.requests = download.attempts;
+  result.wheel_bytes = download.bytes_total;
+  if (file.sha256.empty()) {
+    log_warning("{}: the index gives no sha256; not verified", file.filename);
+  } else {
+    std::string actual = sha256_hex_file(partial);
+    if (actual != file.sha256) {
+      std::error_code ec;
+      stdfs::remove(partial, ec);
+      fail(ExitCode::failed, "{}: sha256 mismatch: the index says {}, the download is {}; removed it", file.filename,
+           file.sha256, actual);
+    }
+  }
+  stdfs::path wheel = dir / file.filename;
+  std::error_code ec;
+  stdfs::rename(partial, wheel, ec);
+  if (ec) {
+    fail(ExitCode::system, "{}: cannot rename into place: {}", wheel, ec.message());
+  }
+  return wheel;
+}
+
+// No index configured: let pip find the wheel (its own configuration decides where).
+stdfs::path
+pip_download(const Wanted& wanted, FetchResult& result)
+{
+  stdfs::path dir = opkit_home() / "downloads" / ("pip-" + wanted.sdk_id);
+  std::error_code ec;
+  stdfs::remove_all(dir, ec);
+  for (const std::string& python : wanted.flags.wheel_pythons) {
+    std::string digits = python.substr(2);
+    std::vector<std::string> argv = {"python3", "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+                                     "--python-version", digits.substr(0, 1) + "." + digits.substr(1),
+                                     "--implementation", "cp", "--abi", python + (std::stoi(digits) < 38 ? "m" : "")};
+    for (const std::string& platform : wanted.flags.wheel_platforms) {
+      argv.insert(argv.end(), {"--platform", platform});
+    }
+    argv.insert(argv.end(), {"-d", dir.string(), wanted.project + "==" + wanted.version.str()});
+    log_info("pip download {}=={} for {} ...", wanted.project, wanted.version.str(), python);
+    if (run_process(argv).exit_code == 0) {
+      for (const auto& entry : stdfs::directory_iterator(dir)) {
+        result.wheel = entry.path().filename().string();
+        result.wheel_bytes = stdfs::file_size(entry.path());
+        return entry.path();
+      }
+    }
+  }
+  throw Error(ExitCode::missing,
+              fmt::format("{} {}: pip download found no wheel with tags {} / {}", wanted.project,
+                          wanted.version.str(), join(wanted.flags.wheel_pythons, ","),
+                          join(wanted.flags.wheel_platforms, ",")),
+              "pass --index-url, or check pip's index configuration");
+}
+
+} // namespace
+
+uint64_t
+folder_size(const stdfs::path& folder)
+{
+  uint64_t total = 0;
+  std::error_code ec;
+  for (auto it = stdfs::recursive_directory_iterator(folder, ec); !ec && it != stdfs::recursive_directory_iterator();
+       it.increment(ec)) {
+    total += it->is_regular_file(ec) ? it->file_size(ec) : 0;
+  }
+  return total;
+}
+
+std::string
+configured_index_url(const std::string& flag)
+{
+  for (const std::string& value : {flag, std::string(std::getenv("OPKIT_INDEX_URL") ? std::getenv("OPKIT_INDEX_URL") : ""),
+                                   std::string(std::getenv("PIP_INDEX_URL") ? std::getenv("PIP_INDEX_URL") : "")}) {
+    if (!value.empty()) {
+      return value;
+    }
+  }
+  std::vector<stdfs::path> files = {"/etc/pip.conf", "/etc/xdg/pip/pip.conf"};
+  if (const char* home = std::getenv("HOME")) {
+    files.push_back(stdfs::path(home) / ".pip" / "pip.conf");
+    files.push_back(stdfs::path(home) / ".config" / "pip" / "pip.conf");
+  }
+  if (const char* file = std::getenv("PIP_CONFIG_FILE")) {
+    files.push_back(file);
+  }
+  std::string url;
+  for (const stdfs::path& file : files) {
+    std::string value = ini_value(file, "global", "index-url");
+    url = value.empty() ? url : value; // later files override earlier ones, as in pip
+  }
+  return url;
+}
+
+FetchResult
+fetch_sdk(const FetchOptions& options)
+{
+  Wanted wanted = parse_requirement(options);
+  fs::FileLock lock(opkit_home() / "locks" / ("fetch-" + wanted.sdk_id + ".lock"));
+  FetchResult result;
+  for (const Sdk& sdk : list_sdks()) {
+    if (sdk.id == wanted.sdk_id) {
+      result.sdk = sdk;
+      result.already_present = true;
+      result.sdk_bytes = folder_size(sdk.root);
+      return result;
+    }
+  }
+  std::string index = configured_index_url(options.index_url);
+  stdfs::path wheel;
+  if (index.empty()) {
+    result.source = "pip download";
+    wheel = pip_download(wanted, result);
+  } else {
+    result.source = http_display_url(index);
+    std::optional<IndexFile> file = pick_wheel(list_files(index, wanted.project), wanted.project,
+                                               wanted.version.str(), wanted.flags.wheel_pythons,
+                                               wanted.flags.wheel_platforms);
+    if (!file) {
+      throw Error(ExitCode::missing,
+                  fmt::format("{} {}: no wheel with tags {} / {} on {}", wanted.project, wanted.version.str(),
+                              join(wanted.flags.wheel_pythons, ","), join(wanted.flags.wheel_platforms, ","),
+                              result.source),
+                  "check the version, or the index");
+    }
+    result.wheel = file->filename;
+    wheel = download_wheel(*file, result);
+  }
+  result.sdk = import_sdk(wheel);
+  result.sdk_bytes = folder_size(result.sdk.root);
+  std::error_code ec;
+  stdfs::remove(wheel, ec); // the SDK subset is what the store keeps
+  return result;
+}
+
+} // namespace opkit::sdk

@@ -1,0 +1,44 @@
+"""opkit test --python: runs an op on the test vectors of opkit.yaml inside a
+real TensorFlow and prints one JSON line per output compared.
+
+usage: python run_vectors.py LIBRARY OP_NAME VECTORS_JSON
+"""
+import json
+import re
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+# TensorFlow's DataTypeString spellings, as opkit.yaml uses them.
+DTYPES = {"float": "float32", "double": "float64", "half": "float16"}
+
+
+def python_name(op_name):
+    # How TensorFlow names an op's Python function: ZeroOut -> zero_out.
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", op_name).lower()
+
+
+def main():
+    library, op_name, vectors_path = sys.argv[1:4]
+    module = tf.load_op_library(library)
+    function = getattr(module, python_name(op_name))
+    failures = 0
+    for index, vector in enumerate(json.load(open(vectors_path))):
+        args = [tf.constant(np.array(i["value"]), dtype=tf.as_dtype(DTYPES.get(i["dtype"], i["dtype"])))
+                for i in vector["inputs"]]
+        outputs = function(*args)
+        outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        for expected, got in zip(vector["outputs"], outputs):
+            got = got.numpy()
+            want = np.array(expected["value"])
+            ok = got.shape == want.shape and bool(np.allclose(got, want, rtol=0, atol=vector["tolerance"]))
+            failures += 0 if ok else 1
+            print(json.dumps({"vector": index, "output": expected["name"], "ok": ok,
+                              "expected": want.tolist(), "got": got.tolist()}))
+    print(json.dumps({"tf_version": tf.__version__, "failures": failures}))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+# opkit sdk fetch against a real package index on loopback holding the real
+# wheels (and decoys): it picks the right file, resumes after a cut, rejects a
+# corrupted download by its hash, and two concurrent fetches download once.
+# Then the store commands: info, remove, gc.
+source "$(dirname "$0")/common.sh"
+export OPKIT_HOME="$work/home"   # a store of its own
+unset OPKIT_INDEX_URL PIP_INDEX_URL
+
+root="$work/index"
+mkdir -p "$root"
+ln -s "$(wheel_for 2.10.1)" "$(wheel_for 1.12.0)" "$root/"
+# Decoys the choice must skip: other versions, pythons, platforms, the GPU package.
+for f in tensorflow_cpu-2.10.1-cp39-cp39-manylinux_2_17_x86_64.manylinux2014_x86_64.whl \
+         tensorflow_cpu-2.10.1-cp310-cp310-win_amd64.whl \
+         tensorflow_cpu-2.10.0-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl \
+         tensorflow-2.10.1-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl \
+         tensorflow-1.12.0-cp27-cp27mu-manylinux1_x86_64.whl; do
+  echo decoy >"$root/$f"
+done
+
+servers=()
+trap 'kill "${servers[@]}" 2>/dev/null || true' EXIT
+start_index() { # <name> [--mode m]: sets url_<name>, log_<name>
+  local name=$1
+  shift
+  rm -f "$work/port-$name"
+  python3 "$OPKIT_SOURCE_DIR/tests/integration/index_server.py" --root "$root" --port-file "$work/port-$name" \
+    --log "$work/log-$name" "$@" 2>"$work/server-$name.err" &
+  servers+=($!)
+  for _ in $(seq 100); do [ -s "$work/port-$name" ] && break; sleep 0.1; done
+  [ -s "$work/port-$name" ] || { cat "$work/server-$name.err"; fail "index server $name did not start"; }
+  eval "url_$name=http://127.0.0.1:$(cat "$work/port-$name")/simple/"
+}
+file_gets() { grep -c "^GET /files/$2" "$work/log-$1" || true; }
+
+# --- picks the right file (PEP 691 JSON), imports it, keeps only the SDK subset
+start_index plain
+run_opkit 0 sdk fetch tensorflow==2.10.1 --index-url "$url_plain"
+expect_contains "$work/out" '^tensorflow-2\.10\.1: fetched tensorflow_cpu-2\.10\.1-cp310-cp310-manylinux_2_17_x86_64\.manylinux2014_x86_64\.whl from http://127\.0\.0\.1:[0-9]+/simple/ \(214\.5 MB\), kept 145\.7 MB$'
+expect_contains "$work/log-plain" 'GET /simple/tensorflow-cpu/ .*format=json'
+[ "$(grep -c '^GET /files/' "$work/log-plain")" -eq 1 ] || fail "more than the chosen file was downloaded"
+[ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || fail "the wheel was kept after the import"
+# --- TF 1.12's cp36/manylinux1 wheel, from a PEP 503 HTML-only index, found through pip's configuration
+start_index html --mode html-only
+printf '[global]\nindex-url = %s\n' "$url_html" >"$work/pip.conf"
+PIP_CONFIG_FILE="$work/pip.conf" run_opkit 0 sdk fetch tensorflow==1.12.0
+expect_contains "$work/out" 'fetched tensorflow-1\.12\.0-cp36-cp36m-manylinux1_x86_64\.whl'
+expect_contains "$work/log-html" 'GET /simple/tensorflow/ .*format=html'
+run_opkit 0 sdk list --json
+python3 -c "import json; s={x['id']: x for x in json.load(open('$work/out'))}; \
+assert s['tensorflow-1.12.0']['cxx11_abi']==0 and s['tensorflow-2.10.1']['cxx11_abi']==1, s.keys()"
+
+# --- info, remove, gc
+run_opkit 0 sdk info 2.10 --json
+python3 -c "import json; i=json.load(open('$work/out')); assert i['id']=='tensorflow-2.10.1' and i['size_bytes']>100e6, i"
+run_opkit 0 sdk remove tensorflow-2.10.1
+run_opkit 3 sdk info 2.10.1
+expect_one_error_line
+mkdir -p "$OPKIT_HOME/sdks/.opkit-partial.deadbeef" "$OPKIT_HOME/probes/tensorflow-9.9.9"
+echo junk >"$OPKIT_HOME/sdks/.opkit-partial.deadbeef/x"
+run_opkit 0 sdk gc
+expect_contains "$work/out" 'removed .*/sdks/\.opkit-partial\.deadbeef$'
+expect_contains "$work/out" 'removed .*/probes/tensorflow-9\.9\.9$'
+[ ! -e "$OPKIT_HOME/sdks/.opkit-partial.deadbeef" ] || fail "gc left the staging folder"
+run_opkit 0 sdk list
+expect_contains "$work/out" '^tensorflow-1\.12\.0 '
+
+# --- a connection cut mid-download is resumed where it stopped
+start_index cut --mode cut-once
+run_opkit 0 sdk fetch tensorflow==2.10.1 --index-url "$url_cut"
+expect_contains "$work/out" 'resumed after a cut: 2 requests'
+expect_contains "$work/log-cut" '^GET /files/tensorflow_cpu-2\.10\.1-cp310.* range=- status=200 .*cut'
+expect_contains "$work/log-cut" '^GET /files/tensorflow_cpu-2\.10\.1-cp310.* range=bytes=[0-9]+- status=206'
+run_opkit 0 sdk remove 2.10.1
+# An interrupted earlier fetch left part of the file: the next one continues from there.
+wheel210=$(basename "$(wheel_for 2.10.1)")
+head -c 50000000 "$(wheel_for 2.10.1)" >"$OPKIT_HOME/downloads/$wheel210.partial"
+run_opkit 0 sdk fetch tensorflow==2.10.1 --index-url "$url_plain"
+expect_contains "$work/out" 'resumed at 50\.0 MB'
+expect_contains "$work/log-plain" 'range=bytes=50000000- status=206'
+run_opkit 0 sdk remove 2.10.1
+
+# --- a corrupted download is rejected by the index's sha256; nothing is imported or kept
+start_index corrupt --mode corrupt
+run_opkit 1 -q sdk fetch tensorflow==2.10.1 --index-url "$url_corrupt"
+expect_one_error_line
+expect_contains "$work/err" 'sha256 mismatch: the index says [0-9a-f]{64}, the download is [0-9a-f]{64}; removed it'
+run_opkit 3 sdk info 2.10.1
+[ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || fail "the corrupted download was kept"
+
+# --- two concurrent fetches of the same SDK: both succeed, one download
+start_index twice
+"$OPKIT" sdk fetch tensorflow==2.10.1 --index-url "$url_twice" >"$work/a.out" 2>"$work/a.err" &
+a=$!
+"$OPKIT" sdk fetch tensorflow==2.10.1 --index-url "$url_twice" >"$work/b.out" 2>"$work/b.err" &
+b=$!
+wait $a || { cat "$work/a.err"; fail "first concurrent fetch failed"; }
+wait $b || { cat "$work/b.err"; fail "second concurrent fetch failed"; }
+[ "$(file_gets twice tensorflow_cpu)" -eq 1 ] || fail "concurrent fetches downloaded $(file_gets twice tensorflow_cpu) times"
+cat "$work/a.out" "$work/b.out" >"$work/both"
+expect_contains "$work/both" 'tensorflow-2\.10\.1: already in the store'
+expect_contains "$work/both" 'tensorflow-2\.10\.1: fetched '
+
+# --- bad requests: one line each
+run_opkit 2 sdk fetch tensorflow>=2.10 --index-url "$url_plain"
+expect_one_error_line
+run_opkit 2 sdk fetch numpy==1.0.0 --index-url "$url_plain"
+run_opkit 3 sdk fetch tensorflow==2.10.2 --index-url "$url_plain"
+expect_one_error_line
+expect_contains "$work/err" 'tensorflow-cpu 2\.10\.2: no wheel with tags'
