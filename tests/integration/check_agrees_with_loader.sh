@@ -130,8 +130,14 @@ agree needs_future_210.so 2.10.1 fails version-too-new
 g++ -shared -o needs_future_112.so $objects112 use_future.o newer/libstdc++.so.6 -L"$(sdk_dir 1.12.0)/lib" -ltensorflow_framework
 agree needs_future_112.so 1.12.0 fails version-too-new
 
+# --- framework version skew under one soname: built for a newer TF 2.x
+# (absl::Status, another abseil release), loaded into TF 2.10.1's .so.2.
+source "$OPKIT_TEST_HOME/python-tf.env"   # TF_VERSION: the newer SDK (python_tf fixture)
+run_opkit 0 build --tf "$TF_VERSION" --no-check --build-dir build-newer
+agree "build-newer/tf-$TF_VERSION/libcorpus_op.so" 2.10.1 fails framework-version-skew
+
 echo "check and the real loader agree on all $cases cases" >&2
-[ "$cases" -eq 14 ] || fail "expected 14 agreement cases, ran $cases"
+[ "$cases" -eq 15 ] || fail "expected 15 agreement cases, ran $cases"
 
 # --- policies (no machine here has them, so no load to compare): the ceilings
 # are applied and named. The stock runtimes accept the good ops (opkit build's

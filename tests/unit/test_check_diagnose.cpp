@@ -17,7 +17,8 @@ old_framework()
   lib.symbols_known = true;
   lib.symbols = {{"_ZN10tensorflow12OpDefBuilder4AttrESs", "", false},
                  {"_ZN10tensorflow3fooEN4absl11string_viewE", "", false},
-                 {"_ZN10tensorflow6Status8ToStringEv", "", false}};
+                 {"_ZN10tensorflow6Status8ToStringEv", "", false},
+                 {"_ZN10tensorflow3barENS_6StatusE", "", false}};
   return lib;
 }
 
@@ -49,6 +50,7 @@ TEST(CheckDiagnose, SortsUnresolvedSymbolsByCause)
     {ref("_ZN10tensorflow12OpDefBuilder4AttrENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"),
      ref("_ZN10tensorflow3fooESt17basic_string_viewIcSt11char_traitsIcEE"),
      ref("_ZN3tsl6Status8ToStringEv"),
+     ref("_ZN10tensorflow3barEN4absl12lts_202301256StatusE"),
      ref("_ZN10tensorflow16NotInAnyVersionEv"),
      ref("some_c_function")},
     {&framework}, target);
@@ -60,6 +62,7 @@ TEST(CheckDiagnose, SortsUnresolvedSymbolsByCause)
   EXPECT_EQ(findings[0].remedy, "rebuild with the framework's ABI flag: opkit build --tf 1.12.0");
   EXPECT_EQ(findings[1].kind, "cxx-standard-mismatch");
   EXPECT_EQ(findings[2].kind, "framework-version-skew");
+  EXPECT_EQ(findings[2].symbols.size(), 2U); // tsl::Status, and absl::Status where TF had its own
   EXPECT_EQ(findings[3].kind, "framework-symbol-missing");
   EXPECT_EQ(findings[4].kind, "unresolved-symbol");
   EXPECT_EQ(findings[4].symbols.at(0).mangled, "some_c_function");

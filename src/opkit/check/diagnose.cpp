@@ -20,10 +20,44 @@ replace_all(std::string text, const std::string& from, const std::string& to)
   return text;
 }
 
+// What changes between TF versions without changing the API: the namespace of
+// Status (tensorflow:: -> tsl:: -> absl::) and abseil's inline lts_YYYYMMDD namespace.
 std::string
-without_tsl(const std::string& demangled)
+without_version_skew(const std::string& demangled)
 {
-  return replace_all(demangled, "tsl::", "tensorflow::");
+  static const std::regex k_lts("absl::lts_[0-9]+::");
+  std::string text = std::regex_replace(demangled, k_lts, "absl::");
+  for (const char* status : {"tensorflow::Status", "tsl::Status", "absl::Status"}) {
+    text = replace_all(text, status, "Status");
+  }
+  return replace_all(text, "tsl::", "tensorflow::");
+}
+
+// The abseil lts namespaces a set of exports use ("lts_20220623").
+std::unordered_set<std::string>
+abseil_namespaces(const std::vector<const ProfileLibrary*>& frameworks)
+{
+  static const std::regex k_lts("4absl(12lts_[0-9]+)");
+  std::unordered_set<std::string> found;
+  for (const ProfileLibrary* library : frameworks) {
+    for (const ExportedSymbol& symbol : library->symbols) {
+      std::smatch match;
+      if (std::regex_search(symbol.name, match, k_lts)) {
+        found.insert(match[1].str());
+      }
+    }
+  }
+  return found;
+}
+
+// An abseil symbol from another lts release than the framework's: built against other headers.
+bool
+other_abseil(const SymbolRef& symbol, const std::unordered_set<std::string>& framework_abseil)
+{
+  static const std::regex k_lts("4absl(12lts_[0-9]+)");
+  std::smatch match;
+  return !framework_abseil.empty() && std::regex_search(symbol.mangled, match, k_lts)
+         && framework_abseil.count(match[1].str()) == 0;
 }
 
 // Normalised names of everything the frameworks export, built only when a
@@ -46,7 +80,7 @@ index_exports(const std::vector<const ProfileLibrary*>& frameworks)
       }
       std::string plain = without_abi_tags(demangle(symbol.name));
       std::string view = without_string_view_flavour(plain);
-      index.by_tsl.insert(without_tsl(view));
+      index.by_tsl.insert(without_version_skew(view));
       index.by_string_view.insert(std::move(view));
       index.by_abi.insert(std::move(plain));
     }
@@ -84,10 +118,11 @@ make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const Chec
       target.cxx_standard > 0 ? std::to_string(target.cxx_standard) : "??");
     finding.remedy = fmt::format("rebuild with the framework's C++ standard: {}", rebuild_command(target));
   } else if (kind == "framework-version-skew") {
-    finding.summary = fmt::format("{} symbol{} named for another TF version (tsl:: vs tensorflow::)", n,
+    finding.summary = fmt::format("{} symbol{} spelled for another TF version (Status or abseil namespaces)", n,
                                   n == 1 ? " is" : "s are");
-    finding.diagnosis = fmt::format("{} moved these types between the tensorflow:: and tsl:: namespaces; the library "
-                                    "was built against a different TF version",
+    finding.diagnosis = fmt::format("TF moved Status between tensorflow::, tsl:: and absl:: and bumps its abseil "
+                                    "release; these spellings are not {}'s: the library was built against a "
+                                    "different TF version",
                                     fw);
     finding.remedy = fmt::format("rebuild against the target's SDK: {}", rebuild_command(target));
   } else if (kind == "framework-symbol-missing") {
@@ -141,6 +176,7 @@ diagnose_unresolved(const std::vector<SymbolRef>& unresolved, const std::vector<
     return {};
   }
   ExportIndex index = index_exports(frameworks);
+  std::unordered_set<std::string> framework_abseil = abseil_namespaces(frameworks);
   std::vector<std::string> order = {"dual-abi-mismatch", "cxx-standard-mismatch", "framework-version-skew",
                                     "framework-symbol-missing", "unresolved-symbol"};
   std::vector<std::vector<SymbolRef>> groups(order.size());
@@ -152,7 +188,7 @@ diagnose_unresolved(const std::vector<SymbolRef>& unresolved, const std::vector<
       group = 0;
     } else if (index.by_string_view.count(view) != 0) {
       group = 1;
-    } else if (index.by_tsl.count(without_tsl(view)) != 0) {
+    } else if (index.by_tsl.count(without_version_skew(view)) != 0 || other_abseil(symbol, framework_abseil)) {
       group = 2;
     } else if (!frameworks.empty() && is_framework_symbol(symbol)) {
       group = 3;
