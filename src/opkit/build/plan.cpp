@@ -23,21 +23,41 @@ shell_join(const std::vector<std::string>& args)
   return join(quoted, " ");
 }
 
-// nvcc takes the version's standard and ABI flag too, and the SDK headers;
-// host-compiler flags go through -Xcompiler (in nvcc_flags).
+// What every compile for a TF version starts with: its standard, ABI and Eigen alignment.
 std::vector<std::string>
-nvcc_compile_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const FlagOverrides& overrides)
+version_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const FlagOverrides& overrides)
 {
-  std::vector<std::string> result = {
+  return {
     fmt::format("-std=c++{}", overrides.cxx_standard.value_or(sdk.cxx_standard)),
     fmt::format("-D_GLIBCXX_USE_CXX11_ABI={}", overrides.cxx11_abi.value_or(sdk.cxx11_abi)),
     fmt::format("-DEIGEN_MAX_ALIGN_BYTES={}", flags.eigen_max_align_bytes),
   };
-  result.insert(result.end(), flags.cuda_defines.begin(), flags.cuda_defines.end());
-  result.insert(result.end(), flags.nvcc_flags.begin(), flags.nvcc_flags.end());
+}
+
+// ... and ends with: the SDK's headers, first and as plain -I, so a system
+// protobuf or Eigen can never shadow the ones TF was built with.
+void
+append_includes(std::vector<std::string>& result, const sdk::Sdk& sdk, const project::FrameworkFlags& flags)
+{
   for (const std::string& dir : flags.include_dirs) {
     result.push_back("-I" + (sdk.root / dir).string());
   }
+}
+
+void
+append(std::vector<std::string>& result, const std::vector<std::string>& more)
+{
+  result.insert(result.end(), more.begin(), more.end());
+}
+
+// nvcc takes the same version flags; host-compiler flags go through -Xcompiler (in nvcc_flags).
+std::vector<std::string>
+nvcc_compile_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const FlagOverrides& overrides)
+{
+  std::vector<std::string> result = version_flags(sdk, flags, overrides);
+  append(result, flags.cuda_defines);
+  append(result, flags.nvcc_flags);
+  append_includes(result, sdk, flags);
   return result;
 }
 
@@ -52,18 +72,10 @@ is_device_source(const std::string& path)
 std::vector<std::string>
 sdk_compile_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const FlagOverrides& overrides)
 {
-  std::vector<std::string> result = {
-    fmt::format("-std=c++{}", overrides.cxx_standard.value_or(sdk.cxx_standard)),
-    fmt::format("-D_GLIBCXX_USE_CXX11_ABI={}", overrides.cxx11_abi.value_or(sdk.cxx11_abi)),
-    fmt::format("-DEIGEN_MAX_ALIGN_BYTES={}", flags.eigen_max_align_bytes),
-  };
-  result.insert(result.end(), flags.compile_flags.begin(), flags.compile_flags.end());
-  result.insert(result.end(), flags.warning_flags.begin(), flags.warning_flags.end());
-  // The SDK's headers come first and as -isystem-free -I, so a system
-  // protobuf or Eigen can never shadow the ones TF was built with.
-  for (const std::string& dir : flags.include_dirs) {
-    result.push_back("-I" + (sdk.root / dir).string());
-  }
+  std::vector<std::string> result = version_flags(sdk, flags, overrides);
+  append(result, flags.compile_flags);
+  append(result, flags.warning_flags);
+  append_includes(result, sdk, flags);
   return result;
 }
 

@@ -21,13 +21,6 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-std::string
-python3()
-{
-  const char* env = std::getenv("OPKIT_PYTHON");
-  return env != nullptr && *env != '\0' ? env : "python3";
-}
-
 void
 run_or_fail(const std::vector<std::string>& argv, const std::string& what)
 {
@@ -50,6 +43,13 @@ self_path()
 
 } // namespace
 
+std::string
+local_python()
+{
+  const char* env = std::getenv("OPKIT_PYTHON");
+  return env != nullptr && *env != '\0' ? env : "python3";
+}
+
 stdfs::path
 ensure_venv(const std::vector<std::string>& requirements)
 {
@@ -65,7 +65,7 @@ ensure_venv(const std::vector<std::string>& requirements)
   log_info("creating a Python environment for {} ...", join(sorted, " "));
   std::error_code ec;
   stdfs::remove_all(venv, ec);
-  run_or_fail({python3(), "-m", "venv", venv.string()}, python3() + " -m venv");
+  run_or_fail({local_python(), "-m", "venv", venv.string()}, local_python() + " -m venv");
   if (!sorted.empty()) {
     std::vector<std::string> argv = {(venv / "bin" / "python").string(), "-m", "pip", "install", "--quiet"};
     argv.insert(argv.end(), sorted.begin(), sorted.end());

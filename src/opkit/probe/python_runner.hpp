@@ -9,6 +9,9 @@
 
 namespace opkit::probe {
 
+// The Python opkit uses: $OPKIT_PYTHON, else python3.
+std::string local_python();
+
 // A virtual environment with exactly these PyPI requirements, made once and
 // shared: <OPKIT_HOME>/venvs/py-<hash of the requirements>. Concurrent callers
 // wait on a lock; an interrupted one is redone. Error(missing) naming the

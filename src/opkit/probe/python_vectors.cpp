@@ -26,8 +26,7 @@ namespace {
 std::string
 local_python_version()
 {
-  const char* env = std::getenv("OPKIT_PYTHON");
-  std::string python = env != nullptr && *env != '\0' ? env : "python3";
+  std::string python = local_python();
   ProcessResult result =
     run_process({python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"});
   if (result.exit_code != 0) {
