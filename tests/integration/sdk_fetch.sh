@@ -101,6 +101,13 @@ cat "$work/a.out" "$work/b.out" >"$work/both"
 expect_contains "$work/both" 'tensorflow-2\.10\.1: already in the store'
 expect_contains "$work/both" 'tensorflow-2\.10\.1: fetched '
 
+# --- no index configured anywhere: opkit runs pip download with the right tags;
+# pip's own configuration (here: find-links to the same folder, no index) decides where.
+run_opkit 0 sdk remove 2.10.1
+PIP_NO_INDEX=1 PIP_FIND_LINKS="$root" run_opkit 0 sdk fetch tensorflow==2.10.1
+expect_contains "$work/out" '^tensorflow-2\.10\.1: fetched tensorflow_cpu-2\.10\.1-cp310-cp310-manylinux_2_17_x86_64\.manylinux2014_x86_64\.whl from pip download'
+[ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || [ "$(ls "$OPKIT_HOME/downloads")" = "pip-tensorflow-2.10.1" ] || fail "pip download left files"
+
 # --- bad requests: one line each
 run_opkit 2 sdk fetch tensorflow>=2.10 --index-url "$url_plain"
 expect_one_error_line
