@@ -32,6 +32,17 @@ expect_contains "$work/err" "flavor 'pai' does not apply to TensorFlow 2\.10\.1"
 run_opkit 2 package easyrec --version x --flavor tpu
 expect_one_error_line
 
+# --- 1.15 -> ops/1.15, and DeepRec (1.15 with IS_ON_PAI) -> ops/DeepRec: built for the real 1.15.5
+run_opkit 0 build --tf 1.15
+run_opkit 0 package easyrec --version v115 --tf 1.15
+tar tzf dist/easy_rec_ext_v115_res.tar.gz >"$work/list"
+expect_contains "$work/list" '^easy_rec/python/ops/1\.15/librec_op\.so$'
+run_opkit 0 package easyrec --version deeprec --tf 1.15 --flavor deeprec
+tar tzf dist/easy_rec_ext_deeprec_res.tar.gz >"$work/list"
+expect_contains "$work/list" '^easy_rec/python/ops/DeepRec/librec_op\.so$'
+readelf -d build/tf-1.15.5/librec_op.so >"$work/dyn115"
+expect_contains "$work/dyn115" 'NEEDED.*\[libtensorflow_framework\.so\.1\]'
+
 # --- reproducible: same inputs, same bytes (mtimes from the last commit)
 cp "$tarball" "$work/first.tar.gz"
 touch src/*.cc build/tf-*/librec_op.so

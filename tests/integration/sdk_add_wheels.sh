@@ -5,11 +5,15 @@ rm -rf "$OPKIT_HOME/sdks"
 
 run_opkit 0 sdk add "$(wheel_for 1.12.0)"
 run_opkit 0 sdk add "$(wheel_for 2.10.1)"
+run_opkit 0 sdk add "$(wheel_for 1.15.5)"   # tensorflow_core/ layout
 run_opkit 0 sdk list --json
 python3 - "$work/out" <<'PY'
 import json, sys
 sdks = {s["version"]: s for s in json.load(open(sys.argv[1]))}
-assert set(sdks) == {"1.12.0", "2.10.1"}, sdks.keys()
+assert set(sdks) == {"1.12.0", "2.10.1", "1.15.5"}, sdks.keys()
+mid = sdks["1.15.5"]
+assert (mid["cxx11_abi"], mid["cxx_standard"], mid["soname"]) == (0, 11, "libtensorflow_framework.so.1"), mid
+assert mid["warnings"] == [], mid["warnings"]
 old, new = sdks["1.12.0"], sdks["2.10.1"]
 # The ABI comes from the mangled names the framework library exports.
 assert old["cxx11_abi"] == 0 and "730 with the old std::string spelling" in old["abi_evidence"], old
@@ -22,7 +26,7 @@ assert old["cuda"]["is_cuda_build"] is False and new["cuda"]["is_cuda_build"] is
 assert old["warnings"] == [] and new["warnings"] == [], (old["warnings"], new["warnings"])
 PY
 # Only the SDK subset is kept: headers, the framework library, metadata.
-for v in 1.12.0 2.10.1; do
+for v in 1.12.0 2.10.1 1.15.5; do
   sdk="$OPKIT_HOME/sdks/tensorflow-$v"
   [ -f "$sdk/include/tensorflow/core/framework/op.h" ] || fail "$v: op.h missing"
   [ -z "$(find "$sdk" -name '*.py' ! -name build_info.py)" ] || fail "$v: Python sources were kept"
