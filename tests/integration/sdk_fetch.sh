@@ -108,6 +108,14 @@ PIP_NO_INDEX=1 PIP_FIND_LINKS="$root" run_opkit 0 sdk fetch tensorflow==2.10.1
 expect_contains "$work/out" '^tensorflow-2\.10\.1: fetched tensorflow_cpu-2\.10\.1-cp310-cp310-manylinux_2_17_x86_64\.manylinux2014_x86_64\.whl from pip download'
 [ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || [ "$(ls "$OPKIT_HOME/downloads")" = "pip-tensorflow-2.10.1" ] || fail "pip download left files"
 
+# --- --variant gpu looks in the GPU-enabled project (`tensorflow` for 2.10); here that
+# file is a decoy, so the import refuses it: proof of which file was chosen.
+run_opkit 2 -q sdk fetch tensorflow==2.10.1 --variant gpu --index-url "$url_plain"
+expect_one_error_line
+expect_contains "$work/err" 'tensorflow-2\.10\.1-cp310-cp310-manylinux_2_17_x86_64\.manylinux2014_x86_64\.whl: (cannot open archive|damaged archive)'
+expect_contains "$work/log-plain" 'GET /simple/tensorflow/ '
+[ -z "$(ls -A "$OPKIT_HOME/downloads" | grep -v '^pip-')" ] || fail "the refused wheel was kept"
+
 # --- bad requests: one line each
 run_opkit 2 sdk fetch tensorflow>=2.10 --index-url "$url_plain"
 expect_one_error_line

@@ -241,9 +241,14 @@ fetch_sdk(const FetchOptions& options)
     result.wheel = file->filename;
     wheel = download_wheel(*file, result);
   }
-  result.sdk = import_sdk(wheel);
-  result.sdk_bytes = folder_size(result.sdk.root);
   std::error_code ec;
+  try {
+    result.sdk = import_sdk(wheel);
+  } catch (...) {
+    stdfs::remove(wheel, ec); // a wheel that does not import is of no use to a later fetch
+    throw;
+  }
+  result.sdk_bytes = folder_size(result.sdk.root);
   stdfs::remove(wheel, ec); // the SDK subset is what the store keeps
   return result;
 }
