@@ -24,28 +24,41 @@ print_notes(const std::vector<std::string>& notes)
   }
 }
 
+// --tf, -o and --build-dir: the options of the packages that gather the
+// libraries of several TF versions.
+void
+add_gather_options(CLI::App* cmd, std::vector<std::string>& versions, std::filesystem::path& output_dir,
+                   std::filesystem::path& build_root)
+{
+  cmd->add_option("--tf", versions, "TF versions to include (default: opkit.yaml's targets)");
+  cmd->add_option("-o,--output-dir", output_dir, "Where to write it (default: dist/)");
+  cmd->add_option("--build-dir", build_root, "Build folder (default: build/)");
+}
+
+void
+print_package(const std::filesystem::path& file, const std::string& detail, const std::vector<std::string>& libraries)
+{
+  fmt::print("{} ({})\n", file, detail);
+  for (const std::string& library : libraries) {
+    fmt::print("  {}\n", library);
+  }
+}
+
 void
 add_easyrec(CLI::App& package_app, int& exit_code)
 {
   static package::EasyRecOptions options;
   static std::vector<std::string> versions;
-  static std::string output;
   CLI::App* cmd = package_app.add_subcommand("easyrec", "EasyRec resource tarball easy_rec_ext_<V>_res.tar.gz");
   cmd->add_option("--version", options.version, "Resource version ([0-9A-Za-z_-]; default: easy_rec/version.py)");
   cmd->add_option("--easyrec-dir", options.easyrec_dir, "Your EasyRec checkout, packed as deploy_ext.sh packs it");
-  cmd->add_option("--tf", versions, "TF versions to include (default: opkit.yaml's targets)");
   cmd->add_option("--flavor", options.flavor, "pai (PAI-TF 1.12 -> ops/1.12_pai) or deeprec (-> ops/DeepRec)");
-  cmd->add_option("-o,--output-dir", output, "Where to write it (default: dist/)");
-  cmd->add_option("--build-dir", options.build_root, "Build folder (default: build/)");
+  add_gather_options(cmd, versions, options.output_dir, options.build_root);
   cmd->callback([&exit_code] {
     options.tf_specs = split_versions(versions);
-    options.output_dir = output;
     package::EasyRecResult result = package::package_easyrec(project::load_manifest("."), options);
     print_notes(result.notes);
-    fmt::print("{} ({} files)\n", result.file, result.files);
-    for (const std::string& library : result.libraries) {
-      fmt::print("  {}\n", library);
-    }
+    print_package(result.file, fmt::format("{} files", result.files), result.libraries);
     std::string name = result.file.filename().string();
     fmt::print("upload:  odpscmd -e \"add archive {} -f;\"\n", name);
     fmt::print("run:     pai -name easy_rec_ext -Dres_project=<the project you uploaded to> -Dversion={} ...\n",
@@ -109,20 +122,13 @@ add_wheel(CLI::App& package_app, int& exit_code)
 {
   static package::WheelOptions options;
   static std::vector<std::string> versions;
-  static std::string output;
   CLI::App* cmd = package_app.add_subcommand("wheel", "A pip wheel with the wrapper and a library per TF version");
-  cmd->add_option("--tf", versions, "TF versions to include (default: opkit.yaml's targets)");
   cmd->add_option("--requires", options.requirement, "The TensorFlow requirement (default: from the SDKs)");
-  cmd->add_option("-o,--output-dir", output, "Where to write it (default: dist/)");
-  cmd->add_option("--build-dir", options.build_root, "Build folder (default: build/)");
+  add_gather_options(cmd, versions, options.output_dir, options.build_root);
   cmd->callback([&exit_code] {
     options.tf_specs = split_versions(versions);
-    options.output_dir = output;
     package::WheelResult result = package::package_wheel(project::load_manifest("."), options);
-    fmt::print("{} (requires {})\n", result.file, result.requirement);
-    for (const std::string& library : result.libraries) {
-      fmt::print("  {}\n", library);
-    }
+    print_package(result.file, "requires " + result.requirement, result.libraries);
     exit_code = 0;
   });
 }
