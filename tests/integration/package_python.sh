@@ -11,6 +11,8 @@ git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm ini
 run_opkit 0 build --tf "1.12,2.10.1,$TF_VERSION"
 
 pip="$(dirname "$PYTHON")/pip"
+# The venv is shared across runs: start from a venv without this test's package.
+"$pip" uninstall --quiet --yes py_op >/dev/null 2>&1 || true
 # --- a wheel for the venv's TF alone: pip resolves its requirement against the installed TF
 run_opkit 0 package wheel --tf "$TF_VERSION" -o dist-one
 one=$(ls dist-one/py_op-0.1.0-py3-none-linux_*.whl)
