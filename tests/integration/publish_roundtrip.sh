@@ -151,11 +151,10 @@ expect_one_error_line
 [ ! -e "$ngx/store/upload/pkg/missing.tar.gz" ] && [ ! -e "$ngx/store/upload/pkg/y.tar.gz" ] || fail "a usage error stored a file"
 
 # --- on a terminal, a progress bar is drawn on stderr (and erased); stdout keeps the result
-if command -v script >/dev/null; then
-  # script(1) gives opkit a pseudo-terminal and records everything written to it.
-  script -qec "'$OPKIT' publish pkg.tar.gz '$base/upload/pkg/tty.tar.gz'" "$work/tty.log" >/dev/null </dev/null
-  expect_contains "$work/tty.log" '100% \[#+\]'
-  expect_contains "$work/tty.log" "published pkg\.tar\.gz -> $base/upload/pkg/tty\.tar\.gz"
-fi
+# script(1) (util-linux) gives opkit a pseudo-terminal and records everything written to it.
+command -v script >/dev/null || fail "script(1) is missing: apt-get install util-linux"
+script -qec "'$OPKIT' publish pkg.tar.gz '$base/upload/pkg/tty.tar.gz'" "$work/tty.log" >/dev/null </dev/null
+expect_contains "$work/tty.log" '100% \[#+\]'
+expect_contains "$work/tty.log" "published pkg\.tar\.gz -> $base/upload/pkg/tty\.tar\.gz"
 
 echo "publish_roundtrip: ok"

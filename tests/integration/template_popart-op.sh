@@ -43,12 +43,11 @@ done
 # opkit really hands the SDK to that Makefile: with an SDK folder whose include/popart is
 # empty (no headers are faked), the compiler runs and fails on the first SDK header.
 mkdir -p "$work/bare-sdk/include/popart"
-if command -v g++ >/dev/null; then
-  run_opkit 1 build --popart-sdk "$work/bare-sdk" -j 1
-  expect_contains "$work/out" '^leaky_relu: FAILED$'
-  expect_contains "$work/err" "-I$work/bare-sdk/include"
-  expect_contains "$work/err" 'fatal error: (poplar|popops|popart)/.*: No such file or directory'
-fi
+command -v g++ >/dev/null || fail "g++ is missing: run scripts/setup.sh"
+run_opkit 1 build --popart-sdk "$work/bare-sdk" -j 1
+expect_contains "$work/out" '^leaky_relu: FAILED$'
+expect_contains "$work/err" "-I$work/bare-sdk/include"
+expect_contains "$work/err" 'fatal error: (poplar|popops|popart)/.*: No such file or directory'
 rm -rf build
 
 # --- opkit test --------------------------------------------------------------------------------
