@@ -62,13 +62,6 @@ expand_paths(const std::vector<std::string>& paths, const stdfs::path& origin)
   return result;
 }
 
-bool
-mentions_origin(const std::vector<std::string>& paths)
-{
-  return std::any_of(paths.begin(), paths.end(),
-                     [](const std::string& p) { return p.find("$ORIGIN") != std::string::npos || p.find("${ORIGIN}") != std::string::npos; });
-}
-
 std::string
 find_file(const std::string& soname, const std::vector<std::string>& dirs)
 {
