@@ -60,13 +60,10 @@ stdfs::path
 write_compat_source(const stdfs::path& dir)
 {
   const char* name = "templates/compat/opkit_compat.cc";
-  std::optional<std::string_view> text = find_embedded(name);
-  if (!text) {
-    fail(ExitCode::system, "{}: not embedded in this opkit binary", name);
-  }
+  std::string_view text = require_embedded(name);
   fs::create_dirs(dir / "opkit");
   stdfs::path path = dir / "opkit" / "opkit_compat.cc";
-  fs::write_file_if_changed(path, *text);
+  fs::write_file_if_changed(path, text);
   return path;
 }
 

@@ -101,11 +101,7 @@ ensure_probe(const sdk::Sdk& sdk)
   stdfs::path dir = sdk::opkit_home() / "probes" / sdk.id;
   fs::FileLock lock(sdk::opkit_home() / "probes" / (sdk.id + ".lock"));
   fs::create_dirs(dir);
-  std::optional<std::string_view> source = find_embedded(k_probe_source);
-  if (!source) {
-    fail(ExitCode::system, "{}: not embedded in this opkit binary", k_probe_source);
-  }
-  fs::write_file_if_changed(dir / "tf_probe.cc", *source);
+  fs::write_file_if_changed(dir / "tf_probe.cc", require_embedded(k_probe_source));
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   build::TargetPlan plan;
   plan.compiler = build::find_compiler();

@@ -128,7 +128,7 @@ test_in_python(const project::Manifest& manifest, const stdfs::path& build_root)
   report.library = target.library;
   stdfs::path dir = target.library.parent_path();
   fs::write_file_if_changed(dir / "opkit-vectors.json", vectors_json(manifest.op).dump(2) + "\n");
-  fs::write_file_if_changed(dir / "run_vectors.py", *find_embedded("templates/probe/run_vectors.py"));
+  fs::write_file_if_changed(dir / "run_vectors.py", require_embedded("templates/probe/run_vectors.py"));
   ProcessOptions run;
   run.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3";
   ProcessResult result = run_process({(venv / "bin" / "python").string(), (dir / "run_vectors.py").string(),

@@ -87,11 +87,7 @@ FrameworkTable::tensorflow()
 {
   static const FrameworkTable table = [] {
     const char* path = "configs/frameworks/tensorflow.yaml";
-    std::optional<std::string_view> text = find_embedded(path);
-    if (!text) {
-      fail(ExitCode::system, "{}: not embedded in this opkit binary", path);
-    }
-    return parse(std::string(*text), path);
+    return parse(std::string(require_embedded(path)), path);
   }();
   return table;
 }

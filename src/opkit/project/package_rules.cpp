@@ -11,11 +11,7 @@ easyrec_rules()
 {
   static const EasyRecRules rules = [] {
     const char* name = "configs/packages/easyrec.yaml";
-    std::optional<std::string_view> text = find_embedded(name);
-    if (!text) {
-      fail(ExitCode::system, "{}: not embedded in this opkit binary", name);
-    }
-    YAML::Node root = yaml::load(std::string(*text), name);
+    YAML::Node root = yaml::load(std::string(require_embedded(name)), name);
     EasyRecRules parsed;
     for (const YAML::Node& node : root["ops_dirs"]) {
       parsed.ops_dirs.push_back({yaml::get_string(node, "tf", name), yaml::get_string_or(node, "flavor", name, ""),

@@ -1,5 +1,7 @@
 #include "opkit/util/embedded.hpp"
 
+#include "opkit/util/error.hpp"
+
 namespace opkit {
 
 std::optional<std::string_view>
@@ -11,6 +13,16 @@ find_embedded(std::string_view path)
     }
   }
   return std::nullopt;
+}
+
+std::string_view
+require_embedded(std::string_view path)
+{
+  std::optional<std::string_view> content = find_embedded(path);
+  if (!content) {
+    fail(ExitCode::system, "{}: not embedded in this opkit binary", path);
+  }
+  return *content;
 }
 
 std::vector<EmbeddedFile>

@@ -20,6 +20,10 @@ const std::vector<EmbeddedFile>& embedded_files();
 // The content of one embedded file, or nothing when no such file was embedded.
 std::optional<std::string_view> find_embedded(std::string_view path);
 
+// The content of an embedded file opkit itself needs; Error(system) when this
+// binary was built without it.
+std::string_view require_embedded(std::string_view path);
+
 // The embedded files under a folder prefix (e.g. "templates/tensorflow-op/").
 std::vector<EmbeddedFile> embedded_under(std::string_view prefix);
 
