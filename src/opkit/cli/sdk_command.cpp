@@ -3,6 +3,7 @@
 #include "opkit/sdk/importer.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
 
 #include <fmt/format.h>
 
@@ -95,7 +96,7 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   info->callback([&global, &exit_code] {
     sdk::Sdk sdk = sdk::find_sdk(which);
     Json json = sdk::to_json(sdk);
-    json["size_bytes"] = sdk::folder_size(sdk.root);
+    json["size_bytes"] = fs::disk_size(sdk.root);
     if (global.json) {
       fmt::print("{}\n", json.dump(2));
     } else {

@@ -170,18 +170,6 @@ pip_download(const Wanted& wanted, FetchResult& result)
 
 } // namespace
 
-uint64_t
-folder_size(const stdfs::path& folder)
-{
-  uint64_t total = 0;
-  std::error_code ec;
-  for (auto it = stdfs::recursive_directory_iterator(folder, ec); !ec && it != stdfs::recursive_directory_iterator();
-       it.increment(ec)) {
-    total += it->is_regular_file(ec) ? it->file_size(ec) : 0;
-  }
-  return total;
-}
-
 std::string
 configured_index_url(const std::string& flag)
 {
@@ -217,7 +205,7 @@ fetch_sdk(const FetchOptions& options)
     if (sdk.id == wanted.sdk_id) {
       result.sdk = sdk;
       result.already_present = true;
-      result.sdk_bytes = folder_size(sdk.root);
+      result.sdk_bytes = fs::disk_size(sdk.root);
       return result;
     }
   }
@@ -248,7 +236,7 @@ fetch_sdk(const FetchOptions& options)
     stdfs::remove(wheel, ec); // a wheel that does not import is of no use to a later fetch
     throw;
   }
-  result.sdk_bytes = folder_size(result.sdk.root);
+  result.sdk_bytes = fs::disk_size(result.sdk.root);
   stdfs::remove(wheel, ec); // the SDK subset is what the store keeps
   return result;
 }

@@ -36,7 +36,4 @@ FetchResult fetch_sdk(const FetchOptions& options);
 // global.index-url from pip's configuration files; empty when none is set.
 std::string configured_index_url(const std::string& flag);
 
-// The total size of the files under a folder.
-uint64_t folder_size(const std::filesystem::path& folder);
-
 } // namespace opkit::sdk

@@ -101,16 +101,10 @@ collect_garbage(bool downloads)
     live.push_back(sdk.id);
   }
   auto drop = [&](const std::filesystem::path& path) {
+    report.bytes += fs::disk_size(path);
     std::error_code ec;
-    uint64_t bytes = 0;
-    for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
-         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-      bytes += it->is_regular_file(ec) ? it->file_size(ec) : 0;
-    }
-    bytes += std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
     std::filesystem::remove_all(path, ec);
     report.removed.push_back(path.string());
-    report.bytes += bytes;
   };
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(sdk_store_dir(), ec)) {

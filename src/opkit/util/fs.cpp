@@ -94,6 +94,21 @@ write_file_if_changed(const stdfs::path& path, std::string_view content)
   return true;
 }
 
+uint64_t
+disk_size(const stdfs::path& path)
+{
+  std::error_code ec;
+  if (stdfs::is_regular_file(path, ec)) {
+    return stdfs::file_size(path, ec);
+  }
+  uint64_t total = 0;
+  for (auto it = stdfs::recursive_directory_iterator(path, ec); !ec && it != stdfs::recursive_directory_iterator();
+       it.increment(ec)) {
+    total += it->is_regular_file(ec) ? it->file_size(ec) : 0;
+  }
+  return total;
+}
+
 void
 create_dirs(const stdfs::path& path)
 {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -57,6 +58,9 @@ private:
 // True when `relative` is a relative path that stays inside its base folder
 // once "." and ".." are applied (the archive-escape guard).
 bool stays_inside(const stdfs::path& relative);
+
+// The bytes of a file, or of every file under a folder; 0 when absent.
+uint64_t disk_size(const stdfs::path& path);
 
 // Creates a folder and its parents; throws Error(system) on failure.
 void create_dirs(const stdfs::path& path);
