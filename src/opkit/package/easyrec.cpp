@@ -159,11 +159,11 @@ package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options
   std::vector<std::pair<std::string, Json>> libraries;
   std::map<std::string, std::string> dir_owner;
   for (const BuiltLibrary& lib : built) {
-    std::string dir = project::easyrec_ops_dir(project::easyrec_rules(), *project::parse_version(lib.version),
+    std::string dir = project::easyrec_ops_dir(project::easyrec_rules(), lib.sdk.version,
                                                options.flavor);
-    if (!dir_owner.emplace(dir, lib.version).second) {
+    if (!dir_owner.emplace(dir, lib.version()).second) {
       fail(ExitCode::usage, "tensorflow {} and {} both map to easy_rec/python/ops/{}; package one of them",
-           dir_owner[dir], lib.version, dir);
+           dir_owner[dir], lib.version(), dir);
     }
     std::string path = "easy_rec/python/ops/" + dir + "/" + library;
     members[path] = {path, lib.path, {}, true};

@@ -92,10 +92,10 @@ collect_built(const project::Manifest& manifest, const std::vector<std::string>&
   for (const std::string& spec : wanted) {
     sdk::Sdk sdk = sdk::resolve_sdk(spec);
     stdfs::path dir = build::target_dir(root, sdk.version.str());
-    BuiltLibrary library{sdk.version.str(), dir / ("lib" + manifest.name + ".so"), {}};
+    BuiltLibrary library{sdk, dir / ("lib" + manifest.name + ".so"), {}};
     std::error_code ec;
     if (!stdfs::is_regular_file(library.path, ec) || !stdfs::is_regular_file(dir / "opkit-build.json", ec)) {
-      throw Error(ExitCode::missing, fmt::format("{}: not built for tensorflow {}", library.path, library.version),
+      throw Error(ExitCode::missing, fmt::format("{}: not built for tensorflow {}", library.path, library.version()),
                   fmt::format("run `opkit build --tf {}` first", spec));
     }
     library.facts = Json::parse(fs::read_file(dir / "opkit-build.json"));

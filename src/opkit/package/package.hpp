@@ -1,6 +1,7 @@
 #pragma once
 
 #include "opkit/project/manifest.hpp"
+#include "opkit/sdk/sdk.hpp"
 #include "opkit/util/archive.hpp"
 #include "opkit/util/json.hpp"
 
@@ -14,9 +15,11 @@ namespace opkit::package {
 // A library `opkit build` made, with the facts it recorded in opkit-build.json.
 struct BuiltLibrary
 {
-  std::string version;            // "2.10.1"
+  sdk::Sdk sdk;                   // the SDK it was built against
   std::filesystem::path path;     // build/tf-<version>/lib<name>.so
   Json facts;                     // opkit-build.json
+
+  std::string version() const { return sdk.version.str(); }
 };
 
 // The built libraries for the given version specs (default: opkit.yaml's

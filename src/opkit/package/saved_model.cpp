@@ -3,7 +3,6 @@
 #include "opkit/check/target.hpp"
 #include "opkit/package/package.hpp"
 #include "opkit/project/version.hpp"
-#include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -86,7 +85,7 @@ package_saved_model(const project::Manifest& manifest, const SavedModelOptions& 
 
   SavedModelResult result;
   result.check = check::check_library(
-    built.path, check::make_check_target(sdk::resolve_sdk(spec), options.runtime, {}));
+    built.path, check::make_check_target(built.sdk, options.runtime, {}));
   if (!result.check.loads && !options.force) {
     const check::Finding& first = result.check.findings.front();
     throw Error(ExitCode::failed,

@@ -1,7 +1,6 @@
 #include "opkit/package/wheel.hpp"
 
 #include "opkit/package/package.hpp"
-#include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -32,11 +31,11 @@ std::string
 default_requirement(const std::vector<BuiltLibrary>& built)
 {
   std::set<std::string> distributions;
-  project::Version low = *project::parse_version(built.front().version);
+  project::Version low = built.front().sdk.version;
   project::Version high = low;
   for (const BuiltLibrary& lib : built) {
-    distributions.insert(sdk::resolve_sdk(lib.version).distribution);
-    project::Version v = *project::parse_version(lib.version);
+    distributions.insert(lib.sdk.distribution);
+    const project::Version& v = lib.sdk.version;
     low = v < low ? v : low;
     high = high < v ? v : high;
   }
@@ -73,7 +72,7 @@ package_members(const project::Manifest& manifest, const std::vector<BuiltLibrar
     {pkg + "/" + pkg + "_ops.py", wrapper, {}, false},
   };
   for (const BuiltLibrary& lib : built) {
-    std::string path = pkg + "/tf-" + lib.version + "/lib" + pkg + ".so";
+    std::string path = pkg + "/tf-" + lib.version() + "/lib" + pkg + ".so";
     members.push_back({path, lib.path, {}, true});
     libraries.emplace_back(path, lib.facts);
     result.libraries.push_back(path);
@@ -110,7 +109,7 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
                                  manifest.name, manifest.version, manifest.op.name,
                                  join([&] {
                                    std::vector<std::string> v;
-                                   for (const auto& b : built) v.push_back(b.version);
+                                   for (const auto& b : built) v.push_back(b.version());
                                    return v;
                                  }(),
                                       ", "),

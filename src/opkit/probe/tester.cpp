@@ -70,6 +70,7 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
   }
   stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
   std::vector<TestTarget> targets;
+  std::vector<sdk::Sdk> sdks; // resolved once: resolving reads every sdk.json in the store
   for (const std::string& spec : wanted) {
     sdk::Sdk sdk = sdk::resolve_sdk(spec);
     TestTarget target{spec, sdk.id, sdk.version.str(), build::target_dir(root, sdk.version.str()) / ("lib" + manifest.name + ".so"), {}, {}};
@@ -79,10 +80,12 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
                   fmt::format("run `opkit build --tf {}` first", spec));
     }
     targets.push_back(target);
+    sdks.push_back(sdk);
   }
   TestReport report;
-  for (TestTarget& target : targets) {
-    sdk::Sdk sdk = sdk::resolve_sdk(target.spec);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    TestTarget& target = targets[i];
+    const sdk::Sdk& sdk = sdks[i];
     log_info("probing {} in {} ...", target.library.filename(), sdk.id);
     target.report = run_probe(ensure_probe(sdk), target.library);
     if (target.report.loaded) {
