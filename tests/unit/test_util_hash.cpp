@@ -50,3 +50,10 @@ TEST(Hash, MissingFileIsAnError)
     EXPECT_NE(std::string(e.what()).find("absent: cannot open"), std::string::npos);
   }
 }
+
+TEST(Fnv1a64, KnownVectors)
+{
+  EXPECT_EQ(opkit::fnv1a64_hex(""), "cbf29ce484222325");
+  EXPECT_EQ(opkit::fnv1a64_hex("a"), "af63dc4c8601ec8c");
+  EXPECT_EQ(opkit::fnv1a64_hex("foobar"), "85944171f73967e8");
+}

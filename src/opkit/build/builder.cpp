@@ -1,5 +1,7 @@
 #include "opkit/build/builder.hpp"
 
+#include "opkit/build/check_cache.hpp"
+#include "opkit/build/pch.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/embedded.hpp"
@@ -13,6 +15,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <future>
+#include <map>
+#include <mutex>
 #include <thread>
 
 namespace opkit::build {
@@ -88,6 +92,77 @@ find_cuda_toolkit(const std::string& needed_by)
   }
   stdfs::path home = stdfs::weakly_canonical(nvcc).parent_path().parent_path();
   return {nvcc, home / "include", stdfs::exists(home / "lib64") ? home / "lib64" : home / "lib"};
+}
+
+// The non-device sources' text, read once for every target's PCH decision.
+std::map<std::string, std::string>
+read_host_sources(const project::Manifest& manifest, const std::optional<CudaToolkit>& cuda)
+{
+  std::map<std::string, std::string> texts;
+  for (const std::string& source : manifest.sources) {
+    if (!(cuda && is_device_source(source))) {
+      texts[source] = fs::read_file(manifest.root / source);
+    }
+  }
+  return texts;
+}
+
+std::vector<std::string>
+pch_sources(const std::map<std::string, std::string>& texts, const std::vector<std::string>& pch_defines)
+{
+  std::vector<std::string> result;
+  for (const auto& [source, text] : texts) {
+    if (source_can_use_pch(text, pch_defines)) {
+      result.push_back(source);
+    }
+  }
+  return result;
+}
+
+int
+count_pch_compiles(const TargetPlan& plan)
+{
+  return static_cast<int>(std::count_if(plan.compiles.begin(), plan.compiles.end(), [](const CompileStep& step) {
+    return std::find(step.flags.begin(), step.flags.end(), "-include") != step.flags.end();
+  }));
+}
+
+// The compiler's version line, asked once and only when a build info needs it
+// (a no-op build runs no compiler at all).
+class LazyCompilerVersion
+{
+public:
+  explicit LazyCompilerVersion(std::string compiler) : m_compiler(std::move(compiler)) {}
+  const std::string& get()
+  {
+    std::call_once(m_once, [this] { m_version = compiler_version(m_compiler); });
+    return m_version;
+  }
+
+private:
+  std::string m_compiler;
+  std::once_flag m_once;
+  std::string m_version;
+};
+
+// opkit check on the linked library, unless the library and the target are
+// exactly as they were at the last check (its verdict, kept beside the library, stands).
+void
+check_built_library(TargetResult& result, const sdk::Sdk& sdk, const std::string& runtime,
+                    const stdfs::path& profile_file)
+{
+  stdfs::path cache = result.library.parent_path() / "opkit-check.json";
+  CheckCacheKey key = check_cache_key(result.library, sdk, runtime, profile_file);
+  result.check = load_cached_check(cache, key);
+  if (result.check) {
+    result.check_reused = true;
+    log_debug("check: {} is unchanged since its last check: verdict reused", result.library);
+  } else {
+    log_debug("check: {} against {}", result.library, sdk.id);
+    result.check = check::check_library(result.library, check::make_check_target(sdk, runtime, profile_file));
+    store_check(cache, key, *result.check);
+  }
+  result.ok = result.check->loads;
 }
 
 } // namespace
@@ -177,7 +252,6 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   }
   check_sources(manifest);
   std::string compiler = find_compiler();
-  std::string compiler_text = compiler_version(compiler);
   std::optional<CudaToolkit> cuda;
   auto device = std::find_if(manifest.sources.begin(), manifest.sources.end(), is_device_source);
   if (device != manifest.sources.end()) {
@@ -188,6 +262,10 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   }
   stdfs::path build_root = options.build_root.empty() ? manifest.root / "build" : options.build_root;
   build_root = stdfs::absolute(build_root).lexically_normal();
+  stdfs::path source_root = stdfs::absolute(manifest.root);
+  std::map<std::string, std::string> texts = options.pch ? read_host_sources(manifest, cuda) : std::map<std::string, std::string>{};
+  std::string identity = compiler_identity(compiler);
+  LazyCompilerVersion compiler_text{compiler};
   int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   // One ninja per target, all at once; the job budget is shared between them.
   int per_target = std::max(1, jobs / static_cast<int>(sdks.size()));
@@ -195,22 +273,39 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   for (const sdk::Sdk& sdk : sdks) {
     project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
     stdfs::path dir = target_dir(build_root, sdk.version.str());
-    TargetPlan plan = plan_library(compiler, manifest.name, stdfs::absolute(manifest.root), manifest.sources,
-                                   {write_compat_source(dir)}, sdk, flags, options.overrides, dir, cuda);
+    std::vector<stdfs::path> generated = {write_compat_source(dir)};
+    TargetPlan plain = plan_library(compiler, manifest.name, source_root, manifest.sources, generated, sdk, flags,
+                                    options.overrides, dir, cuda);
+    std::optional<PchSpec> pch;
+    TargetPlan plan = plain;
+    if (options.pch) {
+      PchSpec spec = plan_pch(sdk, flags, compiler, identity, pch_store_dir());
+      PchUse use{spec.header().string(), spec.flags, pch_sources(texts, flags.pch_defines)};
+      plan = plan_library(compiler, manifest.name, source_root, manifest.sources, generated, sdk, flags,
+                          options.overrides, dir, cuda, use);
+      if (count_pch_compiles(plan) > 0) {
+        pch = spec;
+      } else if (!use.sources.empty()) {
+        log_debug("{}: the flags differ from the SDK's own: no precompiled header", sdk.id);
+      }
+    }
     if (options.static_archive) {
-      plan.static_output = "lib" + manifest.name + ".a";
+      plan.static_output = plain.static_output = "lib" + manifest.name + ".a";
     }
     log_info("building {} for {} ...", manifest.name, sdk.id);
     std::string runtime = options.runtime.empty() ? manifest.runtime : options.runtime;
-    running.push_back(std::async(std::launch::async, [plan, per_target, sdk, runtime, &options, compiler_text] {
-      TargetResult result = run_plan(plan, per_target);
-      if (result.ok) {
-        fs::write_file_if_changed(plan.build_dir / "opkit-build.json",
-                                  build_info_json(sdk, plan, compiler_text).dump(2) + "\n");
+    running.push_back(std::async(std::launch::async, [=, &options, &compiler_text] {
+      // A PCH that cannot be made costs speed, never the build.
+      const TargetPlan& chosen = pch && ensure_pch(*pch) ? plan : plain;
+      TargetResult result = run_plan(chosen, per_target);
+      result.pch_compiles = count_pch_compiles(chosen);
+      stdfs::path info = chosen.build_dir / "opkit-build.json";
+      std::error_code ec;
+      if (result.ok && (!result.up_to_date || !stdfs::exists(info, ec))) {
+        fs::write_file_if_changed(info, build_info_json(sdk, chosen, compiler_text.get()).dump(2) + "\n");
       }
       if (result.ok && options.check) {
-        result.check = check::check_library(result.library, check::make_check_target(sdk, runtime, options.profile_file));
-        result.ok = result.check->loads;
+        check_built_library(result, sdk, runtime, options.profile_file);
       }
       return result;
     }));

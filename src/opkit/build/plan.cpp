@@ -89,7 +89,8 @@ TargetPlan
 plan_library(const std::string& compiler, const std::string& name, const std::filesystem::path& source_root,
              const std::vector<std::string>& sources, const std::vector<std::filesystem::path>& generated,
              const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const FlagOverrides& overrides,
-             const std::filesystem::path& build_dir, const std::optional<CudaToolkit>& cuda)
+             const std::filesystem::path& build_dir, const std::optional<CudaToolkit>& cuda,
+             const std::optional<PchUse>& pch)
 {
   TargetPlan plan;
   plan.compiler = compiler;
@@ -105,8 +106,13 @@ plan_library(const std::string& compiler, const std::string& name, const std::fi
   }
   for (const std::string& source : sources) {
     bool device = cuda && is_device_source(source);
+    std::vector<std::string> step_flags = device ? device_flags : cflags;
+    if (!device && pch && step_flags == pch->flags
+        && std::find(pch->sources.begin(), pch->sources.end(), source) != pch->sources.end()) {
+      step_flags.insert(step_flags.end(), {"-include", pch->header, "-Winvalid-pch"});
+    }
     plan.compiles.push_back(
-      {(source_root / source).lexically_normal().string(), "obj/" + source + ".o", device ? device_flags : cflags, device});
+      {(source_root / source).lexically_normal().string(), "obj/" + source + ".o", step_flags, device});
   }
   for (const std::filesystem::path& source : generated) {
     plan.compiles.push_back({source.string(), "obj/opkit/" + source.filename().string() + ".o", cflags});

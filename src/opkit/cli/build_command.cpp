@@ -52,6 +52,8 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   static bool no_check = false;
   static std::string profile;
   cmd->add_flag("--no-check", no_check, "Skip opkit check on the linked libraries");
+  static bool no_pch = false;
+  cmd->add_flag("--no-pch", no_pch, "Compile every source plainly, without the SDK's precompiled header");
   cmd->add_flag("--static", options.static_archive,
                 "Also build lib<name>.a; link it with -Wl,--whole-archive (or Bazel alwayslink) so registrations survive");
   cmd->add_option("--runtime", options.runtime,
@@ -78,6 +80,7 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
       return;
     }
     options.check = !no_check;
+    options.pch = !no_pch;
     options.profile_file = profile;
     options.tf_specs = split_versions(versions);
     options.build_root = build_dir;

@@ -1,4 +1,5 @@
 #include "opkit/cli/commands.hpp"
+#include "opkit/build/pch.hpp"
 #include "opkit/sdk/fetch.hpp"
 #include "opkit/sdk/importer.hpp"
 #include "opkit/sdk/store.hpp"
@@ -118,10 +119,12 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   });
 
   static bool downloads = false;
-  CLI::App* gc = sdk_app->add_subcommand("gc", "Remove what interrupted imports and fetches left behind");
+  CLI::App* gc = sdk_app->add_subcommand(
+    "gc", "Remove what interrupted imports and fetches left behind, and stale precompiled headers");
   gc->add_flag("--downloads", downloads, "Also drop partial downloads kept for resuming");
   gc->callback([&exit_code] {
     sdk::GcReport report = sdk::collect_garbage(downloads);
+    build::collect_stale_pchs(report);
     for (const std::string& path : report.removed) {
       fmt::print("removed {}\n", path);
     }

@@ -201,6 +201,16 @@ stays_inside(const stdfs::path& relative)
 
 namespace opkit::fs {
 
+std::string
+file_stamp(const stdfs::path& path)
+{
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    return "-";
+  }
+  return fmt::format("{}:{}.{:09}:{}", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ino);
+}
+
 FileLock::FileLock(const stdfs::path& path)
 {
   create_dirs(path.parent_path());

@@ -120,4 +120,14 @@ sha256_hex_file(const std::filesystem::path& path)
   return to_hex(sha256_digest_file(path));
 }
 
+std::string
+fnv1a64_hex(std::string_view data)
+{
+  uint64_t hash = 14695981039346656037ULL;
+  for (unsigned char c : data) {
+    hash = (hash ^ c) * 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
 } // namespace opkit

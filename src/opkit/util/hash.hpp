@@ -21,6 +21,11 @@ std::string sha256_hex(std::string_view data);
 std::string sha256_hex_file(const std::filesystem::path& path);
 
 std::string to_hex(const Sha256Digest& digest);
+
+// A stable 64-bit FNV-1a digest as 16 hex characters: for cache keys and
+// folder names made of trusted text on hot paths (no OpenSSL start-up, ~1 ms).
+// Not for integrity: use sha256 for anything an attacker can write.
+std::string fnv1a64_hex(std::string_view data);
 std::string to_base64(const Sha256Digest& digest); // standard alphabet, padded
 
 } // namespace opkit
