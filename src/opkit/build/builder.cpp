@@ -94,6 +94,19 @@ find_cuda_toolkit(const std::string& needed_by)
   return {nvcc, home / "include", stdfs::exists(home / "lib64") ? home / "lib64" : home / "lib"};
 }
 
+// The deepest folder holding both (ccache's base_dir: paths under it become relative).
+stdfs::path
+common_folder(const stdfs::path& a, const stdfs::path& b)
+{
+  stdfs::path result;
+  auto ia = a.begin();
+  auto ib = b.begin();
+  for (; ia != a.end() && ib != b.end() && *ia == *ib; ++ia, ++ib) {
+    result /= *ia;
+  }
+  return result;
+}
+
 // The non-device sources' text, read once for every target's PCH decision.
 std::map<std::string, std::string>
 read_host_sources(const project::Manifest& manifest, const std::optional<CudaToolkit>& cuda)
@@ -263,25 +276,34 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   stdfs::path build_root = options.build_root.empty() ? manifest.root / "build" : options.build_root;
   build_root = stdfs::absolute(build_root).lexically_normal();
   stdfs::path source_root = stdfs::absolute(manifest.root);
-  std::map<std::string, std::string> texts = options.pch ? read_host_sources(manifest, cuda) : std::map<std::string, std::string>{};
+  Sharing sharing = plan_sharing(effective_sharing(manifest.sharing, options.cache), find_program("ccache").string(),
+                                 find_program("distcc").string(), common_folder(source_root, build_root));
+  bool use_pch = options.pch && sharing.pch;
+  std::map<std::string, std::string> texts = use_pch ? read_host_sources(manifest, cuda) : std::map<std::string, std::string>{};
   std::string identity = compiler_identity(compiler);
   LazyCompilerVersion compiler_text{compiler};
   int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
-  // One ninja per target, all at once; the job budget is shared between them.
-  int per_target = std::max(1, jobs / static_cast<int>(sdks.size()));
+  // One ninja per target, all at once; the job budget (and distcc's helpers) shared between them.
+  int targets = static_cast<int>(sdks.size());
+  int per_target = std::max(1, (jobs + sharing.remote_slots) / targets);
   std::vector<std::future<TargetResult>> running;
   for (const sdk::Sdk& sdk : sdks) {
     project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
     stdfs::path dir = target_dir(build_root, sdk.version.str());
     std::vector<stdfs::path> generated = {write_compat_source(dir)};
-    TargetPlan plain = plan_library(compiler, manifest.name, source_root, manifest.sources, generated, sdk, flags,
+    sdk::Sdk seen = sdk; // the SDK as the commands name it
+    if (sharing.relative_sdk) {
+      fs::write_symlink(dir / "sdk", sdk.root);
+      seen.root = "sdk";
+    }
+    TargetPlan plain = plan_library(compiler, manifest.name, source_root, manifest.sources, generated, seen, flags,
                                     options.overrides, dir, cuda);
     std::optional<PchSpec> pch;
     TargetPlan plan = plain;
-    if (options.pch) {
+    if (use_pch) {
       PchSpec spec = plan_pch(sdk, flags, compiler, identity, pch_store_dir());
       PchUse use{spec.header().string(), spec.flags, pch_sources(texts, flags.pch_defines)};
-      plan = plan_library(compiler, manifest.name, source_root, manifest.sources, generated, sdk, flags,
+      plan = plan_library(compiler, manifest.name, source_root, manifest.sources, generated, seen, flags,
                           options.overrides, dir, cuda, use);
       if (count_pch_compiles(plan) > 0) {
         pch = spec;
@@ -289,18 +311,26 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
         log_debug("{}: the flags differ from the SDK's own: no precompiled header", sdk.id);
       }
     }
-    if (options.static_archive) {
-      plan.static_output = plain.static_output = "lib" + manifest.name + ".a";
+    stdfs::path stats_log = dir / "ccache-stats.log";
+    for (TargetPlan* p : {&plan, &plain}) {
+      p->static_output = options.static_archive ? "lib" + manifest.name + ".a" : "";
+      p->launcher = target_launcher(sharing, stats_log);
+      p->link_jobs = sharing.distcc ? std::max(1, jobs / targets) : 0;
     }
     log_info("building {} for {} ...", manifest.name, sdk.id);
     std::string runtime = options.runtime.empty() ? manifest.runtime : options.runtime;
+    bool ccache = sharing.ccache;
     running.push_back(std::async(std::launch::async, [=, &options, &compiler_text] {
       // A PCH that cannot be made costs speed, never the build.
       const TargetPlan& chosen = pch && ensure_pch(*pch) ? plan : plain;
+      std::error_code ec;
+      stdfs::remove(stats_log, ec);
       TargetResult result = run_plan(chosen, per_target);
       result.pch_compiles = count_pch_compiles(chosen);
+      if (ccache && !result.up_to_date) {
+        result.cache = parse_ccache_stats_log(stdfs::exists(stats_log, ec) ? fs::read_file(stats_log) : "");
+      }
       stdfs::path info = chosen.build_dir / "opkit-build.json";
-      std::error_code ec;
       if (result.ok && (!result.up_to_date || !stdfs::exists(info, ec))) {
         fs::write_file_if_changed(info, build_info_json(sdk, chosen, compiler_text.get()).dump(2) + "\n");
       }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "opkit/build/plan.hpp"
+#include "opkit/build/sharing.hpp"
 #include "opkit/check/checker.hpp"
 #include "opkit/util/json.hpp"
 #include "opkit/project/manifest.hpp"
@@ -23,6 +24,7 @@ struct BuildOptions
   std::string runtime;                   // the check's runtime (empty: opkit.yaml's, else the TF default)
   std::filesystem::path profile_file;    // or a captured profile
   bool pch = true;                       // use the SDK's precompiled header where a source can
+  std::optional<bool> cache;             // --cache/--no-cache: ccache on or off, whatever the settings say
 };
 
 // The outcome of one target, as data; cli/ prints it.
@@ -37,6 +39,7 @@ struct TargetResult
   int compiled = 0;            // compile steps ninja ran
   int pch_compiles = 0;        // of the plan's compile steps, those using the SDK's precompiled header
   bool check_reused = false;   // the library and target were unchanged: the last verdict stands
+  std::optional<CacheStats> cache; // ccache's hits and misses, when the compiles went through it
   std::string log;             // ninja's output, shown when the target failed
   std::optional<check::CheckReport> check; // the verdict on the linked library, unless --no-check
 };

@@ -56,6 +56,8 @@ struct TargetPlan
   std::vector<CompileStep> compiles;
   std::vector<std::string> link_flags;  // after the objects: -shared (libraries), -L<sdk> -l...
   std::string static_output;            // also lib<name>.a of the project's own objects; empty: none
+  std::vector<std::string> launcher;    // before the C++ compiler: ccache, distcc (build/sharing)
+  int link_jobs = 0;                    // >0: links at most this many at once (compiles go to distcc helpers)
 };
 
 // The compile flags a version's SDK needs, in order: -std, the ABI macro,

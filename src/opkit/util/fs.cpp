@@ -201,6 +201,25 @@ stays_inside(const stdfs::path& relative)
 
 namespace opkit::fs {
 
+void
+write_symlink(const stdfs::path& link, const stdfs::path& target)
+{
+  std::error_code ec;
+  if (stdfs::is_symlink(link, ec) && stdfs::read_symlink(link, ec) == target) {
+    return;
+  }
+  stdfs::path temp = link.parent_path() / fmt::format(".{}.{}.tmp", link.filename().string(), ::getpid());
+  stdfs::remove(temp, ec);
+  stdfs::create_symlink(target, temp, ec);
+  if (!ec) {
+    stdfs::rename(temp, link, ec);
+  }
+  if (ec) {
+    stdfs::remove(temp, ec);
+    fail(ExitCode::system, "{}: cannot link to {}: {}", link, target, ec.message());
+  }
+}
+
 std::string
 file_stamp(const stdfs::path& path)
 {

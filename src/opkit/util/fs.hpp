@@ -66,6 +66,10 @@ uint64_t disk_size(const stdfs::path& path);
 // "-" when it cannot be read. Cheap (one stat), for cache keys.
 std::string file_stamp(const stdfs::path& path);
 
+// Makes `link` a symbolic link to `target` (replacing another one atomically);
+// leaves it alone when it already points there.
+void write_symlink(const stdfs::path& link, const stdfs::path& target);
+
 // Creates a folder and its parents; throws Error(system) on failure.
 void create_dirs(const stdfs::path& path);
 
