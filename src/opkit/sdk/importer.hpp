@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace opkit::sdk {
 
@@ -18,6 +19,9 @@ struct EntryPlan
   EntryKind kind = EntryKind::skip;
   std::string dest; // relative to the SDK root; empty for skip
 };
+
+// An archive path's parts, without empty and "." ones ("./a//b" is a, b).
+std::vector<std::string> archive_path_parts(std::string_view path);
 
 // Classifies one path. A kept path whose destination would leave the SDK
 // folder ("tensorflow/include/../../x") is Error(usage): the archive is refused.
