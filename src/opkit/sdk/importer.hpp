@@ -29,6 +29,9 @@ EntryPlan classify_entry(std::string_view path);
 
 // Imports a TensorFlow SDK from an official wheel (.whl) or an installed
 // package folder into the store, atomically. Replaces an SDK of the same id.
+// A wheel's kept members are checked against its RECORD (see RecordCheck)
+// before anything reads them; a partial wheel (sdk fetch's: the kept members
+// and RECORD) imports as the whole one does.
 Sdk import_sdk(const std::filesystem::path& source);
 
 } // namespace opkit::sdk
