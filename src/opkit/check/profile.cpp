@@ -32,9 +32,9 @@ Json
 library_json(const ProfileLibrary& library)
 {
   Json symbols = Json::array();
-  for (const ExportedSymbol& symbol : library.symbols) {
-    symbols.push_back(Json::array({symbol.name, symbol.version, symbol.hidden}));
-  }
+  library.symbols.for_each([&symbols](std::string_view name, const SymbolDefinition& definition) {
+    symbols.push_back(Json::array({name, definition.version, definition.hidden}));
+  });
   return {{"soname", library.soname},           {"path", library.path},
           {"framework", library.framework},     {"symbols_known", library.symbols_known},
           {"versions", library.versions},       {"ceilings", library.ceilings},
@@ -52,10 +52,11 @@ library_from_json(const Json& json)
   library.versions = json.value("versions", std::vector<std::string>());
   library.ceilings = json.value("ceilings", std::map<std::string, std::string>());
   library.extra_versions = json.value("extra_versions", std::vector<std::string>());
+  std::vector<ExportedSymbol> symbols;
   for (const Json& symbol : json.value("symbols", Json::array())) {
-    library.symbols.push_back(
-      {symbol.at(0).get<std::string>(), symbol.at(1).get<std::string>(), symbol.at(2).get<bool>()});
+    symbols.push_back({symbol.at(0).get<std::string>(), symbol.at(1).get<std::string>(), symbol.at(2).get<bool>()});
   }
+  library.symbols = std::move(symbols);
   return library;
 }
 
@@ -81,20 +82,29 @@ provides_version(const ProfileLibrary& library, const std::string& version)
 }
 
 ProfileLibrary
-library_from_elf(const ElfInfo& elf, const stdfs::path& path)
+known_library(std::string soname, const stdfs::path& path, std::vector<std::string> versions, ExportedSymbols symbols)
 {
   ProfileLibrary library;
-  library.soname = elf.soname.empty() ? path.filename().string() : elf.soname;
+  library.soname = std::move(soname);
   library.path = path.string();
   library.framework = starts_with(library.soname, "libtensorflow_framework");
   library.symbols_known = true;
-  library.versions = elf.version_definitions;
+  library.versions = std::move(versions);
+  library.symbols = std::move(symbols);
+  return library;
+}
+
+ProfileLibrary
+library_from_elf(const ElfInfo& elf, const stdfs::path& path)
+{
+  std::vector<ExportedSymbol> symbols;
   for (const ElfSymbol& symbol : elf.dynamic_symbols) {
     if (symbol.defined && (symbol.global || symbol.weak)) {
-      library.symbols.push_back({symbol.name, symbol.version, symbol.version_hidden});
+      symbols.push_back({symbol.name, symbol.version, symbol.version_hidden});
     }
   }
-  return library;
+  return known_library(elf.soname.empty() ? path.filename().string() : elf.soname, path, elf.version_definitions,
+                       std::move(symbols));
 }
 
 Profile
