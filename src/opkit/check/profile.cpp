@@ -1,5 +1,6 @@
 #include "opkit/check/profile.hpp"
 
+#include "opkit/check/indexed_library.hpp"
 #include "opkit/project/version.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -19,6 +20,23 @@ const std::vector<std::string> k_system_sonames = {
   "libc.so.6",     "libm.so.6",     "libpthread.so.0", "libdl.so.2",
   "librt.so.1",    "libstdc++.so.6", "libgcc_s.so.1",  "ld-linux-x86-64.so.2",
 };
+
+// Where this machine's system libraries are, in k_system_sonames' order.
+std::vector<stdfs::path>
+system_library_paths(const std::vector<std::string>& search_paths)
+{
+  std::vector<stdfs::path> paths;
+  for (const std::string& soname : k_system_sonames) {
+    for (const std::string& dir : search_paths) {
+      std::error_code ec;
+      if (stdfs::exists(stdfs::path(dir) / soname, ec)) {
+        paths.push_back(stdfs::path(dir) / soname);
+        break;
+      }
+    }
+  }
+  return paths;
+}
 
 bool
 version_at_most(const std::string& number, const std::string& ceiling)
@@ -137,19 +155,7 @@ capture_profile(const std::vector<stdfs::path>& libraries, const std::string& na
   Profile profile;
   profile.name = name;
   profile.search_paths = host_search_paths();
-  std::vector<stdfs::path> paths = libraries;
-  if (paths.empty()) {
-    for (const std::string& soname : k_system_sonames) {
-      for (const std::string& dir : profile.search_paths) {
-        std::error_code ec;
-        if (stdfs::exists(stdfs::path(dir) / soname, ec)) {
-          paths.push_back(stdfs::path(dir) / soname);
-          break;
-        }
-      }
-    }
-  }
-  for (const stdfs::path& path : paths) {
+  for (const stdfs::path& path : libraries.empty() ? system_library_paths(profile.search_paths) : libraries) {
     stdfs::path real = stdfs::weakly_canonical(path);
     profile.libraries.push_back(library_from_elf(read_elf(real), path));
   }
@@ -160,9 +166,17 @@ capture_profile(const std::vector<stdfs::path>& libraries, const std::string& na
 Profile
 host_profile()
 {
-  Profile profile = capture_profile({}, "host");
+  Profile profile;
+  profile.name = "host";
   profile.description = "this machine's system libraries";
+  profile.search_paths = host_search_paths();
   profile.search_disk = true;
+  for (const stdfs::path& path : system_library_paths(profile.search_paths)) {
+    stdfs::path real = stdfs::weakly_canonical(path);
+    ProfileLibrary library = indexed_library(real, cache_place(real));
+    library.path = path.string();
+    profile.libraries.push_back(std::move(library));
+  }
   return profile;
 }
 

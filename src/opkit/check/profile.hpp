@@ -52,7 +52,8 @@ ProfileLibrary known_library(std::string soname, const std::filesystem::path& pa
 Profile profile_from_policy(const project::RuntimePolicy& policy);
 
 // This machine's system libraries (libc, libm, libpthread, libdl, librt,
-// libstdc++, libgcc_s, the dynamic loader), read from disk.
+// libstdc++, libgcc_s, the dynamic loader), read through their symbol indexes
+// in $OPKIT_HOME/cache (check/indexed_library).
 Profile host_profile();
 
 // A profile of exactly the given libraries (`opkit profile capture --lib`), or
