@@ -17,15 +17,19 @@ extern "C" int
 LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  try {
-    opkit::check::ElfInfo info = opkit::check::read_elf_bytes(bytes, "fuzz-input");
-    // Touch the result so the reader's output is materialised, not optimised away.
-    volatile size_t total = info.machine.size() + info.soname.size() + info.needed.size() +
-                            info.rpath.size() + info.runpath.size() + info.dynamic_symbols.size() +
-                            info.version_definitions.size() + info.version_needs.size();
-    (void)total;
-  } catch (const opkit::Error&) {
-    // Malformed input, reported the documented way.
+  // Both ways opkit reads a library: whole (profiles, indexes) and, for the
+  // library under check, its undefined symbols only.
+  for (opkit::check::SymbolScope scope : {opkit::check::SymbolScope::all, opkit::check::SymbolScope::undefined}) {
+    try {
+      opkit::check::ElfInfo info = opkit::check::read_elf_bytes(bytes, "fuzz-input", scope);
+      // Touch the result so the reader's output is materialised, not optimised away.
+      volatile size_t total = info.machine.size() + info.soname.size() + info.needed.size() +
+                              info.rpath.size() + info.runpath.size() + info.dynamic_symbols.size() +
+                              info.version_definitions.size() + info.version_needs.size();
+      (void)total;
+    } catch (const opkit::Error&) {
+      // Malformed input, reported the documented way.
+    }
   }
   return 0;
 }

@@ -31,6 +31,8 @@ for v in 1.12.0 2.10.1 1.15.5; do
   [ -f "$sdk/include/tensorflow/core/framework/op.h" ] || fail "$v: op.h missing"
   [ -z "$(find "$sdk" -name '*.py' ! -name build_info.py)" ] || fail "$v: Python sources were kept"
   [ -z "$(find "$sdk" -name '_pywrap_tensorflow_internal.so')" ] || fail "$v: pywrap library was kept"
+  # ... and the framework library's symbol index, for opkit check.
+  [ -s "$sdk/symbols/$(basename "$(ls "$sdk"/lib/libtensorflow_framework.so*)").idx" ] || fail "$v: no symbol index"
 done
 # Nothing is left staged.
 [ -z "$(find "$OPKIT_HOME/sdks" -maxdepth 1 -name '.opkit-partial.*')" ] || fail "staging folder left behind"

@@ -353,6 +353,34 @@ TEST(ElfFile, ReadsSymbolVersions)
   EXPECT_TRUE(old->version_hidden);
 }
 
+TEST(ElfFile, UndefinedScopeReadsOnlyTheUndefinedSymbols)
+{
+  const Fixtures& f = fixtures();
+  ASSERT_EQ(f.error, "");
+  ElfInfo all = read_elf(f.library);
+  ElfInfo undefined = read_elf(f.library, SymbolScope::undefined);
+
+  std::vector<const ElfSymbol*> expected;
+  for (const ElfSymbol& symbol : all.dynamic_symbols) {
+    if (!symbol.defined) {
+      expected.push_back(&symbol);
+    }
+  }
+  ASSERT_EQ(undefined.dynamic_symbols.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const ElfSymbol& got = undefined.dynamic_symbols[i];
+    EXPECT_EQ(got.name, expected[i]->name);
+    EXPECT_EQ(got.version, expected[i]->version);
+    EXPECT_EQ(got.weak, expected[i]->weak);
+  }
+  EXPECT_EQ(find_symbol(undefined, "opkit_test_defined"), nullptr);
+  EXPECT_NE(find_symbol(undefined, "opkit_test_weak"), nullptr);
+  // Everything else is read as in full.
+  EXPECT_EQ(undefined.needed, all.needed);
+  EXPECT_EQ(undefined.version_definitions, all.version_definitions);
+  EXPECT_EQ(undefined.section_names, all.section_names);
+}
+
 TEST(ElfFile, ReadsVersionSections)
 {
   const Fixtures& f = fixtures();

@@ -11,8 +11,6 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
-#include <set>
-#include <unordered_map>
 
 namespace opkit::check {
 
@@ -37,15 +35,6 @@ struct LoadSet
     return nullptr;
   }
 };
-
-// Where an exported definition lives, for the lookup index.
-struct Definition
-{
-  const ProfileLibrary* library;
-  const ExportedSymbol* symbol;
-};
-
-using SymbolIndex = std::unordered_map<std::string_view, std::vector<Definition>>;
 
 std::vector<std::string>
 expand_paths(const std::vector<std::string>& paths, const stdfs::path& origin)
@@ -153,27 +142,16 @@ add_needed(const ElfInfo& elf, const stdfs::path& path, const CheckTarget& targe
   }
 }
 
-SymbolIndex
-index_symbols(const LoadSet& set)
-{
-  SymbolIndex index;
-  for (const ProfileLibrary* library : set.libraries) {
-    for (const ExportedSymbol& symbol : library->symbols) {
-      index[symbol.name].push_back({library, &symbol});
-    }
-  }
-  return index;
-}
-
 // glibc's check_match: a versioned reference takes the definition of exactly
 // that version (default or hidden); an unversioned one takes any non-hidden one.
+// Each library answers through its own table (in memory or a mapped index),
+// so a check costs lookups of the op's undefined symbols, not a map of every export.
 bool
-resolves(const ElfSymbol& ref, const std::string& need_file, const LoadSet& set, const SymbolIndex& index)
+resolves(const ElfSymbol& ref, const std::string& need_file, const LoadSet& set)
 {
-  auto found = index.find(ref.name);
-  if (found != index.end()) {
-    for (const Definition& def : found->second) {
-      if (ref.version.empty() ? !def.symbol->hidden : (def.symbol->version == ref.version || def.symbol->version.empty())) {
+  for (const ProfileLibrary* library : set.libraries) {
+    for (const SymbolDefinition& def : library->symbols.find(ref.name)) {
+      if (ref.version.empty() ? !def.hidden : (def.version == ref.version || def.version.empty())) {
         return true;
       }
     }
@@ -301,7 +279,7 @@ demangle(const std::string& mangled)
 CheckReport
 check_library(const stdfs::path& library, const CheckTarget& target)
 {
-  ElfInfo elf = read_elf(library);
+  ElfInfo elf = read_elf(library, SymbolScope::undefined);
   CheckReport report;
   report.library = library.string();
   report.target = target.framework_version.empty()
@@ -316,7 +294,6 @@ check_library(const stdfs::path& library, const CheckTarget& target)
   add_needed(elf, library, target, set, report.findings, 0);
   check_version_needs(elf, set, report.findings);
 
-  SymbolIndex index = index_symbols(set);
   std::map<std::string, std::string> need_files = need_file_by_version(elf);
   std::vector<SymbolRef> unresolved;
   for (const ElfSymbol& symbol : elf.dynamic_symbols) {
@@ -329,7 +306,7 @@ check_library(const stdfs::path& library, const CheckTarget& target)
     if (!need_file.empty() && (provider == nullptr || !provides_version(*provider, symbol.version))) {
       continue; // its library or its version is missing: already a finding
     }
-    if (resolves(symbol, need_file, set, index)) {
+    if (resolves(symbol, need_file, set)) {
       continue;
     }
     if (symbol.weak) {

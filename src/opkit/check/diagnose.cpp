@@ -40,12 +40,12 @@ abseil_namespaces(const std::vector<const ProfileLibrary*>& frameworks)
   static const std::regex k_lts("4absl(12lts_[0-9]+)");
   std::unordered_set<std::string> found;
   for (const ProfileLibrary* library : frameworks) {
-    for (const ExportedSymbol& symbol : library->symbols) {
-      std::smatch match;
-      if (std::regex_search(symbol.name, match, k_lts)) {
+    library->symbols.for_each([&found](std::string_view name, const SymbolDefinition&) {
+      std::match_results<std::string_view::const_iterator> match;
+      if (std::regex_search(name.begin(), name.end(), match, k_lts)) {
         found.insert(match[1].str());
       }
-    }
+    });
   }
   return found;
 }
@@ -74,16 +74,16 @@ index_exports(const std::vector<const ProfileLibrary*>& frameworks)
 {
   ExportIndex index;
   for (const ProfileLibrary* library : frameworks) {
-    for (const ExportedSymbol& symbol : library->symbols) {
-      if (!starts_with(symbol.name, "_Z")) {
-        continue;
+    library->symbols.for_each([&index](std::string_view name, const SymbolDefinition&) {
+      if (!starts_with(name, "_Z")) {
+        return;
       }
-      std::string plain = without_abi_tags(demangle(symbol.name));
+      std::string plain = without_abi_tags(demangle(std::string(name)));
       std::string view = without_string_view_flavour(plain);
       index.by_tsl.insert(without_version_skew(view));
       index.by_string_view.insert(std::move(view));
       index.by_abi.insert(std::move(plain));
-    }
+    });
   }
   return index;
 }

@@ -8,14 +8,9 @@
 #include <climits>
 #include <cstring>
 #include <map>
+#include <optional>
 
-#include <fcntl.h>
 #include <gelf.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <libelf.h>
 
 namespace opkit::check {
@@ -449,16 +444,21 @@ apply_version(const Section& versym, size_t index, const VersionNames& names, El
   symbol.version = found->second;
 }
 
-ElfSymbol
-read_symbol(Elf* elf, const Section& dynsym, size_t index, std::string_view name)
+// Reads entry `index` of .dynsym; nullopt for a definition when only
+// undefined symbols are wanted (its name is then never looked at).
+std::optional<ElfSymbol>
+read_symbol(Elf* elf, const Section& dynsym, size_t index, SymbolScope scope, std::string_view name)
 {
   GElf_Sym raw;
   if (!gelf_getsym(dynsym.data, static_cast<int>(index), &raw)) {
     fail_libelf(name);
   }
   ElfSymbol symbol;
-  symbol.name = string_at(elf, dynsym.header.sh_link, raw.st_name, name);
   symbol.defined = raw.st_shndx != SHN_UNDEF;
+  if (symbol.defined && scope == SymbolScope::undefined) {
+    return std::nullopt;
+  }
+  symbol.name = string_at(elf, dynsym.header.sh_link, raw.st_name, name);
   unsigned char binding = GELF_ST_BIND(raw.st_info);
   symbol.weak = binding == STB_WEAK;
   // STB_GNU_UNIQUE is a global that the dynamic linker keeps process-wide unique.
@@ -468,8 +468,8 @@ read_symbol(Elf* elf, const Section& dynsym, size_t index, std::string_view name
 }
 
 void
-read_symbols(Elf* elf, const DynamicSections& sections, const VersionNames& names, ElfInfo& info,
-             std::string_view name)
+read_symbols(Elf* elf, const DynamicSections& sections, const VersionNames& names, SymbolScope scope,
+             ElfInfo& info, std::string_view name)
 {
   size_t count = entry_count(elf, sections.dynsym, ELF_T_SYM, name);
   bool versioned = sections.versym.data != nullptr;
@@ -479,16 +479,19 @@ read_symbols(Elf* elf, const DynamicSections& sections, const VersionNames& name
   }
   // Index 0 is the reserved null symbol.
   for (size_t i = 1; i < count; ++i) {
-    ElfSymbol symbol = read_symbol(elf, sections.dynsym, i, name);
-    if (versioned) {
-      apply_version(sections.versym, i, names, symbol, name);
+    std::optional<ElfSymbol> symbol = read_symbol(elf, sections.dynsym, i, scope, name);
+    if (!symbol) {
+      continue;
     }
-    info.dynamic_symbols.push_back(std::move(symbol));
+    if (versioned) {
+      apply_version(sections.versym, i, names, *symbol, name);
+    }
+    info.dynamic_symbols.push_back(std::move(*symbol));
   }
 }
 
 ElfInfo
-read_info(Elf* elf, size_t image_size, std::string_view name)
+read_info(Elf* elf, size_t image_size, SymbolScope scope, std::string_view name)
 {
   ElfInfo info;
   info.machine = check_header(elf, name);
@@ -508,7 +511,7 @@ read_info(Elf* elf, size_t image_size, std::string_view name)
     read_version_needs(elf, sections.verneed, info, names, name);
   }
   if (sections.dynsym.data) {
-    read_symbols(elf, sections, names, info, name);
+    read_symbols(elf, sections, names, scope, info, name);
   }
   return info;
 }
@@ -516,7 +519,7 @@ read_info(Elf* elf, size_t image_size, std::string_view name)
 // Works on a buffer the caller owns and keeps alive: elf_memory wants a
 // mutable image and the handle points into it until elf_end.
 ElfInfo
-read_image(char* image, size_t size, std::string_view name)
+read_image(char* image, size_t size, SymbolScope scope, std::string_view name)
 {
   check_ident(std::string_view(image, size), name);
   init_libelf();
@@ -527,57 +530,26 @@ read_image(char* image, size_t size, std::string_view name)
   if (elf_kind(handle.get()) != ELF_K_ELF) {
     fail(ExitCode::usage, "{}: not an ELF file", name);
   }
-  return read_info(handle.get(), size, name);
-}
-
-ElfInfo
-read_owned_bytes(std::string& bytes, std::string_view name)
-{
-  return read_image(bytes.data(), bytes.size(), name);
+  return read_info(handle.get(), size, scope, name);
 }
 
 } // namespace
 
 ElfInfo
-read_elf(const std::filesystem::path& path)
+read_elf(const std::filesystem::path& path, SymbolScope scope)
 {
   // Map the file rather than read it: a framework library is tens of MB and
-  // only its dynamic sections are touched. MAP_PRIVATE gives elf_memory the
+  // only its dynamic sections are touched. A private copy gives elf_memory the
   // mutable image it wants without ever writing to the file.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    fail(ExitCode::system, "{}: cannot read: {}", path.string(), std::strerror(errno));
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    fail(ExitCode::usage, "{}: not a regular file", path.string());
-  }
-  size_t size = static_cast<size_t>(st.st_size);
-  if (size == 0) {
-    ::close(fd);
-    std::string empty;
-    return read_owned_bytes(empty, path.string());
-  }
-  void* image = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (image == MAP_FAILED) {
-    fail(ExitCode::system, "{}: cannot map: {}", path.string(), std::strerror(errno));
-  }
-  struct Unmap
-  {
-    void* image;
-    size_t size;
-    ~Unmap() { ::munmap(image, size); }
-  } unmap{image, size};
-  return read_image(static_cast<char*>(image), size, path.string());
+  fs::MappedFile image(path, fs::MappedFile::Mode::private_copy);
+  return read_image(image.data(), image.size(), scope, path.string());
 }
 
 ElfInfo
-read_elf_bytes(std::string_view bytes, std::string_view name)
+read_elf_bytes(std::string_view bytes, std::string_view name, SymbolScope scope)
 {
   std::string copy(bytes);
-  return read_owned_bytes(copy, name);
+  return read_image(copy.data(), copy.size(), scope, name);
 }
 
 } // namespace opkit::check

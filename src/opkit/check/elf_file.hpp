@@ -41,13 +41,18 @@ struct ElfInfo
   std::vector<std::string> section_names;       // e.g. ".nv_fatbin" marks CUDA device code; unreadable names skipped
 };
 
+// Which .dynsym entries read_elf reports. A library under check only needs
+// its undefined symbols: the names of its definitions (most of a framework
+// library's 50k entries) are then not read at all.
+enum class SymbolScope { all, undefined };
+
 // Reads a 64-bit little-endian x86-64 or aarch64 ELF shared object (ET_DYN).
 // Anything else (not ELF, truncated, 32-bit, big-endian, other machine, an
 // executable or relocatable object) throws opkit::Error(ExitCode::usage) with
 // "<path>: <what is wrong>"; it never crashes on malformed input.
-ElfInfo read_elf(const std::filesystem::path& path);
+ElfInfo read_elf(const std::filesystem::path& path, SymbolScope scope = SymbolScope::all);
 
 // The same over bytes in memory; `name` is used in error messages (fuzzing, tests).
-ElfInfo read_elf_bytes(std::string_view bytes, std::string_view name);
+ElfInfo read_elf_bytes(std::string_view bytes, std::string_view name, SymbolScope scope = SymbolScope::all);
 
 } // namespace opkit::check

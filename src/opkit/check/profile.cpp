@@ -1,5 +1,6 @@
 #include "opkit/check/profile.hpp"
 
+#include "opkit/check/indexed_library.hpp"
 #include "opkit/project/version.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -20,6 +21,23 @@ const std::vector<std::string> k_system_sonames = {
   "librt.so.1",    "libstdc++.so.6", "libgcc_s.so.1",  "ld-linux-x86-64.so.2",
 };
 
+// Where this machine's system libraries are, in k_system_sonames' order.
+std::vector<stdfs::path>
+system_library_paths(const std::vector<std::string>& search_paths)
+{
+  std::vector<stdfs::path> paths;
+  for (const std::string& soname : k_system_sonames) {
+    for (const std::string& dir : search_paths) {
+      std::error_code ec;
+      if (stdfs::exists(stdfs::path(dir) / soname, ec)) {
+        paths.push_back(stdfs::path(dir) / soname);
+        break;
+      }
+    }
+  }
+  return paths;
+}
+
 bool
 version_at_most(const std::string& number, const std::string& ceiling)
 {
@@ -32,9 +50,9 @@ Json
 library_json(const ProfileLibrary& library)
 {
   Json symbols = Json::array();
-  for (const ExportedSymbol& symbol : library.symbols) {
-    symbols.push_back(Json::array({symbol.name, symbol.version, symbol.hidden}));
-  }
+  library.symbols.for_each([&symbols](std::string_view name, const SymbolDefinition& definition) {
+    symbols.push_back(Json::array({name, definition.version, definition.hidden}));
+  });
   return {{"soname", library.soname},           {"path", library.path},
           {"framework", library.framework},     {"symbols_known", library.symbols_known},
           {"versions", library.versions},       {"ceilings", library.ceilings},
@@ -52,10 +70,11 @@ library_from_json(const Json& json)
   library.versions = json.value("versions", std::vector<std::string>());
   library.ceilings = json.value("ceilings", std::map<std::string, std::string>());
   library.extra_versions = json.value("extra_versions", std::vector<std::string>());
+  std::vector<ExportedSymbol> symbols;
   for (const Json& symbol : json.value("symbols", Json::array())) {
-    library.symbols.push_back(
-      {symbol.at(0).get<std::string>(), symbol.at(1).get<std::string>(), symbol.at(2).get<bool>()});
+    symbols.push_back({symbol.at(0).get<std::string>(), symbol.at(1).get<std::string>(), symbol.at(2).get<bool>()});
   }
+  library.symbols = std::move(symbols);
   return library;
 }
 
@@ -81,20 +100,29 @@ provides_version(const ProfileLibrary& library, const std::string& version)
 }
 
 ProfileLibrary
-library_from_elf(const ElfInfo& elf, const stdfs::path& path)
+known_library(std::string soname, const stdfs::path& path, std::vector<std::string> versions, ExportedSymbols symbols)
 {
   ProfileLibrary library;
-  library.soname = elf.soname.empty() ? path.filename().string() : elf.soname;
+  library.soname = std::move(soname);
   library.path = path.string();
   library.framework = starts_with(library.soname, "libtensorflow_framework");
   library.symbols_known = true;
-  library.versions = elf.version_definitions;
+  library.versions = std::move(versions);
+  library.symbols = std::move(symbols);
+  return library;
+}
+
+ProfileLibrary
+library_from_elf(const ElfInfo& elf, const stdfs::path& path)
+{
+  std::vector<ExportedSymbol> symbols;
   for (const ElfSymbol& symbol : elf.dynamic_symbols) {
     if (symbol.defined && (symbol.global || symbol.weak)) {
-      library.symbols.push_back({symbol.name, symbol.version, symbol.version_hidden});
+      symbols.push_back({symbol.name, symbol.version, symbol.version_hidden});
     }
   }
-  return library;
+  return known_library(elf.soname.empty() ? path.filename().string() : elf.soname, path, elf.version_definitions,
+                       std::move(symbols));
 }
 
 Profile
@@ -127,19 +155,7 @@ capture_profile(const std::vector<stdfs::path>& libraries, const std::string& na
   Profile profile;
   profile.name = name;
   profile.search_paths = host_search_paths();
-  std::vector<stdfs::path> paths = libraries;
-  if (paths.empty()) {
-    for (const std::string& soname : k_system_sonames) {
-      for (const std::string& dir : profile.search_paths) {
-        std::error_code ec;
-        if (stdfs::exists(stdfs::path(dir) / soname, ec)) {
-          paths.push_back(stdfs::path(dir) / soname);
-          break;
-        }
-      }
-    }
-  }
-  for (const stdfs::path& path : paths) {
+  for (const stdfs::path& path : libraries.empty() ? system_library_paths(profile.search_paths) : libraries) {
     stdfs::path real = stdfs::weakly_canonical(path);
     profile.libraries.push_back(library_from_elf(read_elf(real), path));
   }
@@ -150,9 +166,17 @@ capture_profile(const std::vector<stdfs::path>& libraries, const std::string& na
 Profile
 host_profile()
 {
-  Profile profile = capture_profile({}, "host");
+  Profile profile;
+  profile.name = "host";
   profile.description = "this machine's system libraries";
+  profile.search_paths = host_search_paths();
   profile.search_disk = true;
+  for (const stdfs::path& path : system_library_paths(profile.search_paths)) {
+    stdfs::path real = stdfs::weakly_canonical(path);
+    ProfileLibrary library = indexed_library(real, cache_place(real));
+    library.path = path.string();
+    profile.libraries.push_back(std::move(library));
+  }
   return profile;
 }
 

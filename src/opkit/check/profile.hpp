@@ -1,6 +1,7 @@
 #pragma once
 
 #include "opkit/check/elf_file.hpp"
+#include "opkit/check/symbol_table.hpp"
 #include "opkit/project/runtime_policy.hpp"
 #include "opkit/util/json.hpp"
 
@@ -10,14 +11,6 @@
 #include <vector>
 
 namespace opkit::check {
-
-// A symbol a library exports: defined, global or weak, default visibility.
-struct ExportedSymbol
-{
-  std::string name;
-  std::string version; // empty when unversioned
-  bool hidden = false; // name@version (compat) rather than name@@version
-};
 
 // One library of the target process, as far as opkit knows it: exactly
 // (read from a real file: versions and symbols) or by policy (version ceilings only).
@@ -30,7 +23,7 @@ struct ProfileLibrary
   std::vector<std::string> versions;           // version definitions, when read from a file
   std::map<std::string, std::string> ceilings; // family -> max, from a policy
   std::vector<std::string> extra_versions;     // from a policy
-  std::vector<ExportedSymbol> symbols;         // when symbols_known
+  ExportedSymbols symbols;                     // when symbols_known: in memory or a mapped index
 };
 
 // The process an op library will be loaded into.
@@ -51,11 +44,16 @@ bool provides_version(const ProfileLibrary& library, const std::string& version)
 // A profile library read from a real ELF file.
 ProfileLibrary library_from_elf(const ElfInfo& elf, const std::filesystem::path& path);
 
+// A library whose symbols are known (read from a file, or from its index).
+ProfileLibrary known_library(std::string soname, const std::filesystem::path& path, std::vector<std::string> versions,
+                             ExportedSymbols symbols);
+
 // The system part of a target from a policy in configs/runtimes/.
 Profile profile_from_policy(const project::RuntimePolicy& policy);
 
 // This machine's system libraries (libc, libm, libpthread, libdl, librt,
-// libstdc++, libgcc_s, the dynamic loader), read from disk.
+// libstdc++, libgcc_s, the dynamic loader), read through their symbol indexes
+// in $OPKIT_HOME/cache (check/indexed_library).
 Profile host_profile();
 
 // A profile of exactly the given libraries (`opkit profile capture --lib`), or

@@ -1,5 +1,6 @@
 #include "opkit/check/target.hpp"
 
+#include "opkit/check/indexed_library.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/format.hpp"
@@ -37,8 +38,8 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
   bool has_framework = std::any_of(target.profile.libraries.begin(), target.profile.libraries.end(),
                                    [](const ProfileLibrary& l) { return l.framework; });
   if (!has_framework) {
-    std::filesystem::path library = sdk.lib_dir() / sdk.framework_library;
-    ProfileLibrary framework = library_from_elf(read_elf(library), library);
+    ProfileLibrary framework =
+      indexed_library(sdk.lib_dir() / sdk.framework_library, {sdk.symbol_index(), sdk::store_lock_path()});
     target.profile.libraries.insert(target.profile.libraries.begin(), std::move(framework));
   }
   return target;

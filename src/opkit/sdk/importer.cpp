@@ -1,5 +1,6 @@
 #include "opkit/sdk/importer.hpp"
 
+#include "opkit/check/indexed_library.hpp"
 #include "opkit/sdk/facts.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/sdk/wheel_record.hpp"
@@ -247,6 +248,8 @@ import_sdk(const stdfs::path& source)
     record.verify(); // before anything reads the files
   }
   Sdk sdk = derive_facts(staging.path(), stdfs::absolute(source).string());
+  sdk.root = staging.path();
+  check::write_symbol_index(sdk.lib_dir() / sdk.framework_library, sdk.symbol_index());
   sdk.root = store / sdk.id;
   fs::write_file_atomic(staging.path() / "sdk.json", to_json(sdk).dump(2) + "\n");
   fs::FileLock lock(store_lock_path()); // one commit into the store at a time

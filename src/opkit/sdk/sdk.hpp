@@ -37,6 +37,8 @@ struct Sdk
 
   std::filesystem::path include_dir() const { return root / "include"; }
   std::filesystem::path lib_dir() const { return root / "lib"; }
+  // The framework library's symbol index (check/symbol_index), made at import.
+  std::filesystem::path symbol_index() const { return root / "symbols" / (framework_library + ".idx"); }
 };
 
 Json to_json(const Sdk& sdk);

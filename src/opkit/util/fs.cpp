@@ -11,6 +11,7 @@
 #include <random>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,6 +117,39 @@ create_dirs(const stdfs::path& path)
   stdfs::create_directories(path, ec);
   if (ec) {
     fail(ExitCode::system, "{}: cannot create folder: {}", path, ec.message());
+  }
+}
+
+MappedFile::MappedFile(const stdfs::path& path, Mode mode)
+{
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    fail(ExitCode::system, "{}: cannot read: {}", path, std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail(ExitCode::usage, "{}: not a regular file", path);
+  }
+  m_size = static_cast<size_t>(st.st_size);
+  if (m_size == 0) {
+    ::close(fd);
+    return;
+  }
+  int protection = mode == Mode::private_copy ? PROT_READ | PROT_WRITE : PROT_READ;
+  void* image = ::mmap(nullptr, m_size, protection, MAP_PRIVATE, fd, 0);
+  int saved = errno;
+  ::close(fd);
+  if (image == MAP_FAILED) {
+    fail(ExitCode::system, "{}: cannot map: {}", path, std::strerror(saved));
+  }
+  m_data = static_cast<char*>(image);
+}
+
+MappedFile::~MappedFile()
+{
+  if (m_data != nullptr) {
+    ::munmap(m_data, m_size);
   }
 }
 

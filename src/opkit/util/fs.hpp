@@ -73,6 +73,29 @@ void write_symlink(const stdfs::path& link, const stdfs::path& target);
 // Creates a folder and its parents; throws Error(system) on failure.
 void create_dirs(const stdfs::path& path);
 
+// A regular file mapped into memory, unmapped by the destructor. Only the
+// pages touched are read. `private_copy` maps it writable without ever writing
+// the file (libelf wants a mutable image). An empty file maps to no bytes.
+// Errors: Error(system) when it cannot be opened or mapped, Error(usage) when
+// it is not a regular file.
+class MappedFile
+{
+public:
+  enum class Mode { read_only, private_copy };
+  explicit MappedFile(const stdfs::path& path, Mode mode = Mode::read_only);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  char* data() const { return m_data; }
+  size_t size() const { return m_size; }
+  std::string_view bytes() const { return {m_data, m_size}; }
+
+private:
+  char* m_data = nullptr;
+  size_t m_size = 0;
+};
+
 } // namespace opkit::fs
 
 namespace opkit::fs {

@@ -1,0 +1,82 @@
+#include "opkit/check/indexed_library.hpp"
+
+#include "opkit/check/symbol_index.hpp"
+#include "opkit/sdk/store.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/log.hpp"
+
+namespace opkit::check {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+ProfileLibrary
+mapped_library(const stdfs::path& library, const IndexPlace& place, std::shared_ptr<const SymbolIndex> index)
+{
+  log_debug("symbol index: mapped {} for {} ({} symbols)", place.file, library, index->size());
+  std::string soname = index->soname();
+  std::vector<std::string> versions = index->version_definitions();
+  return known_library(std::move(soname), library, std::move(versions), ExportedSymbols(std::move(index)));
+}
+
+// Reads the library, writes its index, and returns the library as read. The
+// stamp is taken before the read: a change during the read leaves a stale
+// index (remade next time), never a current-looking index of old contents.
+ProfileLibrary
+read_and_write_index(const stdfs::path& library, const stdfs::path& index_file)
+{
+  SourceStamp stamp = stamp_of(library);
+  ProfileLibrary read = library_from_elf(read_elf(library), library);
+  fs::create_dirs(index_file.parent_path());
+  fs::write_file_atomic(index_file, build_symbol_index(read, stamp));
+  return read;
+}
+
+} // namespace
+
+IndexPlace
+cache_place(const stdfs::path& library)
+{
+  stdfs::path home = sdk::opkit_home();
+  stdfs::path file = home / "cache" / "symbols" / stdfs::absolute(library).relative_path();
+  file += ".idx";
+  return {file, home / "locks" / "cache.lock"};
+}
+
+void
+write_symbol_index(const stdfs::path& library, const stdfs::path& index_file)
+{
+  read_and_write_index(library, index_file);
+}
+
+ProfileLibrary
+indexed_library(const stdfs::path& library, const IndexPlace& place)
+{
+  SourceStamp stamp = stamp_of(library);
+  SymbolIndex::Opened opened = SymbolIndex::open(place.file, stamp);
+  if (opened.index) {
+    return mapped_library(library, place, std::move(opened.index));
+  }
+  try {
+    fs::FileLock lock(place.lock);
+    // Another process may have made it while this one waited for the lock.
+    SymbolIndex::Opened again = SymbolIndex::open(place.file, stamp);
+    if (again.index) {
+      return mapped_library(library, place, std::move(again.index));
+    }
+    ProfileLibrary read = read_and_write_index(library, place.file);
+    log_debug("symbol index: wrote {} for {} (it was {})", place.file, library, opened.problem);
+    return read;
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::system) {
+      throw; // the library itself is malformed: the caller reports it
+    }
+    log_debug("symbol index: {} ({}); reading {} itself", e.what(), place.file, library);
+    return library_from_elf(read_elf(library), library);
+  }
+}
+
+} // namespace opkit::check

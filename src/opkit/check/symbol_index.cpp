@@ -1,0 +1,364 @@
+#include "opkit/check/symbol_index.hpp"
+
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include <sys/stat.h>
+
+namespace opkit::check {
+
+// Layout, format version 1. Every number is an unsigned little-endian
+// integer (the mtime is signed); offsets count from the start of the file.
+//
+//   header, 64 bytes
+//     0  magic "OPKITSYM"           32  symbol count N
+//     8  format version (1)         36  version count V
+//    12  bucket count B (2^k)       40  definition count D
+//    16  source size (u64)          44  string table size S
+//    24  source mtime, ns (i64)     48  soname: string offset, 52 length
+//                                   56  reserved (0); 60 FNV-1a of bytes 0..59
+//   buckets      (B + 1) u32: bucket b holds entries [bucket[b], bucket[b+1])
+//   entries      N x 16 bytes: name hash, name offset, name length,
+//                version number | hidden << 31; grouped by bucket (hash & (B-1))
+//   versions     V x 8 bytes: string offset, length; number 0 is "" (unversioned)
+//   definitions  D u32: version numbers of the library's own version definitions
+//   strings      S bytes, names without terminators
+//
+// The file is exactly as long as these parts.
+
+namespace {
+
+constexpr std::string_view k_magic = "OPKITSYM";
+constexpr uint32_t k_format_version = 1;
+constexpr size_t k_header_size = 64;
+constexpr size_t k_checksummed = 60;
+constexpr size_t k_entry_size = 16;
+constexpr size_t k_version_size = 8;
+constexpr uint32_t k_hidden_bit = 0x80000000U;
+constexpr uint32_t k_version_mask = 0x7fffffffU;
+// Beyond these the counts cannot come from a real library; refusing them early
+// keeps every size computation far from overflow.
+constexpr uint32_t k_max_count = 1U << 28;
+
+uint32_t
+fnv1a(std::string_view bytes)
+{
+  uint32_t hash = 2166136261U;
+  for (char c : bytes) {
+    hash = (hash ^ static_cast<unsigned char>(c)) * 16777619U;
+  }
+  return hash;
+}
+
+uint32_t
+load32(const char* at)
+{
+  const auto* b = reinterpret_cast<const unsigned char*>(at);
+  return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
+}
+
+uint64_t
+load64(const char* at)
+{
+  return uint64_t{load32(at)} | uint64_t{load32(at + 4)} << 32;
+}
+
+void
+put32(std::string& out, uint32_t value)
+{
+  for (int shift = 0; shift < 32; shift += 8) {
+    out.push_back(static_cast<char>((value >> shift) & 0xff));
+  }
+}
+
+void
+put64(std::string& out, uint64_t value)
+{
+  put32(out, static_cast<uint32_t>(value));
+  put32(out, static_cast<uint32_t>(value >> 32));
+}
+
+// The string table being built, with the offset/length pairs pointing into it.
+class StringsBuilder
+{
+public:
+  std::pair<uint32_t, uint32_t>
+  add(std::string_view text)
+  {
+    if (m_bytes.size() + text.size() > UINT32_MAX) {
+      fail(ExitCode::usage, "symbol index: cannot build: the library's names exceed 4 GiB");
+    }
+    auto offset = static_cast<uint32_t>(m_bytes.size());
+    m_bytes.append(text);
+    return {offset, static_cast<uint32_t>(text.size())};
+  }
+
+  // Version names are few and repeated on every symbol: each is stored once.
+  uint32_t
+  version(std::string_view name)
+  {
+    auto [it, added] = m_version_numbers.emplace(std::string(name), static_cast<uint32_t>(m_versions.size()));
+    if (added) {
+      m_versions.push_back(add(name));
+    }
+    return it->second;
+  }
+
+  const std::string& bytes() const { return m_bytes; }
+  const std::vector<std::pair<uint32_t, uint32_t>>& versions() const { return m_versions; }
+
+private:
+  std::string m_bytes;
+  std::map<std::string, uint32_t> m_version_numbers;
+  std::vector<std::pair<uint32_t, uint32_t>> m_versions;
+};
+
+struct Entry
+{
+  uint32_t hash;
+  uint32_t name_offset;
+  uint32_t name_length;
+  uint32_t version;
+};
+
+uint32_t
+bucket_count_for(size_t symbols)
+{
+  uint32_t count = 1;
+  while (count < symbols) {
+    count <<= 1;
+  }
+  return count;
+}
+
+} // namespace
+
+SourceStamp
+stamp_of(const std::filesystem::path& file)
+{
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) {
+    fail(ExitCode::system, "{}: cannot read: {}", file, std::strerror(errno));
+  }
+  return {static_cast<uint64_t>(st.st_size), int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+std::string
+build_symbol_index(const ProfileLibrary& library, const SourceStamp& source)
+{
+  StringsBuilder strings;
+  strings.version(""); // number 0: unversioned
+  std::vector<Entry> entries;
+  library.symbols.for_each([&](std::string_view name, const SymbolDefinition& definition) {
+    auto [offset, length] = strings.add(name);
+    entries.push_back({fnv1a(name), offset, length, strings.version(definition.version) | (definition.hidden ? k_hidden_bit : 0)});
+  });
+  std::vector<uint32_t> definitions;
+  for (const std::string& version : library.versions) {
+    definitions.push_back(strings.version(version));
+  }
+  auto [soname_offset, soname_length] = strings.add(library.soname);
+  if (entries.size() >= k_max_count || strings.versions().size() >= k_max_count) {
+    fail(ExitCode::usage, "{}: cannot index: {} symbols is too many", library.path, entries.size());
+  }
+
+  // Group the entries by bucket, keeping their order within each (a counting sort).
+  uint32_t bucket_count = bucket_count_for(entries.size());
+  std::vector<uint32_t> starts(bucket_count + 1, 0);
+  for (const Entry& entry : entries) {
+    ++starts[(entry.hash & (bucket_count - 1)) + 1];
+  }
+  for (uint32_t b = 0; b < bucket_count; ++b) {
+    starts[b + 1] += starts[b];
+  }
+  std::vector<Entry> grouped(entries.size());
+  std::vector<uint32_t> next(starts.begin(), starts.end() - 1);
+  for (const Entry& entry : entries) {
+    grouped[next[entry.hash & (bucket_count - 1)]++] = entry;
+  }
+
+  std::string out(k_magic);
+  put32(out, k_format_version);
+  put32(out, bucket_count);
+  put64(out, source.size);
+  put64(out, static_cast<uint64_t>(source.mtime_ns));
+  put32(out, static_cast<uint32_t>(entries.size()));
+  put32(out, static_cast<uint32_t>(strings.versions().size()));
+  put32(out, static_cast<uint32_t>(definitions.size()));
+  put32(out, static_cast<uint32_t>(strings.bytes().size()));
+  put32(out, soname_offset);
+  put32(out, soname_length);
+  put32(out, 0);
+  put32(out, fnv1a(std::string_view(out).substr(0, k_checksummed)));
+  for (uint32_t start : starts) {
+    put32(out, start);
+  }
+  for (const Entry& entry : grouped) {
+    for (uint32_t field : {entry.hash, entry.name_offset, entry.name_length, entry.version}) {
+      put32(out, field);
+    }
+  }
+  for (auto [offset, length] : strings.versions()) {
+    put32(out, offset);
+    put32(out, length);
+  }
+  for (uint32_t number : definitions) {
+    put32(out, number);
+  }
+  out += strings.bytes();
+  return out;
+}
+
+SymbolIndex::Opened
+SymbolIndex::open(const std::filesystem::path& path, const SourceStamp& source)
+{
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return {nullptr, "missing"};
+  }
+  std::shared_ptr<SymbolIndex> index(new SymbolIndex());
+  try {
+    index->m_file = std::make_unique<fs::MappedFile>(path);
+  } catch (const Error& e) {
+    return {nullptr, e.what()};
+  }
+  index->m_bytes = index->m_file->bytes();
+  std::string problem = index->load(source);
+  return problem.empty() ? Opened{index, ""} : Opened{nullptr, problem};
+}
+
+SymbolIndex::Opened
+SymbolIndex::parse(std::string bytes, const std::optional<SourceStamp>& source)
+{
+  std::shared_ptr<SymbolIndex> index(new SymbolIndex());
+  index->m_owned = std::move(bytes);
+  index->m_bytes = index->m_owned;
+  std::string problem = index->load(source);
+  return problem.empty() ? Opened{index, ""} : Opened{nullptr, problem};
+}
+
+std::string
+SymbolIndex::load(const std::optional<SourceStamp>& source)
+{
+  const char* base = m_bytes.data();
+  if (m_bytes.size() < k_header_size || m_bytes.substr(0, k_magic.size()) != k_magic) {
+    return "not an opkit symbol index";
+  }
+  if (uint32_t format = load32(base + 8); format != k_format_version) {
+    return fmt::format("format version {}, not {}", format, k_format_version);
+  }
+  if (load32(base + k_checksummed) != fnv1a(m_bytes.substr(0, k_checksummed))) {
+    return "corrupt: header checksum mismatch";
+  }
+  uint32_t buckets = load32(base + 12);
+  m_source = {load64(base + 16), static_cast<int64_t>(load64(base + 24))};
+  m_symbol_count = load32(base + 32);
+  uint32_t versions = load32(base + 36);
+  uint32_t definitions = load32(base + 40);
+  uint32_t strings = load32(base + 44);
+  if (buckets == 0 || (buckets & (buckets - 1)) != 0 || buckets > k_max_count || m_symbol_count > k_max_count
+      || versions == 0 || versions > k_max_count || definitions > k_max_count) {
+    return "corrupt: impossible table sizes";
+  }
+  // Each term is below 2^33, so the sum cannot overflow.
+  m_buckets = k_header_size;
+  m_entries = m_buckets + (uint64_t{buckets} + 1) * 4;
+  size_t version_table = m_entries + uint64_t{m_symbol_count} * k_entry_size;
+  size_t definition_table = version_table + uint64_t{versions} * k_version_size;
+  size_t string_table = definition_table + uint64_t{definitions} * 4;
+  if (string_table + strings != m_bytes.size()) {
+    return fmt::format("corrupt: {} bytes where its header describes {}", m_bytes.size(), string_table + strings);
+  }
+  if (source && !(*source == m_source)) {
+    return "stale: its library changed since it was made";
+  }
+  m_strings = m_bytes.substr(string_table, strings);
+  auto in_strings = [&](uint32_t offset, uint32_t length) { return uint64_t{offset} + length <= strings; };
+  for (uint32_t v = 0; v < versions; ++v) {
+    uint32_t offset = load32(base + version_table + v * k_version_size);
+    uint32_t length = load32(base + version_table + v * k_version_size + 4);
+    if (!in_strings(offset, length)) {
+      return "corrupt: a version name lies outside the string table";
+    }
+    m_versions.push_back(m_strings.substr(offset, length));
+  }
+  for (uint32_t d = 0; d < definitions; ++d) {
+    uint32_t number = load32(base + definition_table + d * 4);
+    if (number >= versions) {
+      return "corrupt: a version definition names no version";
+    }
+    m_definitions.emplace_back(m_versions[number]);
+  }
+  uint32_t soname_offset = load32(base + 48);
+  uint32_t soname_length = load32(base + 52);
+  if (!in_strings(soname_offset, soname_length)) {
+    return "corrupt: the soname lies outside the string table";
+  }
+  m_soname = std::string(m_strings.substr(soname_offset, soname_length));
+  m_bucket_mask = buckets - 1;
+  if (bucket_start(0) != 0 || bucket_start(buckets) != m_symbol_count) {
+    return "corrupt: the buckets do not cover the entries";
+  }
+  for (uint32_t b = 0; b < buckets; ++b) {
+    uint32_t end = bucket_start(b + 1);
+    if (end < bucket_start(b) || end > m_symbol_count) {
+      return "corrupt: the buckets do not cover the entries";
+    }
+    for (uint32_t e = bucket_start(b); e < end; ++e) {
+      const char* entry = base + m_entries + size_t{e} * k_entry_size;
+      if ((load32(entry) & m_bucket_mask) != b || !in_strings(load32(entry + 4), load32(entry + 8))
+          || (load32(entry + 12) & k_version_mask) >= versions) {
+        return fmt::format("corrupt: entry {} is out of bounds", e);
+      }
+    }
+  }
+  return {};
+}
+
+uint32_t
+SymbolIndex::bucket_start(uint32_t bucket) const
+{
+  return load32(m_bytes.data() + m_buckets + size_t{bucket} * 4);
+}
+
+std::string_view
+SymbolIndex::name(uint32_t entry) const
+{
+  const char* at = m_bytes.data() + m_entries + size_t{entry} * k_entry_size;
+  return m_strings.substr(load32(at + 4), load32(at + 8));
+}
+
+SymbolDefinition
+SymbolIndex::definition(uint32_t entry) const
+{
+  uint32_t version = load32(m_bytes.data() + m_entries + size_t{entry} * k_entry_size + 12);
+  return {m_versions[version & k_version_mask], (version & k_hidden_bit) != 0};
+}
+
+std::vector<SymbolDefinition>
+SymbolIndex::find(std::string_view wanted) const
+{
+  uint32_t hash = fnv1a(wanted);
+  uint32_t bucket = hash & m_bucket_mask;
+  std::vector<SymbolDefinition> found;
+  for (uint32_t e = bucket_start(bucket), end = bucket_start(bucket + 1); e < end; ++e) {
+    if (load32(m_bytes.data() + m_entries + size_t{e} * k_entry_size) == hash && name(e) == wanted) {
+      found.push_back(definition(e));
+    }
+  }
+  return found;
+}
+
+void
+SymbolIndex::for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const
+{
+  for (uint32_t e = 0; e < m_symbol_count; ++e) {
+    visit(name(e), definition(e));
+  }
+}
+
+} // namespace opkit::check

@@ -1,0 +1,88 @@
+#pragma once
+
+#include "opkit/check/profile.hpp"
+#include "opkit/check/symbol_table.hpp"
+#include "opkit/util/fs.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opkit::check {
+
+// The file an index was made from, as it was then: a different size or
+// modification time means the index is stale.
+struct SourceStamp
+{
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+
+  bool operator==(const SourceStamp& other) const { return size == other.size && mtime_ns == other.mtime_ns; }
+};
+
+// The stamp of a file as it is now; Error(system) when it cannot be stat'ed.
+SourceStamp stamp_of(const std::filesystem::path& file);
+
+// A symbol index is a small binary file that answers "does this library
+// export name (at version)?" without reading the library: a header (magic,
+// format version, the source's stamp), a hash table over the exported names,
+// and their version names and strings. symbol_index.cpp documents the layout.
+
+// The bytes of an index of `library`: its soname, version definitions and
+// exported symbols, as made from a file with stamp `source`.
+std::string build_symbol_index(const ProfileLibrary& library, const SourceStamp& source);
+
+// An index read back, validated whole before use: every offset and count is
+// checked against the file, so a truncated, corrupt or foreign file is refused
+// and lookups never read outside it.
+class SymbolIndex : public SymbolTable
+{
+public:
+  // What opening an index gave: the index, or why it cannot be used
+  // ("missing", "stale: ...", "corrupt: ...", "format version 7, not 1").
+  struct Opened
+  {
+    std::shared_ptr<const SymbolIndex> index;
+    std::string problem;
+  };
+
+  // Maps `path`; `source` is the stamp the index must carry.
+  static Opened open(const std::filesystem::path& path, const SourceStamp& source);
+  // Reads an index from bytes (tests, fuzzing); with `source`, checks its stamp too.
+  static Opened parse(std::string bytes, const std::optional<SourceStamp>& source = std::nullopt);
+
+  const std::string& soname() const { return m_soname; }
+  const std::vector<std::string>& version_definitions() const { return m_definitions; }
+  const SourceStamp& source() const { return m_source; }
+
+  size_t size() const override { return m_symbol_count; }
+  std::vector<SymbolDefinition> find(std::string_view name) const override;
+  void for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override;
+
+private:
+  SymbolIndex() = default;
+  // Checks the layout of m_bytes and fills the fields; the problem, or empty.
+  std::string load(const std::optional<SourceStamp>& source);
+  SymbolDefinition definition(uint32_t entry) const;
+  std::string_view name(uint32_t entry) const;
+  uint32_t bucket_start(uint32_t bucket) const;
+
+  std::unique_ptr<fs::MappedFile> m_file; // when mapped
+  std::string m_owned;                    // when parsed from bytes
+  std::string_view m_bytes;
+  SourceStamp m_source;
+  uint32_t m_symbol_count = 0;
+  uint32_t m_bucket_mask = 0;
+  size_t m_buckets = 0; // offsets of the sections in m_bytes
+  size_t m_entries = 0;
+  std::string_view m_strings;
+  std::vector<std::string_view> m_versions; // by version number; 0 is the empty one
+  std::string m_soname;
+  std::vector<std::string> m_definitions;
+};
+
+} // namespace opkit::check

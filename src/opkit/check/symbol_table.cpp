@@ -1,0 +1,56 @@
+#include "opkit/check/symbol_table.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace opkit::check {
+
+MemorySymbolTable::MemorySymbolTable(std::vector<ExportedSymbol> symbols)
+  : m_symbols(std::move(symbols)),
+    m_by_name(m_symbols.size())
+{
+  std::iota(m_by_name.begin(), m_by_name.end(), size_t{0});
+  std::stable_sort(m_by_name.begin(), m_by_name.end(),
+                   [this](size_t a, size_t b) { return m_symbols[a].name < m_symbols[b].name; });
+}
+
+std::vector<SymbolDefinition>
+MemorySymbolTable::find(std::string_view name) const
+{
+  auto first = std::lower_bound(m_by_name.begin(), m_by_name.end(), name,
+                                [this](size_t index, std::string_view key) { return m_symbols[index].name < key; });
+  std::vector<SymbolDefinition> found;
+  for (auto it = first; it != m_by_name.end() && m_symbols[*it].name == name; ++it) {
+    found.push_back({m_symbols[*it].version, m_symbols[*it].hidden});
+  }
+  return found;
+}
+
+void
+MemorySymbolTable::for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const
+{
+  for (const ExportedSymbol& symbol : m_symbols) {
+    visit(symbol.name, {symbol.version, symbol.hidden});
+  }
+}
+
+ExportedSymbols::ExportedSymbols()
+{
+  // Policy libraries export nothing known; they all share one empty table.
+  static const std::shared_ptr<const SymbolTable> k_empty = std::make_shared<MemorySymbolTable>(std::vector<ExportedSymbol>());
+  m_table = k_empty;
+}
+
+ExportedSymbols::ExportedSymbols(std::vector<ExportedSymbol> symbols)
+  : m_table(std::make_shared<MemorySymbolTable>(std::move(symbols)))
+{
+}
+
+ExportedSymbols::ExportedSymbols(std::initializer_list<ExportedSymbol> symbols)
+  : ExportedSymbols(std::vector<ExportedSymbol>(symbols))
+{
+}
+
+ExportedSymbols::ExportedSymbols(std::shared_ptr<const SymbolTable> table) : m_table(std::move(table)) {}
+
+} // namespace opkit::check

@@ -1,0 +1,237 @@
+#include "opkit/check/indexed_library.hpp"
+#include "opkit/check/symbol_index.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/fs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <tuple>
+
+#include <sys/stat.h>
+#include <utime.h>
+
+using namespace opkit;
+using namespace opkit::check;
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// A real system library, found as the host profile finds it.
+stdfs::path
+system_library(const std::string& soname)
+{
+  for (const std::string& dir : host_search_paths()) {
+    std::error_code ec;
+    if (stdfs::exists(stdfs::path(dir) / soname, ec)) {
+      return stdfs::weakly_canonical(stdfs::path(dir) / soname);
+    }
+  }
+  ADD_FAILURE() << "no " << soname << " on this machine";
+  return {};
+}
+
+using Definitions = std::multiset<std::pair<std::string, bool>>;
+
+Definitions
+definitions(const std::vector<SymbolDefinition>& found)
+{
+  Definitions result;
+  for (const SymbolDefinition& d : found) {
+    result.emplace(std::string(d.version), d.hidden);
+  }
+  return result;
+}
+
+std::multiset<std::tuple<std::string, std::string, bool>>
+everything(const SymbolTable& table)
+{
+  std::multiset<std::tuple<std::string, std::string, bool>> all;
+  table.for_each([&all](std::string_view name, const SymbolDefinition& d) {
+    all.emplace(std::string(name), std::string(d.version), d.hidden);
+  });
+  return all;
+}
+
+ProfileLibrary
+read_library(const stdfs::path& path)
+{
+  return library_from_elf(read_elf(path), path);
+}
+
+std::shared_ptr<const SymbolIndex>
+parse_ok(std::string bytes)
+{
+  SymbolIndex::Opened opened = SymbolIndex::parse(std::move(bytes));
+  EXPECT_TRUE(opened.index) << opened.problem;
+  return opened.index;
+}
+
+// Every lookup and a full walk of an index that opened: must stay in bounds.
+void
+exercise(const SymbolIndex& index, const std::vector<std::string>& names)
+{
+  size_t visited = 0;
+  index.for_each([&visited](std::string_view name, const SymbolDefinition& d) { visited += name.size() + d.version.size(); });
+  for (const std::string& name : names) {
+    visited += index.find(name).size();
+  }
+  (void)visited;
+}
+
+void
+set_mtime(const stdfs::path& path, time_t seconds)
+{
+  struct utimbuf times {seconds, seconds};
+  ASSERT_EQ(::utime(path.c_str(), &times), 0);
+}
+
+} // namespace
+
+TEST(CheckSymbolIndex, RoundTripAnswersAsTheElfDoes)
+{
+  stdfs::path path = system_library("libstdc++.so.6");
+  ProfileLibrary library = read_library(path);
+  ASSERT_GT(library.symbols.size(), 1000U);
+  std::shared_ptr<const SymbolIndex> index = parse_ok(build_symbol_index(library, stamp_of(path)));
+  ASSERT_TRUE(index);
+  EXPECT_EQ(index->size(), library.symbols.size());
+  EXPECT_EQ(index->soname(), "libstdc++.so.6");
+  EXPECT_EQ(index->version_definitions(), library.versions);
+  EXPECT_TRUE(index->source() == stamp_of(path));
+  size_t versioned = 0;
+  library.symbols.for_each([&](std::string_view name, const SymbolDefinition&) {
+    Definitions expected = definitions(library.symbols.find(name));
+    EXPECT_EQ(definitions(index->find(name)), expected) << name;
+    versioned += expected.count({"GLIBCXX_3.4", false});
+  });
+  EXPECT_GT(versioned, 100U);
+  EXPECT_EQ(everything(*index), everything(library.symbols.table()));
+  EXPECT_TRUE(index->find("opkit_no_such_symbol").empty());
+  EXPECT_TRUE(index->find("").empty());
+}
+
+TEST(CheckSymbolIndex, NamesDefinedInSeveralVersionsKeepEach)
+{
+  ProfileLibrary library;
+  library.soname = "libx.so.1";
+  library.versions = {"X_1", "X_2"};
+  library.symbols = {{"f", "X_1", true}, {"f", "X_2", false}, {"g", "", false}};
+  std::shared_ptr<const SymbolIndex> index = parse_ok(build_symbol_index(library, {}));
+  ASSERT_TRUE(index);
+  EXPECT_EQ(definitions(index->find("f")), (Definitions{{"X_1", true}, {"X_2", false}}));
+  EXPECT_EQ(definitions(index->find("g")), (Definitions{{"", false}}));
+  ProfileLibrary empty;
+  std::shared_ptr<const SymbolIndex> none = parse_ok(build_symbol_index(empty, {}));
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->size(), 0U);
+  EXPECT_TRUE(none->find("f").empty());
+}
+
+TEST(CheckSymbolIndex, AStaleIndexIsDetectedAndRemade)
+{
+  fs::TempDir dir;
+  stdfs::path lib = dir.path() / "libgcc_s.so.1";
+  stdfs::copy_file(system_library("libgcc_s.so.1"), lib);
+  set_mtime(lib, 1000000000);
+  IndexPlace place{dir.path() / "idx" / "libgcc_s.so.1.idx", dir.path() / "lock"};
+
+  ProfileLibrary first = indexed_library(lib, place); // made: read from the ELF
+  ASSERT_TRUE(stdfs::exists(place.file));
+  SymbolIndex::Opened current = SymbolIndex::open(place.file, stamp_of(lib));
+  ASSERT_TRUE(current.index) << current.problem;
+  EXPECT_EQ(everything(*current.index), everything(first.symbols.table()));
+
+  set_mtime(lib, 1000000001); // the library changed (a new mtime is enough)
+  SymbolIndex::Opened stale = SymbolIndex::open(place.file, stamp_of(lib));
+  EXPECT_FALSE(stale.index);
+  EXPECT_EQ(stale.problem, "stale: its library changed since it was made");
+
+  ProfileLibrary again = indexed_library(lib, place); // remade
+  SymbolIndex::Opened remade = SymbolIndex::open(place.file, stamp_of(lib));
+  ASSERT_TRUE(remade.index) << remade.problem;
+  EXPECT_EQ(again.soname, "libgcc_s.so.1");
+  EXPECT_EQ(indexed_library(lib, place).symbols.size(), first.symbols.size()); // mapped now
+}
+
+TEST(CheckSymbolIndex, ForeignAndOtherFormatFilesAreRefused)
+{
+  EXPECT_EQ(SymbolIndex::parse("").problem, "not an opkit symbol index");
+  EXPECT_EQ(SymbolIndex::parse(std::string(200, 'x')).problem, "not an opkit symbol index");
+  std::string bytes = build_symbol_index(read_library(system_library("libdl.so.2")), {});
+  std::string future = bytes;
+  future[8] = 2; // format version
+  EXPECT_EQ(SymbolIndex::parse(future).problem, "format version 2, not 1");
+  EXPECT_EQ(SymbolIndex::open("/nonexistent/x.idx", {}).problem, "missing");
+}
+
+TEST(CheckSymbolIndex, TruncatedOrExtendedBytesAreRefused)
+{
+  std::string bytes = build_symbol_index(read_library(system_library("libgcc_s.so.1")), {});
+  ASSERT_TRUE(parse_ok(bytes));
+  for (size_t length = 0; length < bytes.size(); ++length) {
+    EXPECT_FALSE(SymbolIndex::parse(bytes.substr(0, length)).index) << "truncated to " << length;
+  }
+  EXPECT_FALSE(SymbolIndex::parse(bytes + '\0').index);
+}
+
+TEST(CheckSymbolIndex, CorruptBytesNeverCrashAndADamagedHeaderIsRefused)
+{
+  ProfileLibrary library = read_library(system_library("libgcc_s.so.1"));
+  std::vector<std::string> names;
+  library.symbols.for_each([&names](std::string_view name, const SymbolDefinition&) { names.emplace_back(name); });
+  std::string bytes = build_symbol_index(library, {});
+  size_t refused = 0;
+  for (size_t at = 0; at < bytes.size(); ++at) {
+    for (unsigned char pattern : {0x01, 0x80, 0xff}) {
+      std::string damaged = bytes;
+      damaged[at] = static_cast<char>(damaged[at] ^ pattern);
+      SymbolIndex::Opened opened = SymbolIndex::parse(damaged);
+      if (at < 64) {
+        EXPECT_FALSE(opened.index) << "header byte " << at << " ^ " << int{pattern};
+      }
+      if (opened.index) {
+        exercise(*opened.index, names);
+      } else {
+        ++refused;
+      }
+    }
+  }
+  EXPECT_GT(refused, 64U * 3);
+  // Large values in every 32-bit field past the header: refused, or in bounds.
+  for (size_t at = 64; at + 4 <= bytes.size(); at += 4) {
+    std::string damaged = bytes;
+    damaged.replace(at, 4, "\xff\xff\xff\x7f");
+    SymbolIndex::Opened opened = SymbolIndex::parse(damaged);
+    if (opened.index) {
+      exercise(*opened.index, names);
+    }
+  }
+}
+
+TEST(CheckSymbolIndex, AnUnwritablePlaceFallsBackToTheElf)
+{
+  fs::TempDir dir;
+  fs::write_file_atomic(dir.path() / "file", "not a folder");
+  stdfs::path lib = system_library("libdl.so.2");
+  // The index's folder cannot be made: the library is read from the ELF instead.
+  ProfileLibrary library = indexed_library(lib, {dir.path() / "file" / "libdl.idx", dir.path() / "lock"});
+  EXPECT_EQ(library.soname, "libdl.so.2");
+  EXPECT_EQ(library.symbols.size(), read_library(lib).symbols.size());
+  EXPECT_FALSE(stdfs::exists(dir.path() / "file" / "libdl.idx"));
+  // A corrupt index in a writable place is remade.
+  IndexPlace place{dir.path() / "libdl.idx", dir.path() / "lock"};
+  fs::write_file_atomic(place.file, "OPKITSYM garbage");
+  EXPECT_EQ(indexed_library(lib, place).symbols.size(), library.symbols.size());
+  EXPECT_TRUE(SymbolIndex::open(place.file, stamp_of(lib)).index);
+}
+
+TEST(CheckSymbolIndex, TheCachePlaceMirrorsTheLibrarysPath)
+{
+  IndexPlace place = cache_place("/usr/lib/x86_64-linux-gnu/libc.so.6");
+  EXPECT_EQ(place.file.filename(), "libc.so.6.idx");
+  EXPECT_NE(place.file.string().find("/cache/symbols/usr/lib/x86_64-linux-gnu/"), std::string::npos) << place.file;
+  EXPECT_EQ(place.lock.filename(), "cache.lock");
+}
