@@ -33,12 +33,9 @@ target_include_directories(dep_mustache INTERFACE ${MUSTACHE_INCLUDE_DIR})
 
 find_program(NINJA_PROGRAM ninja REQUIRED)
 
-# libcurl's headers only: util/curl_api loads libcurl.so.4 when opkit first
-# speaks HTTP, so its ~30 libraries cost nothing at every other command's start.
 find_package(CURL REQUIRED)
 add_library(dep_curl INTERFACE)
-target_include_directories(dep_curl INTERFACE ${CURL_INCLUDE_DIRS})
-target_link_libraries(dep_curl INTERFACE ${CMAKE_DL_LIBS})
+target_link_libraries(dep_curl INTERFACE CURL::libcurl)
 
 find_package(OpenSSL REQUIRED)
 add_library(dep_openssl INTERFACE)

@@ -26,9 +26,9 @@ const double k_max_retry_after_s = 60;     // a server's Retry-After is honoured
 void
 global_init()
 {
-  static const CURLcode rc = http_detail::curl_api().global_init(CURL_GLOBAL_DEFAULT);
+  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
   if (rc != CURLE_OK) {
-    fail(ExitCode::system, "libcurl: cannot initialise: {}", http_detail::curl_api().easy_strerror(rc));
+    fail(ExitCode::system, "libcurl: cannot initialise: {}", curl_easy_strerror(rc));
   }
 }
 
@@ -36,7 +36,7 @@ CurlHandle
 new_handle()
 {
   global_init();
-  CurlHandle curl(http_detail::curl_api().easy_init());
+  CurlHandle curl(curl_easy_init());
   if (!curl) {
     fail(ExitCode::system, "libcurl: cannot create a handle");
   }
@@ -161,7 +161,7 @@ describe_failure(const Attempt& attempt)
     return fmt::format("the answer is larger than {}", format_size(static_cast<double>(attempt.body_limit)));
   }
   if (attempt.code != CURLE_OK) {
-    return attempt.error[0] != '\0' ? trim(attempt.error) : http_detail::curl_api().easy_strerror(attempt.code);
+    return attempt.error[0] != '\0' ? trim(attempt.error) : curl_easy_strerror(attempt.code);
   }
   return attempt.reason.empty() ? fmt::format("HTTP {}", attempt.status)
                                 : fmt::format("HTTP {} {}", attempt.status, attempt.reason);
@@ -219,18 +219,18 @@ namespace {
 void
 record_answer(CURL* curl, Attempt& attempt)
 {
-  http_detail::curl_api().easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &attempt.status);
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &attempt.status);
 #if LIBCURL_VERSION_NUM >= 0x074200 // 7.66
-  http_detail::curl_api().easy_getinfo(curl, CURLINFO_RETRY_AFTER, &attempt.retry_after_s);
+  curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &attempt.retry_after_s);
 #endif
   char* location = nullptr;
-  if (http_detail::curl_api().easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location != nullptr) {
+  if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location != nullptr) {
     attempt.location = location;
   }
   long redirects = 0;
   char* final_url = nullptr;
-  if (http_detail::curl_api().easy_getinfo(curl, CURLINFO_REDIRECT_COUNT, &redirects) == CURLE_OK && redirects > 0 &&
-      http_detail::curl_api().easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &final_url) == CURLE_OK && final_url != nullptr) {
+  if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_COUNT, &redirects) == CURLE_OK && redirects > 0 &&
+      curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &final_url) == CURLE_OK && final_url != nullptr) {
     attempt.final_url = final_url;
   }
 }
@@ -260,7 +260,7 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
   CurlList headers;
   for (const std::string& header : options.headers) {
     check_http_header(header);
-    curl_slist* list = http_detail::curl_api().slist_append(headers.get(), header.c_str());
+    curl_slist* list = curl_slist_append(headers.get(), header.c_str());
     if (list == nullptr) {
       fail(ExitCode::system, "libcurl: out of memory");
     }
@@ -278,7 +278,7 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
     CurlHandle fresh;
     CURL* handle = transfer.handle;
     if (handle != nullptr) {
-      http_detail::curl_api().easy_reset(handle); // the options go; the open connection stays
+      curl_easy_reset(handle); // the options go; the open connection stays
     } else {
       fresh = new_handle();
       handle = fresh.get();
@@ -296,7 +296,7 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
     progress.restart();
     transfer.prepare(handle, attempt);
     ++attempts;
-    attempt.code = http_detail::curl_api().easy_perform(handle);
+    attempt.code = curl_easy_perform(handle);
     progress.clear();
     if (attempt.code == CURLE_OK) {
       record_answer(handle, attempt);

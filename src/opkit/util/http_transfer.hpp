@@ -8,7 +8,7 @@
 #include "opkit/util/format.hpp"
 #include "opkit/util/http.hpp"
 
-#include "opkit/util/curl_api.hpp"
+#include <curl/curl.h>
 
 #include <algorithm>
 #include <chrono>
@@ -25,13 +25,13 @@ const size_t k_body_limit = 64 * 1024; // enough for any error document worth sh
 
 struct CurlDeleter
 {
-  void operator()(CURL* curl) const { http_detail::curl_api().easy_cleanup(curl); }
+  void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
 };
 using CurlHandle = std::unique_ptr<CURL, CurlDeleter>;
 
 struct CurlListDeleter
 {
-  void operator()(curl_slist* list) const { http_detail::curl_api().slist_free_all(list); }
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
 };
 using CurlList = std::unique_ptr<curl_slist, CurlListDeleter>;
 
@@ -48,9 +48,9 @@ template<typename T>
 void
 set_option(CURL* curl, CURLoption option, T value)
 {
-  CURLcode rc = http_detail::curl_api().easy_setopt(curl, option, value);
+  CURLcode rc = curl_easy_setopt(curl, option, value);
   if (rc != CURLE_OK) {
-    fail(ExitCode::system, "libcurl: cannot set option {}: {}", static_cast<int>(option), http_detail::curl_api().easy_strerror(rc));
+    fail(ExitCode::system, "libcurl: cannot set option {}: {}", static_cast<int>(option), curl_easy_strerror(rc));
   }
 }
 
