@@ -15,9 +15,23 @@ find_package(yaml-cpp REQUIRED)
 add_library(dep_yaml_cpp INTERFACE)
 target_link_libraries(dep_yaml_cpp INTERFACE yaml-cpp)
 
+# libarchive, libcurl and libcrypto are opened on first use, not linked
+# (src/opkit/util/lazy_library.hpp says why): opkit compiles against their
+# headers and is told the soname of the library it was built against.
+function(opkit_lazy_dependency target library include_dirs define)
+  execute_process(COMMAND ${CMAKE_READELF} -d ${library} OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
+  string(REGEX MATCH "Library soname: \\[([^]]+)\\]" found "${dynamic}")
+  if(NOT rc EQUAL 0 OR NOT CMAKE_MATCH_1)
+    message(FATAL_ERROR "${library}: cannot read its SONAME with ${CMAKE_READELF}")
+  endif()
+  add_library(${target} INTERFACE)
+  target_include_directories(${target} INTERFACE ${include_dirs})
+  target_compile_definitions(${target} INTERFACE ${define}="${CMAKE_MATCH_1}")
+  target_link_libraries(${target} INTERFACE ${CMAKE_DL_LIBS})
+endfunction()
+
 find_package(LibArchive REQUIRED)
-add_library(dep_archive INTERFACE)
-target_link_libraries(dep_archive INTERFACE LibArchive::LibArchive)
+opkit_lazy_dependency(dep_archive ${LibArchive_LIBRARIES} "${LibArchive_INCLUDE_DIRS}" OPKIT_ARCHIVE_SONAME)
 
 pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
 add_library(dep_elf INTERFACE)
@@ -34,9 +48,7 @@ target_include_directories(dep_mustache INTERFACE ${MUSTACHE_INCLUDE_DIR})
 find_program(NINJA_PROGRAM ninja REQUIRED)
 
 find_package(CURL REQUIRED)
-add_library(dep_curl INTERFACE)
-target_link_libraries(dep_curl INTERFACE CURL::libcurl)
+opkit_lazy_dependency(dep_curl ${CURL_LIBRARIES} "${CURL_INCLUDE_DIRS}" OPKIT_CURL_SONAME)
 
 find_package(OpenSSL REQUIRED)
-add_library(dep_openssl INTERFACE)
-target_link_libraries(dep_openssl INTERFACE OpenSSL::Crypto)
+opkit_lazy_dependency(dep_openssl ${OPENSSL_CRYPTO_LIBRARY} "${OPENSSL_INCLUDE_DIR}" OPKIT_CRYPTO_SONAME)
