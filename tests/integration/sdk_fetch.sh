@@ -95,7 +95,9 @@ for mode in ignore-ranges:200 unknown-size:206; do
   expect_contains "$work/err" 'the server does not serve byte ranges; downloading the whole wheel'
   expect_contains "$work/log-$name" "^GET /files/$wheel210 range=bytes=-[0-9]+ status=${mode#*:} "
   expect_contains "$work/log-$name" "^GET /files/$wheel210 range=- status=200 sent=$size210\$"
-  diff -r "$work/sdk-ranges" "$OPKIT_HOME/sdks/tensorflow-2.10.1" || fail "the whole download's SDK differs ($mode)"
+  # Byte-identical but for the symbol index, which is derived from the framework
+  # library and stamped with that file's local mtime (when it was written here).
+  diff -r -x '*.idx' "$work/sdk-ranges" "$OPKIT_HOME/sdks/tensorflow-2.10.1" || fail "the whole download's SDK differs ($mode)"
   [ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || fail "the download was kept after the import ($mode)"
   run_opkit 0 sdk remove 2.10.1
 done
@@ -123,7 +125,7 @@ run_opkit 0 sdk fetch tensorflow==2.10.1 --index-url "$url_cut"
 expect_contains "$work/out" 'only what the SDK keeps'
 expect_contains "$work/log-cut" "^GET /files/$wheel210 range=bytes=-[0-9]+ status=206 .*cut"
 expect_contains "$work/log-cut" "^GET /files/$wheel210 range=bytes=[0-9]+-$((size210 - 1)) status=206 "
-diff -r "$work/sdk-ranges" "$OPKIT_HOME/sdks/tensorflow-2.10.1" || fail "the SDK differs after a cut"
+diff -r -x '*.idx' "$work/sdk-ranges" "$OPKIT_HOME/sdks/tensorflow-2.10.1" || fail "the SDK differs after a cut"
 run_opkit 0 sdk remove 2.10.1
 # An interrupted earlier whole download left part of the file: the next fetch continues it,
 # whole (here cut once more, and resumed again).
