@@ -1,10 +1,12 @@
 """opkit test --python: runs an op on the test vectors of opkit.yaml inside a
 real TensorFlow and prints one JSON line per output compared.
 
-usage: python run_vectors.py LIBRARY OP_NAME VECTORS_JSON
+usage: python run_vectors.py LIBRARY PYTHON_NAME VECTORS_JSON
+
+PYTHON_NAME is the function TensorFlow generates for the op (opkit derives it
+as TensorFlow does: LoadKVEmbed -> load_kv_embed, Vendor>Resampler -> vendor_resampler).
 """
 import json
-import re
 import sys
 
 import numpy as np
@@ -14,15 +16,10 @@ import tensorflow as tf
 DTYPES = {"float": "float32", "double": "float64", "half": "float16"}
 
 
-def python_name(op_name):
-    # How TensorFlow names an op's Python function: ZeroOut -> zero_out.
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", op_name).lower()
-
-
 def main():
-    library, op_name, vectors_path = sys.argv[1:4]
+    library, python_name, vectors_path = sys.argv[1:4]
     module = tf.load_op_library(library)
-    function = getattr(module, python_name(op_name))
+    function = getattr(module, python_name)
     failures = 0
     for index, vector in enumerate(json.load(open(vectors_path))):
         args = [tf.constant(np.array(i["value"]), dtype=tf.as_dtype(DTYPES.get(i["dtype"], i["dtype"])))

@@ -13,7 +13,7 @@ python3 -c "import json; a=json.load(open('build/tf-1.12.0/compile_commands.json
 assert '-D_GLIBCXX_USE_CXX11_ABI=1' in a, a"
 
 run_opkit 1 test --tf 1.12
-expect_contains "$work/out" '^tensorflow 1\.12\.0: LOAD FAILED '
+expect_contains "$work/out" '^tensorflow-1\.12\.0: LOAD FAILED '
 # The loader names the missing symbol: one spelled with the new ABI's std::__cxx11 string.
 expect_contains "$work/out" 'loader: .*libabi_probe\.so: undefined symbol: _ZN10tensorflow[A-Za-z0-9_]*NSt7__cxx1112basic_string'
 

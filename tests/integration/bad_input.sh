@@ -1,11 +1,11 @@
 # Bad input: one clear error line, the documented exit code, nothing half-written.
 source "$(dirname "$0")/common.sh"
 
-# An invalid op name: exit 2, no project folder.
+# An invalid project name (`opkit new NAME`): exit 2, no project folder.
 for name in 9lives "bad name" "zero__out" "_zero" "class"; do
   run_opkit 2 new "$name"
   expect_one_error_line
-  expect_contains "$work/err" 'invalid op name'
+  expect_contains "$work/err" 'invalid project name'
   [ -z "$(ls -A "$work")" ] || [ "$(ls -A "$work")" = "$(printf 'err\nout')" ] || { ls -A "$work"; fail "'$name' left files behind"; }
 done
 

@@ -92,8 +92,8 @@ sed -i '/src\/weak_hook.cc/d' opkit.yaml
 
 # The remaining cases need a link opkit does not offer: done by hand with the
 # same objects and the SDK's own link flags.
-objects112=$(ls build/tf-1.12.0/obj/src/*.o build/tf-1.12.0/obj/opkit/*.o)
-objects210=$(ls build/tf-2.10.1/obj/src/*.o build/tf-2.10.1/obj/opkit/*.o)
+objects112=$(ls build/tf-1.12.0/obj/*/src/*.o build/tf-1.12.0/obj/opkit/*.o)
+objects210=$(ls build/tf-2.10.1/obj/*/src/*.o build/tf-2.10.1/obj/opkit/*.o)
 
 # --- a library the target lacks
 mkdir -p extra

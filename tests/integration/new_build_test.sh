@@ -45,7 +45,7 @@ expect_contains "$work/out" '^tf-2\.10\.1 +built \(1 compiled\)'
 # The probe loads each library into its real framework and reads TF's registries.
 run_opkit 0 test --tf 1.12,2.10.1
 for v in 1.12.0 2.10.1; do
-  expect_contains "$work/out" "^tensorflow $v: loaded .*libzero_out\.so into the real libtensorflow_framework \($v\)"
+  expect_contains "$work/out" "^tensorflow-$v: loaded .*libzero_out\.so into the real libtensorflow_framework \($v\)"
 done
 [ "$(grep -c '^  op     ZeroOut(to_zero: T) -> (zeroed: T)$' "$work/out")" -eq 2 ] || fail "op not shown twice"
 [ "$(grep -c '^  kernel ZeroOut on CPU: T in {float}$' "$work/out")" -eq 2 ] || fail "float CPU kernel not shown twice"
@@ -68,7 +68,7 @@ for target in report["targets"]:
         ("CPU", "float"), ("CPU", "int32")], probe["kernels"]
 PY
 
-# opkit test compares with opkit.yaml: declare a GPU kernel that does not exist.
-sed -i 's/    - device: CPU/    - device: CPU\n    - device: GPU/' opkit.yaml
+# opkit test compares with opkit.yaml, kernels by their type constraints: declare a type not registered.
+sed -i 's/      constraints: {T: \[int32, float\]}/      constraints: {T: [int32, float, double]}/' opkit.yaml
 run_opkit 1 test --tf 2.10.1
-expect_contains "$work/out" '^  MISMATCH no GPU kernel registered for ZeroOut$'
+expect_contains "$work/out" '^  MISMATCH CPU kernel of ZeroOut: opkit\.yaml declares T in \{double, float, int32\}, the library registered T in \{float, int32\}$'

@@ -44,36 +44,51 @@ run_opkit 2 new x --template oneflow-py-op --cuda
 expect_contains "$work/err" "template oneflow-py-op does not take it|unknown template"
 
 cd gpu_op
-# Built for both versions; checked against this machine (the static CUDA runtime
-# references GLIBC_2.34, which the stock TF runtimes lack: see below).
-run_opkit 0 build --runtime host
-expect_contains "$work/out" '^tf-1\.12\.0 +built \(4 compiled\)'
-expect_contains "$work/out" '^tf-2\.10\.1 +built \(4 compiled\)'
-python3 -c "import json; c=json.load(open('build/tf-2.10.1/compile_commands.json')); \
+# The device code is compiled only against a CUDA build of TensorFlow (the
+# `when: device: gpu` block); CPU builds compile the CPU kernels alone.
+# Checked against this machine (the static CUDA runtime references GLIBC_2.34,
+# which the stock TF runtimes lack: see below).
+run_opkit 0 build --tf 1.12,2.10.1,tensorflow-2.10.1-cuda --runtime host
+expect_contains "$work/out" '^tf-1\.12\.0 +built \(3 compiled\)'
+expect_contains "$work/out" '^tf-2\.10\.1 +built \(3 compiled\)'
+expect_contains "$work/out" '^tf-2\.10\.1-cuda +built \(4 compiled\)'
+python3 -c "import json; c=json.load(open('build/tf-2.10.1-cuda/compile_commands.json')); \
 d=[e for e in c if e['file'].endswith('.cu.cc')][0]['arguments']; \
-assert d[0].endswith('nvcc') and '-std=c++17' in d and '-D_GLIBCXX_USE_CXX11_ABI=1' in d and '-DGOOGLE_CUDA=1' in d, d"
-python3 -c "import json; c=json.load(open('build/tf-1.12.0/compile_commands.json')); \
-d=[e for e in c if e['file'].endswith('.cu.cc')][0]['arguments']; assert '-std=c++11' in d and '-D_GLIBCXX_USE_CXX11_ABI=0' in d, d"
-readelf -S -W build/tf-2.10.1/libgpu_op.so >"$work/sections"
+assert d[0].endswith('nvcc') and '-std=c++17' in d and '-D_GLIBCXX_USE_CXX11_ABI=1' in d and '-DGOOGLE_CUDA=1' in d, d; \
+assert any(a.endswith('tensorflow-2.10.1-cuda/include') for a in d), d"
+python3 -c "import json; c=json.load(open('build/tf-2.10.1/compile_commands.json')); \
+assert not [e for e in c if e['file'].endswith('.cu.cc')]; \
+assert all('-DGOOGLE_CUDA=1' not in e['arguments'] for e in c), c"
+readelf -S -W build/tf-2.10.1-cuda/libgpu_op.so >"$work/sections"
 expect_contains "$work/sections" ' \.nv_fatbin '
-run_opkit 0 test
+run_opkit 0 test --tf 1.12,2.10.1,tensorflow-2.10.1-cuda
+grep -A8 "^tensorflow-2.10.1-cuda: loaded" "$work/out" >"$work/one"
+expect_contains "$work/one" '^  kernel GpuOp on GPU: T in \{(int32|float)\}$'
+expect_contains "$work/one" '^  kernel GpuOp on CPU: T in \{int32\}$'
 for v in 1.12.0 2.10.1; do
-  grep -A8 "^tensorflow $v: loaded" "$work/out" >"$work/one"
-  expect_contains "$work/one" '^  kernel GpuOp on GPU: T in \{float\}$'
+  grep -A8 "^tensorflow-$v: loaded" "$work/out" >"$work/one"
   expect_contains "$work/one" '^  kernel GpuOp on CPU: T in \{int32\}$'
+  ! grep -q 'on GPU' "$work/one" || fail "a CPU-only build registered a GPU kernel"
 done
-[ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 2 ] || fail "not matched twice"
+[ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 3 ] || fail "not matched three times"
 # opkit check reports the CUDA runtime dependency.
-run_opkit 0 check build/tf-2.10.1/libgpu_op.so --tf 2.10.1 --runtime host --json
+run_opkit 0 check build/tf-2.10.1-cuda/libgpu_op.so --tf tensorflow-2.10.1-cuda --runtime host --json
 python3 -c "import json; r=json.load(open('$work/out')); f=[x for x in r['findings'] if x['kind']=='cuda-runtime']; \
 assert f and f[0]['severity']=='warning' and 'statically' in f[0]['summary'], r['findings']"
-run_opkit 1 check build/tf-2.10.1/libgpu_op.so --tf 2.10.1
+run_opkit 1 check build/tf-2.10.1-cuda/libgpu_op.so --tf tensorflow-2.10.1-cuda
 expect_contains "$work/out" 'error \[version-too-new\] needs GLIBC_2\.34'
 expect_contains "$work/out" 'warning \[cuda-runtime\]'
 
 # No CUDA toolkit: one line, exit 3, nothing built.
 rm -rf build
-PATH=/usr/bin:/bin CUDA_HOME= CUDA_PATH= run_opkit 3 build --runtime host
+PATH=/usr/bin:/bin CUDA_HOME= CUDA_PATH= run_opkit 3 build --tf tensorflow-2.10.1-cuda --runtime host
 expect_one_error_line
 expect_contains "$work/err" 'nvcc: CUDA toolkit not found \(needed for src/gpu_op_kernels\.cu\.cc\)'
 [ ! -e build ] || fail "build/ was created without a CUDA toolkit"
+
+# Device code listed for every build, asked of a CPU-only SDK: one line naming the CUDA SDK to fetch.
+sed -i 's#^  - src/gpu_op_kernels.cc$#  - src/gpu_op_kernels.cc\n  - src/gpu_op_kernels.cu.cc#; /^when:/,/sources: \[src\/gpu_op_kernels.cu.cc\]/d' opkit.yaml
+run_opkit 3 build --tf 2.10.1
+expect_one_error_line
+expect_contains "$work/err" 'tensorflow-2\.10\.1: a CPU-only build of TensorFlow cannot compile device code \(src/gpu_op_kernels\.cu\.cc of library gpu_op\).*--variant gpu'
+[ ! -e build ] || fail "build/ was created for device code on a CPU-only SDK"

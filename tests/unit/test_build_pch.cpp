@@ -94,8 +94,9 @@ TEST(PchPlan, UsedOnlyWhenTheFlagsMatchExactly)
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   build::PchSpec spec = spec_for(sdk, "g++@1");
   build::PchUse use{spec.header().string(), spec.flags, {"src/kernels.cc"}};
-  build::TargetPlan plan = build::plan_library("/usr/bin/g++", "op", "/p", {"src/kernels.cc", "src/util.cc"}, {}, sdk,
-                                               flags, {}, "/p/build/tf-2.10.1", std::nullopt, use);
+  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/p", {}, "/p/build/tf-2.10.1"};
+  build::LibraryInput library{"op", "libop.so", {"src/kernels.cc", "src/util.cc"}, {}, {}, {}, {}, {}};
+  build::TargetPlan plan = build::plan_target(input, {library}, sdk, flags, {}, std::nullopt, use);
   ASSERT_EQ(plan.compiles.size(), 2U);
   EXPECT_TRUE(has_include(plan.compiles[0]));
   EXPECT_FALSE(has_include(plan.compiles[1])) << "only the sources it was given";
@@ -104,7 +105,15 @@ TEST(PchPlan, UsedOnlyWhenTheFlagsMatchExactly)
 
   build::FlagOverrides abi0;
   abi0.cxx11_abi = 0;
-  build::TargetPlan other = build::plan_library("/usr/bin/g++", "op", "/p", {"src/kernels.cc"}, {}, sdk, flags, abi0,
-                                                "/p/build/tf-2.10.1", std::nullopt, use);
+  build::TargetPlan other = build::plan_target(input, {library}, sdk, flags, abi0, std::nullopt, use);
   EXPECT_FALSE(has_include(other.compiles[0])) << "a changed flag compiles plainly";
+
+  build::LibraryInput includes = library;
+  includes.include_dirs = {"/p", "/p/include"};
+  EXPECT_TRUE(has_include(build::plan_target(input, {includes}, sdk, flags, {}, std::nullopt, use).compiles[0]))
+    << "include folders change nothing gcc checks a PCH against";
+  build::LibraryInput defines = library;
+  defines.defines = {"FAST"};
+  EXPECT_FALSE(has_include(build::plan_target(input, {defines}, sdk, flags, {}, std::nullopt, use).compiles[0]))
+    << "a define does";
 }

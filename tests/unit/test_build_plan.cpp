@@ -2,6 +2,8 @@
 #include "opkit/build/plan.hpp"
 #include "opkit/util/json.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 using namespace opkit;
@@ -25,8 +27,9 @@ plan_for(const char* version, int abi, int standard, build::FlagOverrides overri
 {
   sdk::Sdk sdk = fake_sdk_facts(version, abi, standard);
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
-  return build::plan_library("/usr/bin/g++", "zero_out", "/my project", {"src/b.cc", "src/a.cc"}, {}, sdk, flags,
-                             overrides, std::string("/my project/build/tf-") + version);
+  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/my project", {}, std::string("/my project/build/tf-") + version};
+  build::LibraryInput library{"zero_out", "libzero_out.so", {"src/b.cc", "src/a.cc"}, {}, {}, {}, {}, {}};
+  return build::plan_target(input, {library}, sdk, flags, overrides);
 }
 
 } // namespace
@@ -50,13 +53,13 @@ TEST(BuildPlan, NinjaFileIsDeterministic)
 TEST(BuildPlan, NinjaFileForTf2101)
 {
   std::string text = build::render_ninja(plan_for("2.10.1", 1, 17));
-  EXPECT_NE(text.find("build obj/src/b.cc.o: cxx /my$ project/src/b.cc\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("build obj/zero_out/src/b.cc.o: cxx /my$ project/src/b.cc\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  flags = -std=c++17 -D_GLIBCXX_USE_CXX11_ABI=1 -DEIGEN_MAX_ALIGN_BYTES=64 -fPIC"),
             std::string::npos)
     << text;
   // The SDK include folder is quoted for the shell, escaped for ninja.
   EXPECT_NE(text.find("-I/store/sdks/tensorflow-2.10.1/include\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("build libzero_out.so: link obj/src/b.cc.o obj/src/a.cc.o\n"
+  EXPECT_NE(text.find("build libzero_out.so: link obj/zero_out/src/b.cc.o obj/zero_out/src/a.cc.o\n"
                       "  link_flags = -shared -L/store/sdks/tensorflow-2.10.1/lib -l:libtensorflow_framework.so.2\n"),
             std::string::npos)
     << text;
@@ -91,5 +94,54 @@ TEST(BuildPlan, CompileCommandsListEverySource)
   std::vector<std::string> args = commands[0]["arguments"];
   EXPECT_EQ(args.front(), "/usr/bin/g++");
   EXPECT_EQ(std::vector<std::string>(args.end() - 4, args.end()),
-            (std::vector<std::string>{"-c", "/my project/src/b.cc", "-o", "obj/src/b.cc.o"}));
+            (std::vector<std::string>{"-c", "/my project/src/b.cc", "-o", "obj/zero_out/src/b.cc.o"}));
+}
+
+TEST(BuildPlan, LibrarySettingsBecomeFlagsOfItsStepsOnly)
+{
+  sdk::Sdk sdk = fake_sdk_facts("2.10.1", 1, 17);
+  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  build::TargetInput input{{{"/usr/bin/ccache"}, "/usr/bin/g++", {"-m64"}}, "/r", {"/r/build/opkit/compat.cc"}, "/r/build"};
+  build::LibraryInput fast{"fast", "_fast_ops.so", {"fast/a.cc"}, {"/r", "/r/third_party/x"}, {"USE_FMA", "tstring=std::string"},
+                           {"-O3", "-mfma"}, {"-fopenmp"}, {"gomp"}};
+  build::LibraryInput plain{"plain", "libplain.so", {"plain/b.cc"}, {}, {}, {}, {}, {}};
+  build::TargetPlan plan = build::plan_target(input, {fast, plain}, sdk, flags, {});
+  ASSERT_EQ(plan.compiles.size(), 3U);
+  const std::vector<std::string>& a = plan.compiles[1].flags;
+  auto at = [&](const std::string& flag) { return std::find(a.begin(), a.end(), flag) - a.begin(); };
+  ASSERT_LT(at("-O3"), static_cast<long>(a.size()));
+  EXPECT_GT(at("-O3"), at("-O2")) << "the library's -O3 comes after the SDK's -O2";
+  EXPECT_LT(at("-DUSE_FMA"), static_cast<long>(a.size()));
+  EXPECT_LT(at("-Dtstring=std::string"), static_cast<long>(a.size()));
+  EXPECT_GT(at("-I/r"), at("-I/store/sdks/tensorflow-2.10.1/include")) << "the SDK's headers first";
+  const std::vector<std::string>& b = plan.compiles[2].flags;
+  EXPECT_EQ(std::find(b.begin(), b.end(), "-O3"), b.end()) << "settings stay with their library";
+  ASSERT_EQ(plan.links.size(), 2U);
+  EXPECT_EQ(plan.links[0].output, "_fast_ops.so");
+  EXPECT_EQ(plan.links[0].objects, (std::vector<std::string>{"obj/fast/fast/a.cc.o", "obj/opkit/compat.cc.o"}));
+  EXPECT_EQ(plan.links[0].flags.back(), "-lgomp");
+  std::string text = build::render_ninja(plan);
+  EXPECT_NE(text.find("cxx = /usr/bin/g++ -m64\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("launcher = /usr/bin/ccache\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("default _fast_ops.so libplain.so\n"), std::string::npos) << text;
+  Json commands = Json::parse(build::render_compile_commands(plan));
+  EXPECT_EQ(commands[1]["arguments"][1], "-m64");
+}
+
+TEST(BuildPlan, DeviceSourcesGetTheToolkitAndTensorFlowsCudaPath)
+{
+  sdk::Sdk sdk = fake_sdk_facts("2.10.1", 1, 17);
+  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/r", {}, "/r/build"};
+  build::LibraryInput gpu{"gpu", "libgpu.so", {"k.cc", "k.cu.cc"}, {}, {}, {"-O3"}, {}, {}};
+  build::CudaToolkit cuda{"/cuda/bin/nvcc", "/cuda/include", "/cuda/lib64", "/r/build/opkit/cuda"};
+  build::TargetPlan plan = build::plan_target(input, {gpu}, sdk, flags, {}, cuda);
+  ASSERT_EQ(plan.compiles.size(), 2U);
+  EXPECT_FALSE(plan.compiles[0].device);
+  EXPECT_TRUE(plan.compiles[1].device);
+  for (const build::CompileStep& step : plan.compiles) {
+    EXPECT_NE(std::find(step.flags.begin(), step.flags.end(), "-I/r/build/opkit/cuda"), step.flags.end());
+  }
+  const std::vector<std::string>& d = plan.compiles[1].flags;
+  EXPECT_NE(std::find(d.begin(), d.end(), "-Xcompiler=-O3"), d.end()) << "host flags reach nvcc through -Xcompiler";
 }

@@ -54,14 +54,18 @@ TEST(Manifest, ParsesTheTemplateShape)
 {
   Manifest m = parse_manifest(k_good, "opkit.yaml", "/p");
   EXPECT_EQ(m.name, "zero_out");
-  EXPECT_EQ(m.op.name, "ZeroOut");
-  ASSERT_EQ(m.op.inputs.size(), 1U);
-  EXPECT_EQ(m.op.inputs[0].name, "to_zero");
-  EXPECT_EQ(m.op.inputs[0].type, "T");
-  ASSERT_EQ(m.op.attrs.size(), 1U);
-  EXPECT_EQ(m.op.attrs[0].allowed, (std::vector<std::string>{"int32", "float"}));
-  EXPECT_EQ(m.op.kernels.at(0).device, "CPU");
-  EXPECT_EQ(m.sources, std::vector<std::string>{"src/zero_out_op.cc"});
+  const opkit::project::OpSpec& op = m.primary_op();
+  EXPECT_EQ(op.name, "ZeroOut");
+  ASSERT_EQ(op.inputs.size(), 1U);
+  EXPECT_EQ(op.inputs[0].name, "to_zero");
+  EXPECT_EQ(op.inputs[0].type, "T");
+  ASSERT_EQ(op.attrs.size(), 1U);
+  EXPECT_EQ(op.attrs[0].allowed, (std::vector<std::string>{"int32", "float"}));
+  EXPECT_EQ(op.kernels.at(0).device, "CPU");
+  ASSERT_EQ(m.libraries.size(), 1U);
+  EXPECT_EQ(m.libraries[0].name, "zero_out");
+  EXPECT_EQ(m.libraries[0].output, "libzero_out.so");
+  EXPECT_EQ(m.libraries[0].settings.at(0).sources, std::vector<std::string>{"src/zero_out_op.cc"});
   EXPECT_EQ(m.tf_versions, (std::vector<std::string>{"1.12", "2.10.1"}));
 }
 
@@ -74,14 +78,17 @@ TEST(Manifest, SyntaxErrorsCarryLineAndColumn)
 TEST(Manifest, RuleErrorsPointAtTheOffendingNode)
 {
   EXPECT_EQ(error_of(replace(k_good, "name: ZeroOut", "name: zeroOut")),
-            "opkit.yaml:4:9: invalid op name 'zeroOut' (TensorFlow op names are CamelCase: [A-Z][A-Za-z0-9]*)");
+            "opkit.yaml:4:9: invalid op name 'zeroOut' (TensorFlow op names are CamelCase, optionally namespaced: "
+            "[A-Z][A-Za-z0-9>]*, e.g. Vendor>OpName)");
   EXPECT_EQ(error_of(replace(k_good, "      type: T\n  outputs", "      type: Q\n  outputs")),
             "opkit.yaml:7:13: type 'Q' is neither a dtype nor a type attr of this op");
   EXPECT_EQ(error_of(replace(k_good, "[int32, float]", "[int32, flaot]")), "opkit.yaml:14:16: unknown dtype 'flaot'");
   EXPECT_EQ(error_of(replace(k_good, "sources:", "srcs:")),
-            "opkit.yaml:17:1: unknown key 'srcs' (expected one of: name, version, template, op, sources, targets, build)");
+            "opkit.yaml:17:1: unknown key 'srcs' (expected one of: name, version, template, op, sources, when, libraries, "
+            "targets, "
+            "build)");
   EXPECT_EQ(error_of(replace(k_good, "name: zero_out", "name: ZeroOut")),
-            "opkit.yaml:1:7: name 'ZeroOut' must be snake_case (did you mean 'zero_out'?)");
+            "opkit.yaml:1:7: invalid project name 'ZeroOut': it must be snake_case (did you mean 'zero_out'?)");
   EXPECT_EQ(error_of(replace(k_good, "\"2.10.1\"", "\"2.x\"")), "opkit.yaml:20:15: invalid TensorFlow version '2.x'");
   EXPECT_EQ(error_of(replace(k_good, "src/zero_out_op.cc", "../outside.cc")),
             "opkit.yaml:18:3: source '../outside.cc' must be a path inside the project");
@@ -92,8 +99,117 @@ TEST(Manifest, RuleErrorsPointAtTheOffendingNode)
 
 TEST(Manifest, MissingPiecesAreNamed)
 {
-  EXPECT_EQ(error_of("name: zero_out\nsources: [a.cc]\n"), "opkit.yaml:1:1: missing required key 'op'");
+  EXPECT_EQ(error_of("name: zero_out\nsources: [a.cc]\n"), "opkit.yaml:1:1: missing required key 'op' (or 'libraries')");
   EXPECT_EQ(error_of("op:\n  name: X\n"), "opkit.yaml:1:1: missing required key 'name'");
   EXPECT_EQ(error_of("- a\n- b\n"), "opkit.yaml:1:1: expected a mapping at the top level");
   EXPECT_EQ(error_of(replace(k_good, "  - src/zero_out_op.cc\n", "")), "opkit.yaml:1:1: 'sources' must list at least one file");
+}
+
+namespace {
+
+const char* k_libraries = R"(name: acme_ops
+build:
+  include_dirs: [.]
+  cflags: [-O3]
+  when:
+    - tensorflow: "<2.4"
+      defines: [tstring=std::string]
+libraries:
+  - name: text_ops
+    output: _text_ops.so
+    sources: [text/a.cc, text/a.h]
+    ops:
+      - name: HashStrings
+        inputs: [{name: keys, type: string}]
+        outputs: [{name: hashes, type: int64}]
+        attrs: [{name: num_buckets, type: int}]
+        kernels: [{device: CPU}]
+  - name: resampler
+    tensorflow: ">=2.0"
+    sources: [resampler/r.cc]
+    libs: [gomp]
+    when:
+      - device: gpu
+        sources: [resampler/r.cu.cc]
+        defines: [WITH_GPU]
+    ops:
+      - name: Acme>Resampler
+        kernels:
+          - device: CPU
+            constraints: {T: [float, double]}
+          - device: GPU
+            constraints: {T: [float]}
+)";
+
+} // namespace
+
+TEST(Manifest, SeveralLibrariesWithTheirOwnSettings)
+{
+  Manifest m = parse_manifest(k_libraries, "opkit.yaml", "/p");
+  ASSERT_EQ(m.libraries.size(), 2U);
+  EXPECT_EQ(m.libraries[0].output, "_text_ops.so");
+  EXPECT_EQ(m.libraries[1].output, "libresampler.so");
+  EXPECT_EQ(m.libraries[1].ops.at(0).name, "Acme>Resampler");
+  const auto& gpu = m.libraries[1].ops[0].kernels.at(1);
+  EXPECT_EQ(gpu.device, "GPU");
+  EXPECT_EQ(gpu.constraints, (std::vector<std::pair<std::string, std::vector<std::string>>>{{"T", {"float"}}}));
+  EXPECT_FALSE(m.libraries[1].tensorflow.contains(*opkit::project::parse_version("1.12.0")));
+  EXPECT_TRUE(m.libraries[1].tensorflow.contains(*opkit::project::parse_version("2.10.1")));
+
+  auto v112 = *opkit::project::parse_version("1.12.0");
+  auto v210 = *opkit::project::parse_version("2.10.1");
+  auto text112 = opkit::project::resolve_settings("/p", m.settings, m.libraries[0].settings, v112, false);
+  EXPECT_EQ(text112.sources, std::vector<std::string>{"text/a.cc"});
+  EXPECT_EQ(text112.headers, std::vector<std::string>{"text/a.h"}) << "a listed header is never compiled";
+  EXPECT_EQ(text112.defines, std::vector<std::string>{"tstring=std::string"});
+  EXPECT_EQ(text112.include_dirs, std::vector<std::filesystem::path>{"/p"});
+  EXPECT_EQ(text112.cflags, std::vector<std::string>{"-O3"});
+  auto text210 = opkit::project::resolve_settings("/p", m.settings, m.libraries[0].settings, v210, false);
+  EXPECT_TRUE(text210.defines.empty()) << "the define is for TF < 2.4 only";
+  auto cpu = opkit::project::resolve_settings("/p", m.settings, m.libraries[1].settings, v210, false);
+  auto cuda = opkit::project::resolve_settings("/p", m.settings, m.libraries[1].settings, v210, true);
+  EXPECT_EQ(cpu.sources, std::vector<std::string>{"resampler/r.cc"});
+  EXPECT_EQ(cuda.sources, (std::vector<std::string>{"resampler/r.cc", "resampler/r.cu.cc"}));
+  EXPECT_EQ(cuda.defines, std::vector<std::string>{"WITH_GPU"});
+  EXPECT_EQ(cuda.libs, std::vector<std::string>{"gomp"});
+  EXPECT_EQ(m.select_libraries({"resampler"}).size(), 1U);
+}
+
+TEST(Manifest, LibraryErrorsSayWhichNameIsWrongAndWhere)
+{
+  EXPECT_EQ(error_of(replace(k_libraries, "name: text_ops", "name: Text-Ops")),
+            "opkit.yaml:9:11: invalid library name 'Text-Ops': it must be snake_case (did you mean 'text_ops'?)");
+  EXPECT_EQ(error_of(replace(k_libraries, "name: HashStrings", "name: hashStrings")),
+            "opkit.yaml:13:15: invalid op name 'hashStrings' (TensorFlow op names are CamelCase, optionally "
+            "namespaced: [A-Z][A-Za-z0-9>]*, e.g. Vendor>OpName)");
+  EXPECT_EQ(error_of(replace(k_libraries, "name: acme_ops", "name: 9acme")),
+            "opkit.yaml:1:7: invalid project name '9acme': it must start with a letter");
+  EXPECT_EQ(error_of(replace(k_libraries, "\"<2.4\"", "\"<two\"")),
+            "opkit.yaml:6:19: invalid version range '<two' (e.g. \"<2.4\" or \">=1.15,<2.4\")");
+  EXPECT_EQ(error_of(replace(k_libraries, "device: gpu", "device: tpu")),
+            "opkit.yaml:23:17: device must be cpu or gpu (the SDK's build), got 'tpu'");
+  EXPECT_EQ(error_of(replace(k_libraries, "defines: [WITH_GPU]", "defines: [-DWITH_GPU]")),
+            "opkit.yaml:25:18: define '-DWITH_GPU' must be NAME or NAME=VALUE (without -D)");
+  EXPECT_EQ(error_of(replace(k_libraries, "output: _text_ops.so", "output: ../x.so")),
+            "opkit.yaml:10:13: output '../x.so' must be a plain file name, e.g. _text_ops_ops.so");
+  EXPECT_EQ(error_of(replace(k_libraries, "name: resampler", "name: text_ops")),
+            "opkit.yaml:9:3: library name 'text_ops' appears twice");
+  EXPECT_EQ(error_of(replace(k_libraries, "{T: [float]}", "{T: [flaot]}")), "opkit.yaml:32:30: unknown dtype 'flaot'");
+  try {
+    parse_manifest(k_libraries, "opkit.yaml", "/p").select_libraries({"nope"});
+    ADD_FAILURE() << "accepted --lib nope";
+  } catch (const opkit::Error& e) {
+    EXPECT_STREQ(e.what(), "--lib nope: no such library in /p/opkit.yaml (it has: text_ops, resampler)");
+  }
+}
+
+TEST(Manifest, VersionRanges)
+{
+  auto range = *opkit::project::parse_version_range(">=1.15, <2.4");
+  EXPECT_FALSE(range.contains(*opkit::project::parse_version("1.12.0")));
+  EXPECT_TRUE(range.contains(*opkit::project::parse_version("1.15.5")));
+  EXPECT_TRUE(range.contains(*opkit::project::parse_version("2.3.4")));
+  EXPECT_FALSE(range.contains(*opkit::project::parse_version("2.4.0")));
+  EXPECT_TRUE(opkit::project::parse_version_range("==2.10")->contains(*opkit::project::parse_version("2.10.1")));
+  EXPECT_FALSE(opkit::project::parse_version_range("2.10").has_value()) << "a bare version is not a range";
 }

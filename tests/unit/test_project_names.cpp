@@ -23,14 +23,14 @@ TEST(Names, InvalidNamesSayWhy)
     const char* message;
   };
   for (const Case& c : {
-         Case{"", "invalid op name: the name is empty"},
-         Case{"9lives", "'9lives': invalid op name: it must start with a letter"},
-         Case{"_zero", "'_zero': invalid op name: it must start with a letter"},
-         Case{"zero out", "'zero out': invalid op name: character ' ' is not allowed (use letters, digits, '_' or '-')"},
-         Case{"zero.out", "'zero.out': invalid op name: character '.' is not allowed (use letters, digits, '_' or '-')"},
-         Case{"zero__out", "'zero__out': invalid op name: separators must sit between words"},
-         Case{"zero_", "'zero_': invalid op name: it must not end with a separator"},
-         Case{"class", "'class': invalid op name: 'class' is a reserved word in C++ or Python"},
+         Case{"", "invalid project name: the name is empty"},
+         Case{"9lives", "'9lives': invalid project name: it must start with a letter"},
+         Case{"_zero", "'_zero': invalid project name: it must start with a letter"},
+         Case{"zero out", "'zero out': invalid project name: character ' ' is not allowed (use letters, digits, '_' or '-')"},
+         Case{"zero.out", "'zero.out': invalid project name: character '.' is not allowed (use letters, digits, '_' or '-')"},
+         Case{"zero__out", "'zero__out': invalid project name: separators must sit between words"},
+         Case{"zero_", "'zero_': invalid project name: it must not end with a separator"},
+         Case{"class", "'class': invalid project name: 'class' is a reserved word in C++ or Python"},
        }) {
     try {
       derive_names(c.name);
@@ -47,7 +47,25 @@ TEST(Names, OpAndArgNameRules)
   EXPECT_TRUE(opkit::project::is_valid_op_name("ZeroOut"));
   EXPECT_FALSE(opkit::project::is_valid_op_name("zeroOut"));
   EXPECT_FALSE(opkit::project::is_valid_op_name("Zero_Out"));
+  // TensorFlow's grammar: namespaces separated by '>'.
+  EXPECT_TRUE(opkit::project::is_valid_op_name("Addons>Resampler"));
+  EXPECT_TRUE(opkit::project::is_valid_op_name("Vendor>Sub>OpName"));
+  EXPECT_FALSE(opkit::project::is_valid_op_name("Vendor>"));
+  EXPECT_FALSE(opkit::project::is_valid_op_name("vendor>Op"));
+  EXPECT_FALSE(opkit::project::is_valid_op_name("Vendor::Op"));
   EXPECT_TRUE(opkit::project::is_valid_arg_name("to_zero"));
   EXPECT_TRUE(opkit::project::is_valid_arg_name("T"));
   EXPECT_FALSE(opkit::project::is_valid_arg_name("1x"));
+}
+
+TEST(Names, PythonFunctionNamesAsTensorFlowDerivesThem)
+{
+  using opkit::project::python_op_name;
+  EXPECT_EQ(python_op_name("ZeroOut"), "zero_out");
+  EXPECT_EQ(python_op_name("LoadKVEmbed"), "load_kv_embed");
+  EXPECT_EQ(python_op_name("Vendor>Resampler"), "vendor_resampler");
+  EXPECT_EQ(python_op_name("Addons>ResamplerGrad"), "addons_resampler_grad");
+  EXPECT_EQ(python_op_name("Conv2D"), "conv2d");
+  EXPECT_EQ(python_op_name("HashTableV2"), "hash_table_v2");
+  EXPECT_EQ(python_op_name("MatMul"), "mat_mul");
 }

@@ -36,7 +36,7 @@ TEST(Scaffold, NewProjectParsesAndNamesFollowTheName)
   EXPECT_NE(std::find(result.files.begin(), result.files.end(), "src/fancy_op_op.cc"), result.files.end());
   project::Manifest manifest = project::load_manifest(result.root);
   EXPECT_EQ(manifest.name, "fancy_op");
-  EXPECT_EQ(manifest.op.name, "FancyOp");
+  EXPECT_EQ(manifest.primary_op().name, "FancyOp");
   EXPECT_EQ(manifest.tf_versions, (std::vector<std::string>{"1.12", "2.10.1"}));
   EXPECT_NE(fs::read_file(result.root / "src/fancy_op_op.cc").find("REGISTER_OP(\"FancyOp\")"), std::string::npos);
 }

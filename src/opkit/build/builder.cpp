@@ -2,6 +2,7 @@
 
 #include "opkit/build/check_cache.hpp"
 #include "opkit/build/pch.hpp"
+#include "opkit/build/toolchain.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/embedded.hpp"
@@ -35,18 +36,6 @@ count_compiles(const std::string& ninja_output)
   return count;
 }
 
-void
-check_sources(const project::Manifest& manifest)
-{
-  for (const std::string& source : manifest.sources) {
-    std::error_code ec;
-    if (!stdfs::is_regular_file(manifest.root / source, ec)) {
-      fail(ExitCode::usage, "{}: source '{}' listed in opkit.yaml does not exist", manifest.root / "opkit.yaml",
-           source);
-    }
-  }
-}
-
 std::vector<std::string>
 unique_specs(const std::vector<std::string>& specs)
 {
@@ -71,29 +60,6 @@ write_compat_source(const stdfs::path& dir)
   return path;
 }
 
-// $CUDA_HOME (or $CUDA_PATH), else the toolkit around the nvcc on PATH.
-CudaToolkit
-find_cuda_toolkit(const std::string& needed_by)
-{
-  stdfs::path nvcc;
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    const char* home = std::getenv(var);
-    if (home != nullptr && *home != '\0' && stdfs::exists(stdfs::path(home) / "bin" / "nvcc")) {
-      nvcc = stdfs::path(home) / "bin" / "nvcc";
-      break;
-    }
-  }
-  if (nvcc.empty()) {
-    nvcc = find_program("nvcc");
-  }
-  if (nvcc.empty()) {
-    throw Error(ExitCode::missing, fmt::format("nvcc: CUDA toolkit not found (needed for {})", needed_by),
-                "install the CUDA toolkit and put nvcc on PATH, or set CUDA_HOME");
-  }
-  stdfs::path home = stdfs::weakly_canonical(nvcc).parent_path().parent_path();
-  return {nvcc, home / "include", stdfs::exists(home / "lib64") ? home / "lib64" : home / "lib"};
-}
-
 // The deepest folder holding both (ccache's base_dir: paths under it become relative).
 stdfs::path
 common_folder(const stdfs::path& a, const stdfs::path& b)
@@ -103,31 +69,6 @@ common_folder(const stdfs::path& a, const stdfs::path& b)
   auto ib = b.begin();
   for (; ia != a.end() && ib != b.end() && *ia == *ib; ++ia, ++ib) {
     result /= *ia;
-  }
-  return result;
-}
-
-// The non-device sources' text, read once for every target's PCH decision.
-std::map<std::string, std::string>
-read_host_sources(const project::Manifest& manifest, const std::optional<CudaToolkit>& cuda)
-{
-  std::map<std::string, std::string> texts;
-  for (const std::string& source : manifest.sources) {
-    if (!(cuda && is_device_source(source))) {
-      texts[source] = fs::read_file(manifest.root / source);
-    }
-  }
-  return texts;
-}
-
-std::vector<std::string>
-pch_sources(const std::map<std::string, std::string>& texts, const std::vector<std::string>& pch_defines)
-{
-  std::vector<std::string> result;
-  for (const auto& [source, text] : texts) {
-    if (source_can_use_pch(text, pch_defines)) {
-      result.push_back(source);
-    }
   }
   return result;
 }
@@ -158,13 +99,13 @@ private:
   std::string m_version;
 };
 
-// opkit check on the linked library, unless the library and the target are
+// opkit check on a linked library, unless the library and the target are
 // exactly as they were at the last check (its verdict, kept beside the library, stands).
 void
-check_built_library(TargetResult& result, const sdk::Sdk& sdk, const std::string& runtime,
+check_built_library(LibraryResult& result, const sdk::Sdk& sdk, const std::string& runtime,
                     const stdfs::path& profile_file)
 {
-  stdfs::path cache = result.library.parent_path() / "opkit-check.json";
+  stdfs::path cache = result.library.parent_path() / (result.library.filename().string() + ".opkit-check.json");
   CheckCacheKey key = check_cache_key(result.library, sdk, runtime, profile_file);
   result.check = load_cached_check(cache, key);
   if (result.check) {
@@ -175,7 +116,98 @@ check_built_library(TargetResult& result, const sdk::Sdk& sdk, const std::string
     result.check = check::check_library(result.library, check::make_check_target(sdk, runtime, profile_file));
     store_check(cache, key, *result.check);
   }
-  result.ok = result.check->loads;
+}
+
+// Every source a target compiles must exist, and device code needs a CUDA build
+// of TensorFlow (its headers and kernels registry) and the toolkit.
+void
+check_target_sources(const project::Manifest& manifest, const sdk::Sdk& sdk, const std::vector<LibraryInput>& inputs,
+                     const std::vector<const project::LibrarySpec*>& selected)
+{
+  for (const project::LibrarySpec* library : selected) {
+    project::ResolvedSettings settings = project::resolve_settings(manifest.root, manifest.settings,
+                                                                   library->settings, sdk.version,
+                                                                   sdk.cuda.is_cuda_build);
+    for (const std::vector<std::string>* files : {&settings.sources, &settings.headers}) {
+      for (const std::string& source : *files) {
+        std::error_code ec;
+        if (!stdfs::is_regular_file(manifest.root / source, ec)) {
+          fail(ExitCode::usage, "{}: source '{}' of library {} does not exist", manifest.root / "opkit.yaml", source,
+               library->name);
+        }
+      }
+    }
+  }
+  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  for (const project::LibrarySpec* library : selected) {
+    if (flags.namespaced_op_names || !library->tensorflow.contains(sdk.version)) {
+      continue;
+    }
+    for (const project::OpSpec& op : library->ops) {
+      if (op.name.find('>') != std::string::npos) {
+        std::string since = project::FrameworkTable::tensorflow().namespaced_op_names_since();
+        throw Error(ExitCode::usage,
+                    fmt::format("library {}: tensorflow {} cannot register namespaced op names ({}): loading it "
+                                "would abort the process",
+                                library->name, sdk.version.str(), op.name),
+                    fmt::format("give the library `tensorflow: \">={}\"` in opkit.yaml, or leave {} out", since,
+                                sdk.version.str()));
+      }
+    }
+  }
+  if (sdk.cuda.is_cuda_build) {
+    return;
+  }
+  for (const LibraryInput& input : inputs) {
+    auto device = std::find_if(input.sources.begin(), input.sources.end(), is_device_source);
+    if (device != input.sources.end()) {
+      throw Error(ExitCode::missing,
+                  fmt::format("{}: a CPU-only build of TensorFlow cannot compile device code ({} of library {})",
+                              sdk.id, *device, input.name),
+                  fmt::format("fetch the CUDA build: `opkit sdk fetch tensorflow=={} --variant gpu`, then "
+                              "`--tf tensorflow-{}-cuda`; or list the file under `when: [{{device: gpu, sources: ...}}]`",
+                              sdk.version.str(), sdk.version.str()));
+    }
+  }
+}
+
+// The folder whose third_party/gpus/cuda/include is the toolkit's headers.
+void
+map_cuda_headers(CudaToolkit& cuda, const stdfs::path& dir)
+{
+  cuda.tf_include_map = dir / "opkit" / "cuda";
+  stdfs::path link = cuda.tf_include_map / "third_party" / "gpus" / "cuda" / "include";
+  fs::create_dirs(link.parent_path());
+  fs::write_symlink(link, cuda.include_dir);
+}
+
+// $CXX's own launchers (distcc, sccache) after the sharing settings' (env ... ccache).
+std::vector<std::string>
+choose_launcher(const std::vector<std::string>& sharing, const std::vector<std::string>& from_cxx)
+{
+  std::vector<std::string> result = sharing;
+  result.insert(result.end(), from_cxx.begin(), from_cxx.end());
+  return result;
+}
+
+// CXX="ccache g++" asks for ccache: it then goes through the same settings as
+// build.cache (base dir, PCH sloppiness, stats), unless --no-cache says otherwise.
+void
+adopt_cxx_ccache(CompilerCommand& compiler, project::CompileSharing& settings, std::string& ccache,
+                 std::optional<bool> cache_flag)
+{
+  auto named = std::find_if(compiler.launcher.begin(), compiler.launcher.end(),
+                            [](const std::string& l) { return stdfs::path(l).filename() == "ccache"; });
+  if (named == compiler.launcher.end()) {
+    return;
+  }
+  if (cache_flag != std::optional<bool>(false)) {
+    settings.cache = "on";
+    ccache = *named;
+  } else {
+    log_warning("--no-cache: compiling without the ccache CXX names");
+  }
+  compiler.launcher.erase(named);
 }
 
 } // namespace
@@ -186,23 +218,39 @@ BuildReport::ok() const
   return std::all_of(targets.begin(), targets.end(), [](const TargetResult& t) { return t.ok; });
 }
 
-std::string
-find_compiler()
+bool
+TargetResult::loads() const
 {
-  const char* env = std::getenv("CXX");
-  std::string name = env != nullptr && *env != '\0' ? env : "g++";
-  stdfs::path path = find_program(name);
-  if (path.empty()) {
-    throw Error(ExitCode::missing, fmt::format("{}: C++ compiler not found in PATH", name),
-                "install one (scripts/setup.sh installs g++) or set CXX");
-  }
-  return path.string();
+  return std::all_of(libraries.begin(), libraries.end(),
+                     [](const LibraryResult& l) { return !l.check || l.check->loads; });
 }
 
 stdfs::path
-target_dir(const stdfs::path& build_root, const std::string& version)
+target_dir(const stdfs::path& build_root, const sdk::Sdk& sdk)
 {
-  return build_root / ("tf-" + version);
+  return build_root / ("tf-" + sdk.version.str() + (sdk.cuda.is_cuda_build ? "-cuda" : ""));
+}
+
+std::vector<LibraryInput>
+library_inputs(const project::Manifest& manifest, const std::vector<const project::LibrarySpec*>& selected,
+               const sdk::Sdk& sdk)
+{
+  std::vector<LibraryInput> inputs;
+  for (const project::LibrarySpec* library : selected) {
+    if (!library->tensorflow.contains(sdk.version)) {
+      continue;
+    }
+    project::ResolvedSettings settings = project::resolve_settings(manifest.root, manifest.settings,
+                                                                   library->settings, sdk.version,
+                                                                   sdk.cuda.is_cuda_build);
+    LibraryInput input{library->name, library->output, settings.sources, {}, settings.defines,
+                       settings.cflags, settings.ldflags, settings.libs};
+    for (const stdfs::path& dir : settings.include_dirs) {
+      input.include_dirs.push_back(dir.string());
+    }
+    inputs.push_back(input);
+  }
+  return inputs;
 }
 
 TargetResult
@@ -213,19 +261,15 @@ run_plan(const TargetPlan& plan, int jobs)
   fs::write_file_if_changed(plan.build_dir / "compile_commands.json", render_compile_commands(plan));
   ProcessResult ninja = run_process({"ninja", "-C", plan.build_dir.string(), "-j", std::to_string(jobs)});
   TargetResult result;
-  result.library = plan.build_dir / plan.output;
+  result.dir = plan.build_dir;
+  for (const LinkStep& link : plan.links) {
+    result.libraries.push_back({link.library, plan.build_dir / link.output, false, {}});
+  }
   result.ok = ninja.exit_code == 0;
   result.log = ninja.out + ninja.err;
   result.up_to_date = result.ok && ninja.out.find("ninja: no work to do.") != std::string::npos;
   result.compiled = count_compiles(ninja.out);
   return result;
-}
-
-std::string
-compiler_version(const std::string& compiler)
-{
-  ProcessResult result = run_process({compiler, "--version"});
-  return trim(split(result.out, '\n').front());
 }
 
 Json
@@ -240,8 +284,13 @@ build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& 
     }
     return -1;
   };
+  Json libraries = Json::array();
+  for (const LinkStep& link : plan.links) {
+    libraries.push_back({{"name", link.library}, {"file", link.output}});
+  }
   return {{"schema", "opkit.build/1"},
-          {"library", plan.output},
+          {"library", plan.links.empty() ? "" : plan.links.front().output},
+          {"libraries", libraries},
           {"framework", "tensorflow"},
           {"tf_version", sdk.version.str()},
           {"sdk", sdk.id},
@@ -258,17 +307,26 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   if (specs.empty()) {
     fail(ExitCode::usage, "no TensorFlow versions to build: pass --tf or list them under targets.tensorflow");
   }
+  std::vector<const project::LibrarySpec*> selected = manifest.select_libraries(options.libraries);
   // Everything that can fail on input fails here, before a single file is written.
   std::vector<sdk::Sdk> sdks;
+  std::vector<std::vector<LibraryInput>> inputs;
+  std::optional<std::string> device_source;
   for (const std::string& spec : specs) {
     sdks.push_back(sdk::resolve_sdk(spec));
+    inputs.push_back(library_inputs(manifest, selected, sdks.back()));
+    check_target_sources(manifest, sdks.back(), inputs.back(), selected);
+    for (const LibraryInput& input : inputs.back()) {
+      auto device = std::find_if(input.sources.begin(), input.sources.end(), is_device_source);
+      if (device != input.sources.end() && !device_source) {
+        device_source = *device;
+      }
+    }
   }
-  check_sources(manifest);
-  std::string compiler = find_compiler();
-  std::optional<CudaToolkit> cuda;
-  auto device = std::find_if(manifest.sources.begin(), manifest.sources.end(), is_device_source);
-  if (device != manifest.sources.end()) {
-    cuda = find_cuda_toolkit(*device);
+  CompilerCommand compiler = find_compiler();
+  std::optional<CudaToolkit> toolkit;
+  if (device_source) {
+    toolkit = find_cuda_toolkit(*device_source);
   }
   if (find_program("ninja").empty()) {
     throw Error(ExitCode::missing, "ninja: not found in PATH", "scripts/setup.sh installs ninja-build");
@@ -276,66 +334,98 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   stdfs::path build_root = options.build_root.empty() ? manifest.root / "build" : options.build_root;
   build_root = stdfs::absolute(build_root).lexically_normal();
   stdfs::path source_root = stdfs::absolute(manifest.root);
-  Sharing sharing = plan_sharing(effective_sharing(manifest.sharing, options.cache), find_program("ccache").string(),
-                                 find_program("distcc").string(), common_folder(source_root, build_root));
+  project::CompileSharing settings = effective_sharing(manifest.sharing, options.cache);
+  std::string ccache = find_program("ccache").string();
+  adopt_cxx_ccache(compiler, settings, ccache, options.cache);
+  Sharing sharing =
+    plan_sharing(settings, ccache, find_program("distcc").string(), common_folder(source_root, build_root));
   bool use_pch = options.pch && sharing.pch;
-  std::map<std::string, std::string> texts = use_pch ? read_host_sources(manifest, cuda) : std::map<std::string, std::string>{};
-  std::string identity = compiler_identity(compiler);
-  LazyCompilerVersion compiler_text{compiler};
+  std::string identity = compiler_identity(compiler.compiler);
+  LazyCompilerVersion compiler_text{compiler.compiler};
   int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   // One ninja per target, all at once; the job budget (and distcc's helpers) shared between them.
   int targets = static_cast<int>(sdks.size());
   int per_target = std::max(1, (jobs + sharing.remote_slots) / targets);
+  std::map<std::string, std::string> texts; // host sources, read once for every target's PCH decision
   std::vector<std::future<TargetResult>> running;
-  for (const sdk::Sdk& sdk : sdks) {
+  for (size_t t = 0; t < sdks.size(); ++t) {
+    const sdk::Sdk& sdk = sdks[t];
     project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
-    stdfs::path dir = target_dir(build_root, sdk.version.str());
-    std::vector<stdfs::path> generated = {write_compat_source(dir)};
+    stdfs::path dir = target_dir(build_root, sdk);
+    TargetInput input{compiler, source_root, {write_compat_source(dir)}, dir, options.static_archive};
     sdk::Sdk seen = sdk; // the SDK as the commands name it
     if (sharing.relative_sdk) {
       fs::write_symlink(dir / "sdk", sdk.root);
       seen.root = "sdk";
     }
-    TargetPlan plain = plan_library(compiler, manifest.name, source_root, manifest.sources, generated, seen, flags,
-                                    options.overrides, dir, cuda);
+    std::optional<CudaToolkit> cuda;
+    if (sdk.cuda.is_cuda_build && toolkit) {
+      cuda = toolkit;
+      map_cuda_headers(*cuda, dir);
+    }
     std::optional<PchSpec> pch;
-    TargetPlan plan = plain;
+    std::optional<PchUse> use;
     if (use_pch) {
-      PchSpec spec = plan_pch(sdk, flags, compiler, identity, pch_store_dir());
-      PchUse use{spec.header().string(), spec.flags, pch_sources(texts, flags.pch_defines)};
-      plan = plan_library(compiler, manifest.name, source_root, manifest.sources, generated, seen, flags,
-                          options.overrides, dir, cuda, use);
-      if (count_pch_compiles(plan) > 0) {
-        pch = spec;
-      } else if (!use.sources.empty()) {
+      PchSpec spec = plan_pch(sdk, flags, compiler.compiler, identity, pch_store_dir());
+      use = PchUse{spec.header().string(), spec.flags, {}};
+      for (const LibraryInput& library : inputs[t]) {
+        for (const std::string& source : library.sources) {
+          if (is_device_source(source)) {
+            continue;
+          }
+          auto [text, fresh] = texts.try_emplace(source);
+          if (fresh) {
+            text->second = fs::read_file(manifest.root / source);
+          }
+          if (source_can_use_pch(text->second, flags.pch_defines)) {
+            use->sources.push_back(source);
+          }
+        }
+      }
+      pch = spec;
+    }
+    TargetPlan plan = plan_target(input, inputs[t], seen, flags, options.overrides, cuda, use);
+    TargetPlan plain = use && count_pch_compiles(plan) > 0 ? plan_target(input, inputs[t], seen, flags, options.overrides, cuda) : plan;
+    if (count_pch_compiles(plan) == 0) {
+      if (use && !use->sources.empty()) {
         log_debug("{}: the flags differ from the SDK's own: no precompiled header", sdk.id);
       }
+      pch.reset();
     }
     stdfs::path stats_log = dir / "ccache-stats.log";
     for (TargetPlan* p : {&plan, &plain}) {
-      p->static_output = options.static_archive ? "lib" + manifest.name + ".a" : "";
-      p->launcher = target_launcher(sharing, stats_log);
+      p->launcher = choose_launcher(target_launcher(sharing, stats_log), compiler.launcher);
       p->link_jobs = sharing.distcc ? std::max(1, jobs / targets) : 0;
+    }
+    std::vector<std::string> skipped;
+    for (const project::LibrarySpec* library : selected) {
+      if (!library->tensorflow.contains(sdk.version)) {
+        skipped.push_back(fmt::format("{} (tensorflow {})", library->name, library->tensorflow.text));
+      }
     }
     log_info("building {} for {} ...", manifest.name, sdk.id);
     std::string runtime = options.runtime.empty() ? manifest.runtime : options.runtime;
-    bool ccache = sharing.ccache;
+    bool ccache = sharing.ccache; // its stats log says what hit
     running.push_back(std::async(std::launch::async, [=, &options, &compiler_text] {
       // A PCH that cannot be made costs speed, never the build.
       const TargetPlan& chosen = pch && ensure_pch(*pch) ? plan : plain;
       std::error_code ec;
       stdfs::remove(stats_log, ec);
       TargetResult result = run_plan(chosen, per_target);
+      result.skipped = skipped;
       result.pch_compiles = count_pch_compiles(chosen);
       if (ccache && !result.up_to_date) {
         result.cache = parse_ccache_stats_log(stdfs::exists(stats_log, ec) ? fs::read_file(stats_log) : "");
       }
       stdfs::path info = chosen.build_dir / "opkit-build.json";
-      if (result.ok && (!result.up_to_date || !stdfs::exists(info, ec))) {
+      if (result.ok && !chosen.links.empty() && (!result.up_to_date || !stdfs::exists(info, ec))) {
         fs::write_file_if_changed(info, build_info_json(sdk, chosen, compiler_text.get()).dump(2) + "\n");
       }
       if (result.ok && options.check) {
-        check_built_library(result, sdk, runtime, options.profile_file);
+        for (LibraryResult& library : result.libraries) {
+          check_built_library(library, sdk, runtime, options.profile_file);
+        }
+        result.ok = result.loads();
       }
       return result;
     }));

@@ -86,43 +86,80 @@ sdk_link_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags)
 }
 
 TargetPlan
-plan_library(const std::string& compiler, const std::string& name, const std::filesystem::path& source_root,
-             const std::vector<std::string>& sources, const std::vector<std::filesystem::path>& generated,
-             const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const FlagOverrides& overrides,
-             const std::filesystem::path& build_dir, const std::optional<CudaToolkit>& cuda,
-             const std::optional<PchUse>& pch)
+plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries, const sdk::Sdk& sdk,
+            const project::FrameworkFlags& flags, const FlagOverrides& overrides, const std::optional<CudaToolkit>& cuda,
+            const std::optional<PchUse>& pch)
 {
   TargetPlan plan;
-  plan.compiler = compiler;
-  plan.build_dir = build_dir;
-  plan.output = "lib" + name + ".so";
-  std::vector<std::string> cflags = sdk_compile_flags(sdk, flags, overrides);
-  std::vector<std::string> device_flags;
+  plan.compiler = input.compiler.compiler;
+  plan.compiler_args = input.compiler.args;
+  plan.launcher = input.compiler.launcher;
+  plan.build_dir = input.build_dir;
+  std::vector<std::string> base = sdk_compile_flags(sdk, flags, overrides);
+  std::vector<std::string> device_base;
   if (cuda) {
     plan.nvcc = cuda->nvcc.string();
-    cflags.insert(cflags.end(), flags.cuda_defines.begin(), flags.cuda_defines.end());
-    cflags.push_back("-I" + cuda->include_dir.string());
-    device_flags = nvcc_compile_flags(sdk, flags, overrides);
+    append(base, flags.cuda_defines);
+    base.push_back("-I" + cuda->include_dir.string());
+    base.push_back("-I" + cuda->tf_include_map.string());
+    device_base = nvcc_compile_flags(sdk, flags, overrides);
+    device_base.push_back("-I" + cuda->tf_include_map.string());
   }
-  for (const std::string& source : sources) {
-    bool device = cuda && is_device_source(source);
-    std::vector<std::string> step_flags = device ? device_flags : cflags;
-    if (!device && pch && step_flags == pch->flags
-        && std::find(pch->sources.begin(), pch->sources.end(), source) != pch->sources.end()) {
-      step_flags.insert(step_flags.end(), {"-include", pch->header, "-Winvalid-pch"});
+  std::vector<std::string> generated_objects;
+  for (const std::filesystem::path& source : input.generated) {
+    generated_objects.push_back("obj/opkit/" + source.filename().string() + ".o");
+    plan.compiles.push_back({source.string(), generated_objects.back(), base});
+  }
+  for (const LibraryInput& library : libraries) {
+    // The library's own flags come after the SDK's (its -O3 wins), its folders after the SDK's headers.
+    std::vector<std::string> own;
+    for (const std::string& define : library.defines) {
+      own.push_back("-D" + define);
     }
-    plan.compiles.push_back(
-      {(source_root / source).lexically_normal().string(), "obj/" + source + ".o", step_flags, device});
-  }
-  for (const std::filesystem::path& source : generated) {
-    plan.compiles.push_back({source.string(), "obj/opkit/" + source.filename().string() + ".o", cflags});
-  }
-  plan.link_flags = flags.link_flags;
-  std::vector<std::string> sdk_link = sdk_link_flags(sdk, flags);
-  plan.link_flags.insert(plan.link_flags.end(), sdk_link.begin(), sdk_link.end());
-  if (cuda) {
-    plan.link_flags.push_back("-L" + cuda->lib_dir.string());
-    plan.link_flags.insert(plan.link_flags.end(), flags.cuda_link_flags.begin(), flags.cuda_link_flags.end());
+    std::vector<std::string> includes;
+    for (const std::string& dir : library.include_dirs) {
+      includes.push_back("-I" + dir);
+    }
+    std::vector<std::string> host = base;
+    append(host, library.cflags);
+    append(host, own);
+    append(host, includes);
+    std::vector<std::string> device = device_base;
+    for (const std::string& flag : library.cflags) {
+      device.push_back("-Xcompiler=" + flag);
+    }
+    append(device, own);
+    append(device, includes);
+    // -I changes no macro and no option gcc checks a PCH against: only the rest must be the SDK's own.
+    bool pch_flags = pch && library.cflags.empty() && own.empty() && base == pch->flags;
+    LinkStep link{library.name, library.output, {}, {}, {}};
+    for (const std::string& source : library.sources) {
+      bool on_device = is_device_source(source);
+      std::vector<std::string> step_flags = on_device ? device : host;
+      if (!on_device && pch_flags
+          && std::find(pch->sources.begin(), pch->sources.end(), source) != pch->sources.end()) {
+        step_flags.insert(step_flags.end(), {"-include", pch->header, "-Winvalid-pch"});
+      }
+      std::string object = "obj/" + library.name + "/" + source + ".o";
+      plan.compiles.push_back({(input.source_root / source).lexically_normal().string(), object, step_flags, on_device});
+      link.objects.push_back(object);
+    }
+    if (input.static_archive) {
+      std::string stem = library.output.substr(0, library.output.rfind(".so"));
+      link.static_output = (starts_with(stem, "lib") ? stem : "lib" + stem) + ".a";
+    }
+    link.objects.insert(link.objects.end(), generated_objects.begin(), generated_objects.end());
+    link.flags = flags.link_flags;
+    append(link.flags, library.ldflags);
+    append(link.flags, sdk_link_flags(sdk, flags));
+    if (cuda) {
+      link.flags.push_back("-L" + cuda->lib_dir.string());
+      append(link.flags, flags.cuda_link_flags);
+    }
+    for (const std::string& lib : library.libs) {
+      link.flags.push_back("-l" + lib);
+    }
+    plan.links.push_back(link);
   }
   return plan;
 }
@@ -133,7 +170,9 @@ render_ninja(const TargetPlan& plan)
   NinjaWriter writer;
   writer.comment("Generated by opkit. Do not edit: `opkit build` rewrites it.");
   writer.variable("ninja_required_version", "1.8");
-  writer.variable("cxx", shell_quote(plan.compiler));
+  std::vector<std::string> cxx = {plan.compiler};
+  cxx.insert(cxx.end(), plan.compiler_args.begin(), plan.compiler_args.end());
+  writer.variable("cxx", shell_join(cxx));
   if (!plan.launcher.empty()) {
     writer.variable("launcher", shell_join(plan.launcher));
   }
@@ -154,25 +193,25 @@ render_ninja(const TargetPlan& plan)
   // D: no timestamps or uids, so the archive is reproducible; rm: ar only ever adds.
   writer.rule("ar", "rm -f $out && ar rcsD $out $in", "AR $out");
   writer.newline();
-  std::vector<std::string> objects;
   for (const CompileStep& step : plan.compiles) {
     writer.build({step.object}, step.device ? "nvcc" : "cxx", {step.source}, {{"flags", shell_join(step.flags)}});
-    objects.push_back(step.object);
   }
-  std::vector<std::string> link_flags = plan.link_flags;
-  std::vector<std::pair<std::string, std::string>> link_variables = {{"link_flags", shell_join(link_flags)}};
-  if (plan.link_jobs > 0) {
-    link_variables.emplace_back("pool", "link_pool");
-  }
-  writer.build({plan.output}, "link", objects, link_variables);
-  std::vector<std::string> outputs = {plan.output};
-  if (!plan.static_output.empty()) {
-    // The project's objects only: the compat shim would impose itself on a whole executable.
-    std::vector<std::string> own;
-    std::copy_if(objects.begin(), objects.end(), std::back_inserter(own),
-                 [](const std::string& o) { return !starts_with(o, "obj/opkit/"); });
-    writer.build({plan.static_output}, "ar", own);
-    outputs.push_back(plan.static_output);
+  std::vector<std::string> outputs;
+  for (const LinkStep& link : plan.links) {
+    std::vector<std::pair<std::string, std::string>> link_variables = {{"link_flags", shell_join(link.flags)}};
+    if (plan.link_jobs > 0) {
+      link_variables.emplace_back("pool", "link_pool");
+    }
+    writer.build({link.output}, "link", link.objects, link_variables);
+    outputs.push_back(link.output);
+    if (!link.static_output.empty()) {
+      // The library's own objects only: the compat shim would impose itself on a whole executable.
+      std::vector<std::string> own;
+      std::copy_if(link.objects.begin(), link.objects.end(), std::back_inserter(own),
+                   [](const std::string& o) { return !starts_with(o, "obj/opkit/"); });
+      writer.build({link.static_output}, "ar", own);
+      outputs.push_back(link.static_output);
+    }
   }
   writer.newline();
   writer.default_target(outputs);
@@ -185,6 +224,9 @@ render_compile_commands(const TargetPlan& plan)
   Json entries = Json::array();
   for (const CompileStep& step : plan.compiles) {
     std::vector<std::string> arguments = {step.device ? plan.nvcc : plan.compiler};
+    if (!step.device) {
+      arguments.insert(arguments.end(), plan.compiler_args.begin(), plan.compiler_args.end());
+    }
     arguments.insert(arguments.end(), step.flags.begin(), step.flags.end());
     arguments.insert(arguments.end(), {"-c", step.source, "-o", step.object});
     entries.push_back(

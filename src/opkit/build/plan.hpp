@@ -31,6 +31,9 @@ struct CudaToolkit
   std::filesystem::path nvcc;
   std::filesystem::path include_dir;
   std::filesystem::path lib_dir;
+  // A folder whose third_party/gpus/cuda/include is the toolkit's include
+  // folder: what TF's GPU headers (gpu_kernel_helper.h) include by that path.
+  std::filesystem::path tf_include_map;
 };
 
 // A precompiled header the plan uses: each of `sources` whose compile flags
@@ -39,24 +42,47 @@ struct PchUse
 {
   std::string header;
   std::vector<std::string> flags;
-  std::vector<std::string> sources; // as given to plan_library
+  std::vector<std::string> sources; // relative to the source root
 };
 
 // True for a source nvcc compiles (*.cu.cc, *.cu).
 bool is_device_source(const std::string& path);
 
-// Everything needed to build one artifact against one SDK: pure data, so the
-// same inputs always render the same build.ninja.
+// One library of the project for one SDK, as the project's settings resolve
+// for it (project::resolve_settings): pure data.
+struct LibraryInput
+{
+  std::string name;                      // the library's name (objects go to obj/<name>/)
+  std::string output;                    // the file it links to, relative to the build folder
+  std::vector<std::string> sources;      // relative to the source root; headers already dropped
+  std::vector<std::string> include_dirs; // absolute
+  std::vector<std::string> defines;      // NAME or NAME=VALUE
+  std::vector<std::string> cflags;
+  std::vector<std::string> ldflags;
+  std::vector<std::string> libs;         // -l<name>
+};
+
+// Linking one library from its objects.
+struct LinkStep
+{
+  std::string library;               // the library's name
+  std::string output;                // relative to the build folder
+  std::vector<std::string> objects;
+  std::vector<std::string> flags;    // after the objects: -shared, the library's ldflags, -L<sdk> -l..., its libs
+  std::string static_output;         // also an archive of the library's own objects; empty: none
+};
+
+// Everything needed to build a project's libraries against one SDK: pure data,
+// so the same inputs always render the same build.ninja.
 struct TargetPlan
 {
   std::string compiler;                 // the C++ compiler's path
+  std::vector<std::string> compiler_args; // what CXX gave after the compiler ("g++ -m64")
   std::string nvcc;                     // nvcc's path, when there are device sources
   std::filesystem::path build_dir;      // absolute
-  std::string output;                   // relative to build_dir
   std::vector<CompileStep> compiles;
-  std::vector<std::string> link_flags;  // after the objects: -shared (libraries), -L<sdk> -l...
-  std::string static_output;            // also lib<name>.a of the project's own objects; empty: none
-  std::vector<std::string> launcher;    // before the C++ compiler: ccache, distcc (build/sharing)
+  std::vector<LinkStep> links;
+  std::vector<std::string> launcher;    // before the C++ compiler: ccache, distcc (build/sharing, or CXX's own)
   int link_jobs = 0;                    // >0: links at most this many at once (compiles go to distcc helpers)
 };
 
@@ -68,14 +94,31 @@ std::vector<std::string> sdk_compile_flags(const sdk::Sdk& sdk, const project::F
 // The flags that link against the SDK's framework library (after the objects).
 std::vector<std::string> sdk_link_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags);
 
-// Plans lib<name>.so from sources relative to `source_root`, plus sources
-// opkit generated (absolute paths, e.g. the compat shim).
-TargetPlan plan_library(const std::string& compiler, const std::string& name,
-                        const std::filesystem::path& source_root, const std::vector<std::string>& sources,
-                        const std::vector<std::filesystem::path>& generated, const sdk::Sdk& sdk,
-                        const project::FrameworkFlags& flags, const FlagOverrides& overrides,
-                        const std::filesystem::path& build_dir, const std::optional<CudaToolkit>& cuda = {},
-                        const std::optional<PchUse>& pch = {});
+// The C++ compiler as $CXX names it: an optional launcher (ccache, distcc),
+// the compiler, and flags ("ccache g++", "g++ -m64"). Resolved against PATH.
+struct CompilerCommand
+{
+  std::vector<std::string> launcher;
+  std::string compiler;
+  std::vector<std::string> args;
+};
+
+// Everything a target's libraries need from the SDK and the toolchain.
+struct TargetInput
+{
+  CompilerCommand compiler;
+  std::filesystem::path source_root;
+  std::vector<std::filesystem::path> generated; // sources opkit writes (absolute): linked into every library
+  std::filesystem::path build_dir;
+  bool static_archive = false;                 // also lib<name>.a of each library's own objects
+};
+
+// Plans every library against one SDK. Sources with a device suffix go to nvcc
+// (`cuda` must be set then). Compiles with the SDK's own flags plus only
+// include folders may take the precompiled header.
+TargetPlan plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries, const sdk::Sdk& sdk,
+                       const project::FrameworkFlags& flags, const FlagOverrides& overrides,
+                       const std::optional<CudaToolkit>& cuda = {}, const std::optional<PchUse>& pch = {});
 
 // build.ninja for a plan.
 std::string render_ninja(const TargetPlan& plan);

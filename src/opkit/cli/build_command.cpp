@@ -17,21 +17,34 @@ namespace {
 void
 print_target(const build::TargetResult& target)
 {
-  std::string status = target.check && !target.check->loads ? "CHECK FAILED"
-                       : !target.ok                          ? "FAILED"
+  std::string name = target.dir.filename().string();
+  std::string status = !target.loads() ? "CHECK FAILED"
+                       : !target.ok    ? "FAILED"
                        : target.up_to_date ? "up to date"
                                            : fmt::format("built ({} compiled)", target.compiled);
-  fmt::print("tf-{:<10} {:<20} {}\n", target.version, status, target.library);
+  // One library: its path on the target's line; several: one line each below.
+  bool one = target.libraries.size() == 1 && target.skipped.empty();
+  fmt::print("{:<13} {:<20} {}\n", name, status, one ? target.libraries.front().library : target.dir);
+  for (const build::LibraryResult& library : one ? std::vector<build::LibraryResult>{} : target.libraries) {
+    bool loads = !library.check || library.check->loads;
+    fmt::print("{:<13}   {:<18} {}{}\n", "", library.name, library.library.filename().string(),
+               loads ? "" : ": WILL NOT LOAD");
+  }
+  for (const std::string& skipped : target.skipped) {
+    fmt::print("{:<13}   skipped {}\n", "", skipped);
+  }
   if (target.cache) {
     fmt::print("{:<14}ccache: {} hit{} ({} remote), {} miss{}\n", "", target.cache->hits,
                target.cache->hits == 1 ? "" : "s", target.cache->remote_hits, target.cache->misses,
                target.cache->misses == 1 ? "" : "es");
   }
-  if (target.check && !target.check->loads) {
-    print_check_report(*target.check, stdout);
-  } else if (!target.ok) {
-    fmt::print(stderr, "--- tf-{}: last lines of the build log ---\n{}\n", target.version,
-               tail_lines(target.log, 30));
+  for (const build::LibraryResult& library : target.libraries) {
+    if (library.check && !library.check->loads) {
+      print_check_report(*library.check, stdout);
+    }
+  }
+  if (!target.ok && target.loads()) {
+    fmt::print(stderr, "--- {}: last lines of the build log ---\n{}\n", name, tail_lines(target.log, 30));
   }
 }
 
@@ -46,7 +59,9 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   static int standard = -1;
   static std::string build_dir;
   CLI::App* cmd = app.add_subcommand("build", "Compile the op for each TensorFlow version, in parallel");
-  cmd->add_option("--tf", versions, "Versions to build, e.g. 1.12,2.10.1 (default: opkit.yaml's targets)");
+  cmd->add_option("--tf", versions,
+                 "Versions or SDK ids to build, e.g. 1.12,2.10.1,tensorflow-2.10.1-cuda (default: opkit.yaml's targets)");
+  cmd->add_option("--lib", options.libraries, "Build only these libraries of opkit.yaml (repeatable)");
   cmd->add_option("-j,--jobs", options.jobs, "Parallel compile jobs (default: number of CPUs)")
     ->check(CLI::PositiveNumber);
   cmd->add_option("--build-dir", build_dir, "Build folder (default: <project>/build)");

@@ -39,10 +39,10 @@ print_target(const probe::TestTarget& target)
 {
   const probe::ProbeReport& report = target.report;
   if (!report.loaded) {
-    fmt::print("tensorflow {}: LOAD FAILED {}\n  loader: {}\n", target.version, target.library, report.error);
+    fmt::print("{}: LOAD FAILED {}\n  loader: {}\n", target.sdk_id, target.library, report.error);
     return;
   }
-  fmt::print("tensorflow {}: loaded {} into the real libtensorflow_framework ({})\n", target.version, target.library,
+  fmt::print("{}: loaded {} into the real libtensorflow_framework ({})\n", target.sdk_id, target.library,
              report.tf_version);
   for (const probe::RegisteredOp& op : report.ops) {
     fmt::print("  op     {}({}) -> ({})\n", op.name, args_text(op.inputs), args_text(op.outputs));
@@ -89,6 +89,8 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_option("--tf", versions, "Versions to test (default: opkit.yaml's targets)");
   cmd->add_option("--build-dir", build_dir, "Build folder (default: <project>/build)");
   cmd->add_flag("--json", global.json, "Print the report as JSON");
+  static std::vector<std::string> libraries;
+  cmd->add_option("--lib", libraries, "Test only these libraries of opkit.yaml (repeatable)");
   static bool python = false;
   cmd->add_flag("--python", python,
                 "Run the op on opkit.yaml's test vectors in a real TensorFlow the local Python imports");
@@ -108,7 +110,7 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       exit_code = static_cast<int>(result.ok() ? ExitCode::ok : ExitCode::failed);
       return;
     }
-    probe::TestReport report = probe::test_project(manifest, split_versions(versions), build_dir);
+    probe::TestReport report = probe::test_project(manifest, split_versions(versions), build_dir, libraries);
     if (global.json) {
       fmt::print("{}\n", probe::to_json(report).dump(2));
     } else {

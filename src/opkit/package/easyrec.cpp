@@ -141,10 +141,12 @@ package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options
     validate_easyrec_version(options.version);
   }
   result.version = options.version.empty() ? default_version(options.easyrec_dir) : options.version;
-  std::string library = "lib" + manifest.name + ".so";
   const auto& reserved = project::easyrec_rules().reserved_libraries;
-  if (std::find(reserved.begin(), reserved.end(), library) != reserved.end()) {
-    fail(ExitCode::usage, "{}: EasyRec ships a library of that name; rename the op so it cannot replace it", library);
+  for (const project::LibrarySpec& spec : manifest.libraries) {
+    if (std::find(reserved.begin(), reserved.end(), spec.output) != reserved.end()) {
+      fail(ExitCode::usage, "{}: EasyRec ships a library of that name; rename the library so it cannot replace it",
+           spec.output);
+    }
   }
   std::vector<BuiltLibrary> built = collect_built(manifest, options.tf_specs, options.build_root);
 
@@ -161,11 +163,11 @@ package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options
   for (const BuiltLibrary& lib : built) {
     std::string dir = project::easyrec_ops_dir(project::easyrec_rules(), lib.sdk.version,
                                                options.flavor);
-    if (!dir_owner.emplace(dir, lib.version()).second) {
+    if (!dir_owner.emplace(dir, lib.version()).second && dir_owner[dir] != lib.version()) {
       fail(ExitCode::usage, "tensorflow {} and {} both map to easy_rec/python/ops/{}; package one of them",
            dir_owner[dir], lib.version(), dir);
     }
-    std::string path = "easy_rec/python/ops/" + dir + "/" + library;
+    std::string path = "easy_rec/python/ops/" + dir + "/" + lib.path.filename().string();
     members[path] = {path, lib.path, {}, true};
     libraries.emplace_back(path, lib.facts);
     result.libraries.push_back(path);

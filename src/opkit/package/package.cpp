@@ -91,15 +91,21 @@ collect_built(const project::Manifest& manifest, const std::vector<std::string>&
   std::vector<BuiltLibrary> built;
   for (const std::string& spec : wanted) {
     sdk::Sdk sdk = sdk::resolve_sdk(spec);
-    stdfs::path dir = build::target_dir(root, sdk.version.str());
-    BuiltLibrary library{sdk, dir / ("lib" + manifest.name + ".so"), {}};
-    std::error_code ec;
-    if (!stdfs::is_regular_file(library.path, ec) || !stdfs::is_regular_file(dir / "opkit-build.json", ec)) {
-      throw Error(ExitCode::missing, fmt::format("{}: not built for tensorflow {}", library.path, library.version()),
-                  fmt::format("run `opkit build --tf {}` first", spec));
+    stdfs::path dir = build::target_dir(root, sdk);
+    for (const project::LibrarySpec& spec_library : manifest.libraries) {
+      if (!spec_library.tensorflow.contains(sdk.version)) {
+        continue;
+      }
+      BuiltLibrary library{sdk, spec_library.name, dir / spec_library.output, {}};
+      std::error_code ec;
+      if (!stdfs::is_regular_file(library.path, ec) || !stdfs::is_regular_file(dir / "opkit-build.json", ec)) {
+        throw Error(ExitCode::missing, fmt::format("{}: not built for {}", library.path, sdk.id),
+                    fmt::format("run `opkit build --tf {}` first", spec));
+      }
+      library.facts = Json::parse(fs::read_file(dir / "opkit-build.json"));
+      library.facts["library"] = library.path.filename().string();
+      built.push_back(library);
     }
-    library.facts = Json::parse(fs::read_file(dir / "opkit-build.json"));
-    built.push_back(library);
   }
   return built;
 }

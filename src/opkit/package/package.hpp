@@ -16,14 +16,16 @@ namespace opkit::package {
 struct BuiltLibrary
 {
   sdk::Sdk sdk;                   // the SDK it was built against
-  std::filesystem::path path;     // build/tf-<version>/lib<name>.so
+  std::string name;               // the library's name in opkit.yaml
+  std::filesystem::path path;     // build/tf-<version>/<output>
   Json facts;                     // opkit-build.json
 
   std::string version() const { return sdk.version.str(); }
 };
 
 // The built libraries for the given version specs (default: opkit.yaml's
-// targets), each resolved to an imported SDK. A library not built yet is
+// targets), each resolved to an imported SDK: every library of opkit.yaml
+// whose `tensorflow:` range holds the version. A library not built yet is
 // Error(missing) naming the `opkit build` command.
 std::vector<BuiltLibrary> collect_built(const project::Manifest& manifest, const std::vector<std::string>& specs,
                                         const std::filesystem::path& build_root);

@@ -51,8 +51,8 @@ copy_into(const stdfs::path& source, const stdfs::path& dest)
 
 // The manifest lists everything in assets/, so `opkit package verify EXPORT_DIR/assets` checks it all.
 void
-write_assets_manifest(const stdfs::path& staged, const std::string& name, const std::string& library,
-                      const Json& facts, SavedModelResult& result)
+write_assets_manifest(const stdfs::path& staged, const std::string& name,
+                      const std::vector<std::pair<std::string, Json>>& libraries, SavedModelResult& result)
 {
   std::vector<ArchiveMember> members;
   for (const auto& entry : stdfs::recursive_directory_iterator(staged)) {
@@ -63,7 +63,7 @@ write_assets_manifest(const stdfs::path& staged, const std::string& name, const 
     }
   }
   std::sort(result.assets.begin(), result.assets.end());
-  Json manifest = make_manifest("saved-model-assets", name, members, {{library, facts}});
+  Json manifest = make_manifest("saved-model-assets", name, members, libraries);
   fs::write_file_atomic(staged / k_manifest_name, manifest.dump(2) + "\n");
   result.assets.push_back(k_manifest_name);
 }
@@ -81,17 +81,21 @@ package_saved_model(const project::Manifest& manifest, const SavedModelOptions& 
     }
   }
   std::string spec = options.tf_spec.empty() ? newest_target(manifest) : options.tf_spec;
-  BuiltLibrary built = collect_built(manifest, {spec}, options.build_root).front();
+  std::vector<BuiltLibrary> built = collect_built(manifest, {spec}, options.build_root);
 
   SavedModelResult result;
-  result.check = check::check_library(
-    built.path, check::make_check_target(built.sdk, options.runtime, {}));
-  if (!result.check.loads && !options.force) {
-    const check::Finding& first = result.check.findings.front();
-    throw Error(ExitCode::failed,
-                fmt::format("{}: would not load in {}: [{}] {}", built.path, result.check.target, first.kind,
-                            first.summary),
-                "`opkit check` shows every finding; --force adds it anyway");
+  for (const BuiltLibrary& library : built) {
+    result.check = check::check_library(library.path, check::make_check_target(library.sdk, options.runtime, {}));
+    if (!result.check.loads && !options.force) {
+      const check::Finding& first = result.check.findings.front();
+      throw Error(ExitCode::failed,
+                  fmt::format("{}: would not load in {}: [{}] {}", library.path, result.check.target, first.kind,
+                              first.summary),
+                  "`opkit check` shows every finding; --force adds it anyway");
+    }
+    if (!result.check.loads) {
+      break; // the one --force lets through is the one reported
+    }
   }
 
   result.assets_dir = options.export_dir / "assets";
@@ -103,12 +107,16 @@ package_saved_model(const project::Manifest& manifest, const SavedModelOptions& 
       fail(ExitCode::system, "{}: cannot copy: {}", result.assets_dir, ec.message());
     }
   }
-  std::string library = built.path.filename().string();
-  copy_into(built.path, staging.path() / library);
+  std::vector<std::pair<std::string, Json>> libraries;
+  for (const BuiltLibrary& library : built) {
+    std::string file = library.path.filename().string();
+    copy_into(library.path, staging.path() / file);
+    libraries.emplace_back(file, library.facts);
+  }
   for (const stdfs::path& asset : options.assets) {
     copy_into(asset, staging.path() / asset.filename());
   }
-  write_assets_manifest(staging.path(), manifest.name, library, built.facts, result);
+  write_assets_manifest(staging.path(), manifest.name, libraries, result);
   staging.commit(result.assets_dir, /*replace=*/true);
   return result;
 }

@@ -55,12 +55,32 @@ find_assignment(const std::vector<std::string>& lines, const std::string& name)
   fail(ExitCode::usage, "{}: no complete SUPPORTED_TENSORFLOW_OPS = [...] assignment found", name);
 }
 
+// The sources a CPU build compiles, of every library (TF Serving links them into one static library).
+std::vector<std::string>
+cpu_sources(const project::Manifest& manifest)
+{
+  std::vector<std::string> sources;
+  for (const project::LibrarySpec& library : manifest.libraries) {
+    for (const project::SettingsBlock& block : library.settings) {
+      if (block.when.device == "gpu") {
+        continue;
+      }
+      for (const std::string& source : block.sources) {
+        if (!project::is_header(source) && std::find(sources.begin(), sources.end(), source) == sources.end()) {
+          sources.push_back(source);
+        }
+      }
+    }
+  }
+  return sources;
+}
+
 // (source, relative path) of every file of the op: its sources and the headers beside them.
 std::vector<std::string>
 headers_near(const project::Manifest& manifest)
 {
   std::vector<std::string> headers;
-  for (const std::string& source : manifest.sources) {
+  for (const std::string& source : cpu_sources(manifest)) {
     stdfs::path dir = (manifest.root / source).parent_path();
     for (const auto& entry : stdfs::directory_iterator(dir)) {
       std::string ext = entry.path().extension().string();
@@ -87,7 +107,7 @@ quoted_list(const std::vector<std::string>& items)
 std::vector<ArchiveMember>
 bundle_members(const project::Manifest& manifest)
 {
-  std::vector<std::string> sources = manifest.sources;
+  std::vector<std::string> sources = cpu_sources(manifest);
   std::sort(sources.begin(), sources.end());
   std::vector<std::string> headers = headers_near(manifest);
   std::vector<ArchiveMember> members;
@@ -181,7 +201,7 @@ bundle_build_file(const project::Manifest& manifest, const std::vector<std::stri
     "cc_library(\n"
     "    name = \"{}_ops\",\n"
     "    srcs = [\n{}    ],\n",
-    manifest.op.name, manifest.name, manifest.name, manifest.name, quoted_list(sources));
+    manifest.primary_op().name, manifest.name, manifest.name, manifest.name, quoted_list(sources));
   if (!headers.empty()) {
     text += "    hdrs = [\n" + quoted_list(headers) + "    ],\n";
   }

@@ -67,12 +67,12 @@ package_members(const project::Manifest& manifest, const std::vector<BuiltLibrar
     {pkg + "/__init__.py", {},
      fmt::format("\"\"\"The {} op, with a library for each TensorFlow version it was built for.\"\"\"\n"
                  "from .{}_ops import *  # noqa: F401,F403\n",
-                 manifest.op.name, pkg),
+                 manifest.primary_op().name, pkg),
      false},
     {pkg + "/" + pkg + "_ops.py", wrapper, {}, false},
   };
   for (const BuiltLibrary& lib : built) {
-    std::string path = pkg + "/tf-" + lib.version() + "/lib" + pkg + ".so";
+    std::string path = pkg + "/tf-" + lib.version() + "/" + lib.path.filename().string();
     members.push_back({path, lib.path, {}, true});
     libraries.emplace_back(path, lib.facts);
     result.libraries.push_back(path);
@@ -106,7 +106,7 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
   members.push_back({dist_info + "/METADATA", {},
                      fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: The {} TensorFlow op, "
                                  "built by opkit for TensorFlow {}\nRequires-Dist: {}\n",
-                                 manifest.name, manifest.version, manifest.op.name,
+                                 manifest.name, manifest.version, manifest.primary_op().name,
                                  join([&] {
                                    std::vector<std::string> v;
                                    for (const auto& b : built) v.push_back(b.version());

@@ -13,6 +13,7 @@
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace opkit::probe {
@@ -104,18 +105,20 @@ ensure_probe(const sdk::Sdk& sdk)
   fs::write_file_if_changed(dir / "tf_probe.cc", require_embedded(k_probe_source));
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   build::TargetPlan plan;
-  plan.compiler = build::find_compiler();
+  build::CompilerCommand compiler = build::find_compiler();
+  plan.compiler = compiler.compiler;
+  plan.compiler_args = compiler.args;
   plan.build_dir = dir;
-  plan.output = "tf_probe";
   plan.compiles.push_back({(dir / "tf_probe.cc").string(), "tf_probe.o", build::sdk_compile_flags(sdk, flags, {})});
-  plan.link_flags = build::sdk_link_flags(sdk, flags);
+  build::LinkStep link{"tf_probe", "tf_probe", {"tf_probe.o"}, build::sdk_link_flags(sdk, flags), {}};
   // The rpath lets the probe find this SDK's framework library wherever the store is.
-  plan.link_flags.insert(plan.link_flags.end(), {"-Wl,-rpath," + sdk.lib_dir().string(), "-ldl"});
+  link.flags.insert(link.flags.end(), {"-Wl,-rpath," + sdk.lib_dir().string(), "-ldl"});
+  plan.links.push_back(link);
   build::TargetResult result = build::run_plan(plan, 2);
   if (!result.ok) {
     fail(ExitCode::system, "{}: cannot build the load probe:\n{}", sdk.id, tail_lines(result.log, 20));
   }
-  return result.library;
+  return result.libraries.front().library;
 }
 
 ProbeReport
@@ -148,6 +151,19 @@ run_probe(const stdfs::path& probe, const stdfs::path& library)
   options.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3"; // TF's own start-up chatter is not ours to show
   ProcessResult result = run_process({probe.string(), stdfs::absolute(library).string()}, options);
   if (result.exit_code != 0 && result.exit_code != 3) {
+    // TensorFlow aborts the process when a registration is invalid (LOG(FATAL) at load):
+    // the library does not load, and TF's last words say why.
+    std::string fatal;
+    for (const std::string& line : split(result.err, '\n')) {
+      if (line.find("] ") != std::string::npos && line.find(" F ") != std::string::npos) {
+        fatal = line.substr(line.find("] ") + 2);
+      }
+    }
+    if (!fatal.empty()) {
+      ProbeReport report;
+      report.error = fmt::format("TensorFlow aborted the load: {}", fatal.substr(0, 300));
+      return report;
+    }
     fail(ExitCode::system, "{}: load probe crashed (exit {}) on {}: {}", probe, result.exit_code, library,
          tail_lines(result.err, 10));
   }
@@ -155,7 +171,7 @@ run_probe(const stdfs::path& probe, const stdfs::path& library)
 }
 
 std::vector<std::string>
-compare_with_spec(const project::OpSpec& spec, const ProbeReport& report)
+compare_op(const project::OpSpec& spec, const ProbeReport& report, bool gpu)
 {
   std::vector<std::string> differences;
   auto op = std::find_if(report.ops.begin(), report.ops.end(), [&](const RegisteredOp& o) { return o.name == spec.name; });
@@ -163,15 +179,72 @@ compare_with_spec(const project::OpSpec& spec, const ProbeReport& report)
     differences.push_back(fmt::format("op {} is not registered by the library", spec.name));
     return differences;
   }
-  compare_args("inputs", spec.inputs, op->inputs, differences);
-  compare_args("outputs", spec.outputs, op->outputs, differences);
-  compare_attrs(spec, *op, differences);
-  for (const project::KernelSpec& kernel : spec.kernels) {
-    bool found = std::any_of(report.kernels.begin(), report.kernels.end(), [&](const RegisteredKernel& k) {
-      return k.op == spec.name && k.device == kernel.device;
-    });
-    if (!found) {
-      differences.push_back(fmt::format("no {} kernel registered for {}", kernel.device, spec.name));
+  std::vector<std::string> own;
+  compare_args("inputs", spec.inputs, op->inputs, own);
+  compare_args("outputs", spec.outputs, op->outputs, own);
+  compare_attrs(spec, *op, own);
+  for (const std::string& difference : own) {
+    differences.push_back(spec.name + " " + difference);
+  }
+  for (const std::string& device : {std::string("CPU"), std::string("GPU")}) {
+    std::vector<const RegisteredKernel*> registered;
+    for (const RegisteredKernel& kernel : report.kernels) {
+      if (kernel.op == spec.name && kernel.device == device) {
+        registered.push_back(&kernel);
+      }
+    }
+    auto declared = std::find_if(spec.kernels.begin(), spec.kernels.end(),
+                                 [&](const project::KernelSpec& k) { return k.device == device; });
+    if (declared == spec.kernels.end()) {
+      if (!registered.empty()) {
+        differences.push_back(fmt::format("{} kernel of {}: registered but not declared in opkit.yaml", device, spec.name));
+      }
+      continue;
+    }
+    if (device == "GPU" && !gpu) {
+      continue; // a CPU-only build compiles no device code: its GPU kernels are expected from the CUDA build
+    }
+    if (registered.empty()) {
+      differences.push_back(fmt::format("no {} kernel registered for {}", device, spec.name));
+      continue;
+    }
+    // Each constrained attr: the dtypes every registration of this device covers together.
+    std::map<std::string, std::set<std::string>> got;
+    for (const RegisteredKernel* kernel : registered) {
+      for (const RegisteredAttr& constraint : kernel->constraints) {
+        got[constraint.name].insert(constraint.allowed.begin(), constraint.allowed.end());
+      }
+    }
+    std::map<std::string, std::set<std::string>> want;
+    for (const auto& [attr, dtypes] : declared->constraints) {
+      want[attr].insert(dtypes.begin(), dtypes.end());
+    }
+    if (got != want) {
+      auto text = [](const std::map<std::string, std::set<std::string>>& constraints) {
+        std::vector<std::string> parts;
+        for (const auto& [attr, dtypes] : constraints) {
+          parts.push_back(fmt::format("{} in {{{}}}", attr, join(std::vector<std::string>(dtypes.begin(), dtypes.end()), ", ")));
+        }
+        return parts.empty() ? std::string("no type constraint") : join(parts, "; ");
+      };
+      differences.push_back(fmt::format("{} kernel of {}: opkit.yaml declares {}, the library registered {}", device,
+                                        spec.name, text(want), text(got)));
+    }
+  }
+  return differences;
+}
+
+std::vector<std::string>
+compare_with_spec(const project::LibrarySpec& library, const ProbeReport& report, bool gpu)
+{
+  std::vector<std::string> differences;
+  for (const project::OpSpec& op : library.ops) {
+    std::vector<std::string> more = compare_op(op, report, gpu);
+    differences.insert(differences.end(), more.begin(), more.end());
+  }
+  for (const RegisteredOp& op : report.ops) {
+    if (std::none_of(library.ops.begin(), library.ops.end(), [&](const project::OpSpec& o) { return o.name == op.name; })) {
+      differences.push_back(fmt::format("op {} is registered by the library but not declared in opkit.yaml", op.name));
     }
   }
   return differences;

@@ -51,7 +51,12 @@ ProbeReport run_probe(const std::filesystem::path& probe, const std::filesystem:
 // Parses the probe's JSON output; Error(system) if it is not what the probe prints.
 ProbeReport parse_probe_output(const std::string& json_text);
 
-// How the registration differs from opkit.yaml's op: one sentence per difference.
-std::vector<std::string> compare_with_spec(const project::OpSpec& spec, const ProbeReport& report);
+// How the registration differs from one op of opkit.yaml: its args, attrs, and
+// each device's kernels with their type constraints (GPU kernels only when
+// `gpu`: the SDK is a CUDA build). One sentence per difference.
+std::vector<std::string> compare_op(const project::OpSpec& spec, const ProbeReport& report, bool gpu);
+
+// The same for every op of a library, plus each op it registers that opkit.yaml does not declare.
+std::vector<std::string> compare_with_spec(const project::LibrarySpec& library, const ProbeReport& report, bool gpu);
 
 } // namespace opkit::probe

@@ -79,7 +79,7 @@ PythonTestResult
 run_python_test(const project::Manifest& manifest, const project::TemplateSpec& spec)
 {
   PythonTestResult result;
-  result.script = scaffold::render_mustache(spec.test, {{"name", manifest.name}, {"op_name", manifest.op.name}});
+  result.script = scaffold::render_mustache(spec.test, {{"name", manifest.name}, {"op_name", manifest.primary_op().name}});
   if (!stdfs::is_regular_file(manifest.root / result.script)) {
     fail(ExitCode::usage, "{}: the template's test script is missing", manifest.root / result.script);
   }

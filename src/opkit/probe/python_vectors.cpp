@@ -1,5 +1,7 @@
 #include "opkit/probe/python_vectors.hpp"
 
+#include "opkit/project/names.hpp"
+
 #include "opkit/build/builder.hpp"
 #include "opkit/probe/python_runner.hpp"
 #include "opkit/project/framework_table.hpp"
@@ -104,8 +106,17 @@ PythonVectorsReport::ok() const
 PythonVectorsReport
 test_in_python(const project::Manifest& manifest, const stdfs::path& build_root)
 {
-  if (manifest.op.tests.empty()) {
-    fail(ExitCode::usage, "{}: no test vectors (op.tests) to run", manifest.root / "opkit.yaml");
+  // Every op with test vectors, in the library that declares it.
+  std::vector<std::pair<const project::LibrarySpec*, const project::OpSpec*>> tested;
+  for (const project::LibrarySpec& library : manifest.libraries) {
+    for (const project::OpSpec& op : library.ops) {
+      if (!op.tests.empty()) {
+        tested.emplace_back(&library, &op);
+      }
+    }
+  }
+  if (tested.empty()) {
+    fail(ExitCode::usage, "{}: no test vectors (an op's tests:) to run", manifest.root / "opkit.yaml");
   }
   std::string python_version = local_python_version();
   PythonVectorsReport report;
@@ -125,17 +136,34 @@ test_in_python(const project::Manifest& manifest, const stdfs::path& build_root)
     fail(ExitCode::failed, "{}: build for tensorflow {} failed:\n{}", manifest.name, report.tf_version,
          tail_lines(target.log, 20));
   }
-  report.library = target.library;
-  stdfs::path dir = target.library.parent_path();
-  fs::write_file_if_changed(dir / "opkit-vectors.json", vectors_json(manifest.op).dump(2) + "\n");
+  stdfs::path dir = target.dir;
   fs::write_file_if_changed(dir / "run_vectors.py", require_embedded("templates/probe/run_vectors.py"));
-  ProcessOptions run;
-  run.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3";
-  ProcessResult result = run_process({(venv / "bin" / "python").string(), (dir / "run_vectors.py").string(),
-                                      target.library.string(), manifest.op.name, (dir / "opkit-vectors.json").string()},
-                                     run);
-  parse_outcomes(result.out, report);
-  report.log = result.err;
+  for (const auto& [library, op] : tested) {
+    auto built_library = std::find_if(target.libraries.begin(), target.libraries.end(),
+                                      [&](const build::LibraryResult& l) { return l.name == library->name; });
+    if (built_library == target.libraries.end()) {
+      continue; // its tensorflow: range leaves this version out
+    }
+    if (report.library.empty()) {
+      report.library = built_library->library;
+    }
+    stdfs::path vectors = dir / ("opkit-vectors-" + project::python_op_name(op->name) + ".json");
+    fs::write_file_if_changed(vectors, vectors_json(*op).dump(2) + "\n");
+    ProcessOptions run;
+    run.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3";
+    ProcessResult result =
+      run_process({(venv / "bin" / "python").string(), (dir / "run_vectors.py").string(),
+                   built_library->library.string(), project::python_op_name(op->name), vectors.string()},
+                  run);
+    size_t before = report.outcomes.size();
+    parse_outcomes(result.out, report);
+    if (tested.size() > 1) {
+      for (size_t i = before; i < report.outcomes.size(); ++i) {
+        report.outcomes[i].output = op->name + " " + report.outcomes[i].output;
+      }
+    }
+    report.log += result.err;
+  }
   return report;
 }
 

@@ -61,26 +61,35 @@ TestReport::ok() const
 }
 
 TestReport
-test_project(const project::Manifest& manifest, const std::vector<std::string>& specs,
-             const stdfs::path& build_root)
+test_project(const project::Manifest& manifest, const std::vector<std::string>& specs, const stdfs::path& build_root,
+             const std::vector<std::string>& libraries)
 {
   std::vector<std::string> wanted = specs.empty() ? manifest.tf_versions : specs;
   if (wanted.empty()) {
     fail(ExitCode::usage, "no TensorFlow versions to test: pass --tf or list them under targets.tensorflow");
   }
+  std::vector<const project::LibrarySpec*> selected = manifest.select_libraries(libraries);
   stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
   std::vector<TestTarget> targets;
-  std::vector<sdk::Sdk> sdks; // resolved once: resolving reads every sdk.json in the store
+  std::vector<sdk::Sdk> sdks; // per target; resolved once: resolving reads every sdk.json in the store
+  std::vector<const project::LibrarySpec*> specs_of;
   for (const std::string& spec : wanted) {
     sdk::Sdk sdk = sdk::resolve_sdk(spec);
-    TestTarget target{spec, sdk.id, sdk.version.str(), build::target_dir(root, sdk.version.str()) / ("lib" + manifest.name + ".so"), {}, {}};
-    std::error_code ec;
-    if (!stdfs::is_regular_file(target.library, ec)) {
-      throw Error(ExitCode::missing, fmt::format("{}: not built for tensorflow {}", target.library, sdk.version.str()),
-                  fmt::format("run `opkit build --tf {}` first", spec));
+    for (const project::LibrarySpec* library : selected) {
+      if (!library->tensorflow.contains(sdk.version)) {
+        continue;
+      }
+      TestTarget target{spec, sdk.id, sdk.version.str(), library->name,
+                        build::target_dir(root, sdk) / library->output, {}, {}};
+      std::error_code ec;
+      if (!stdfs::is_regular_file(target.library, ec)) {
+        throw Error(ExitCode::missing, fmt::format("{}: not built for {}", target.library, sdk.id),
+                    fmt::format("run `opkit build --tf {}` first", spec));
+      }
+      targets.push_back(target);
+      sdks.push_back(sdk);
+      specs_of.push_back(library);
     }
-    targets.push_back(target);
-    sdks.push_back(sdk);
   }
   TestReport report;
   for (size_t i = 0; i < targets.size(); ++i) {
@@ -89,7 +98,7 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
     log_info("probing {} in {} ...", target.library.filename(), sdk.id);
     target.report = run_probe(ensure_probe(sdk), target.library);
     if (target.report.loaded) {
-      target.differences = compare_with_spec(manifest.op, target.report);
+      target.differences = compare_with_spec(*specs_of[i], target.report, sdk.cuda.is_cuda_build);
     }
     report.targets.push_back(target);
   }
@@ -104,6 +113,7 @@ to_json(const TestReport& report)
     targets.push_back({{"spec", target.spec},
                        {"sdk", target.sdk_id},
                        {"version", target.version},
+                       {"library_name", target.library_name},
                        {"library", target.library.string()},
                        {"ok", target.ok()},
                        {"differences", target.differences},

@@ -10,11 +10,13 @@
 
 namespace opkit::probe {
 
+// One library of the project in one SDK's framework.
 struct TestTarget
 {
   std::string spec;
   std::string sdk_id;
   std::string version;
+  std::string library_name;
   std::filesystem::path library;
   ProbeReport report;
   std::vector<std::string> differences; // from opkit.yaml
@@ -27,11 +29,12 @@ struct TestReport
   bool ok() const;
 };
 
-// Loads each target's built library into its own SDK's real framework and
-// compares what registered with opkit.yaml. A library not built yet is
-// Error(missing) naming the `opkit build` command.
+// Loads each selected library built for each target into that SDK's real
+// framework and compares what registered with opkit.yaml. A library not built
+// yet is Error(missing) naming the `opkit build` command; a library whose
+// `tensorflow:` range leaves a version out is not tested there.
 TestReport test_project(const project::Manifest& manifest, const std::vector<std::string>& specs,
-                        const std::filesystem::path& build_root);
+                        const std::filesystem::path& build_root, const std::vector<std::string>& libraries = {});
 
 Json to_json(const TestReport& report);
 

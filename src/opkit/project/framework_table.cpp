@@ -26,7 +26,7 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
 {
   yaml::expect_keys(range,
                     {"since", "verified", "cxx_standard", "cxx11_abi", "eigen_max_align_bytes", "framework_library",
-                     "link", "runtime", "wheels", "quirks"},
+                     "link", "runtime", "wheels", "quirks", "namespaced_op_names"},
                     name);
   FrameworkFlags flags = common;
   flags.since = yaml::get_string(range, "since", name);
@@ -37,6 +37,7 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
   flags.framework_library = yaml::get_string(range, "framework_library", name);
   flags.link = yaml::get_string(range, "link", name);
   flags.runtime = yaml::get_string(range, "runtime", name);
+  flags.namespaced_op_names = yaml::get_bool_or(range, "namespaced_op_names", name, true);
   YAML::Node wheels = range["wheels"];
   yaml::expect_keys(wheels, {"cpu", "gpu", "pythons", "platforms"}, name);
   flags.cpu_distribution = yaml::get_string(wheels, "cpu", name);
@@ -95,6 +96,20 @@ FrameworkTable::tensorflow()
     return parse(std::string(require_embedded(path)), path);
   }();
   return table;
+}
+
+std::string
+FrameworkTable::namespaced_op_names_since() const
+{
+  std::string since;
+  for (const auto& [version, flags] : m_ranges) {
+    if (!flags.namespaced_op_names) {
+      since.clear();
+    } else if (since.empty()) {
+      since = flags.since;
+    }
+  }
+  return since;
 }
 
 std::string

@@ -20,6 +20,7 @@ struct FrameworkFlags
 {
   std::string since;                 // the range this came from
   bool verified = false;             // checked against a real wheel
+  bool namespaced_op_names = true;   // registers Vendor>OpName (older TF aborts the process on '>')
   int cxx_standard = 0;              // 11, 14, 17
   int cxx11_abi = 0;                 // _GLIBCXX_USE_CXX11_ABI
   int eigen_max_align_bytes = 0;
@@ -53,6 +54,9 @@ public:
 
   // The flags for a version; throws Error(usage) for one older than the first range.
   FrameworkFlags flags_for(const Version& version) const;
+
+  // The first version from which every range registers namespaced op names ("2.0").
+  std::string namespaced_op_names_since() const;
 
   // The TF release `opkit test --python` installs for a Python ("3.11"); empty when none is known.
   std::string tf_for_python(const std::string& python_version) const;

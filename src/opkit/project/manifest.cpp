@@ -1,136 +1,156 @@
 #include "opkit/project/manifest.hpp"
 
 #include "opkit/project/names.hpp"
+#include "opkit/project/op_yaml.hpp"
 #include "opkit/project/template_spec.hpp"
 #include "opkit/project/version.hpp"
 #include "opkit/project/yaml_util.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <tuple>
 
 namespace opkit::project {
 
 namespace {
 
-const std::vector<std::string> k_attr_types = {"type", "int", "float", "bool", "string", "shape", "list(type)",
-                                               "list(int)", "list(float)", "tensor"};
+const std::vector<std::string> k_setting_keys = {"include_dirs", "defines", "cflags", "ldflags", "libs"};
 
-bool
-contains(const std::vector<std::string>& list, const std::string& value)
+void
+check_inside(const YAML::Node& node, const std::vector<std::string>& paths, const char* what, const std::string& name)
 {
-  return std::find(list.begin(), list.end(), value) != list.end();
+  for (const std::string& path : paths) {
+    if (!fs::stays_inside(path)) {
+      fail(ExitCode::usage, "{}: {} '{}' must be a path inside the project", yaml::where(name, node), what, path);
+    }
+  }
 }
 
-std::vector<OpAttr>
-parse_attrs(const YAML::Node& node, const std::string& name)
+// The settings of one block (sources only where `with_sources`); its `when:`
+// condition is the caller's.
+SettingsBlock
+parse_settings(const YAML::Node& node, const std::string& name, bool with_sources)
 {
-  std::vector<OpAttr> attrs;
-  for (const YAML::Node& item : node) {
-    yaml::expect_keys(item, {"name", "type", "allowed"}, name);
-    OpAttr attr{yaml::get_string(item, "name", name), yaml::get_string(item, "type", name),
-                yaml::get_string_list(item, "allowed", name)};
-    if (!is_valid_arg_name(attr.name)) {
-      fail(ExitCode::usage, "{}: invalid attr name '{}'", yaml::where(name, item["name"]), attr.name);
-    }
-    if (!contains(k_attr_types, attr.type)) {
-      fail(ExitCode::usage, "{}: unknown attr type '{}' (expected one of: {})", yaml::where(name, item["type"]),
-           attr.type, fmt::join(k_attr_types, ", "));
-    }
-    for (const std::string& dtype : attr.allowed) {
-      if (!contains(known_dtypes(), dtype)) {
-        fail(ExitCode::usage, "{}: unknown dtype '{}'", yaml::where(name, item["allowed"]), dtype);
-      }
-    }
-    attrs.push_back(attr);
+  SettingsBlock block;
+  if (with_sources) {
+    block.sources = yaml::get_string_list(node, "sources", name);
+    check_inside(node["sources"], block.sources, "source", name);
   }
-  return attrs;
+  block.include_dirs = yaml::get_string_list(node, "include_dirs", name);
+  for (const std::string& dir : block.include_dirs) {
+    // Outside the project is allowed (a sibling checkout), but never absolute: the build must not depend on this machine.
+    if (std::filesystem::path(dir).is_absolute()) {
+      fail(ExitCode::usage, "{}: include folder '{}' must be relative to the project",
+           yaml::where(name, node["include_dirs"]), dir);
+    }
+  }
+  block.defines = yaml::get_string_list(node, "defines", name);
+  for (const std::string& define : block.defines) {
+    std::string macro = define.substr(0, define.find('='));
+    bool ok = !macro.empty() && !std::isdigit(static_cast<unsigned char>(macro[0]))
+              && std::all_of(macro.begin(), macro.end(),
+                             [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    if (!ok) {
+      fail(ExitCode::usage, "{}: define '{}' must be NAME or NAME=VALUE (without -D)",
+           yaml::where(name, node["defines"]), define);
+    }
+  }
+  block.cflags = yaml::get_string_list(node, "cflags", name);
+  block.ldflags = yaml::get_string_list(node, "ldflags", name);
+  block.libs = yaml::get_string_list(node, "libs", name);
+  return block;
 }
 
-std::vector<OpArg>
-parse_args(const YAML::Node& node, const std::vector<OpAttr>& attrs, const std::string& name)
+// A block's `when:` entries: [{tensorflow: "<2.4", device: gpu, defines: [...]}, ...].
+void
+parse_when(const YAML::Node& node, const std::string& name, bool with_sources, std::vector<SettingsBlock>& blocks)
 {
-  std::vector<OpArg> args;
-  for (const YAML::Node& item : node) {
-    yaml::expect_keys(item, {"name", "type"}, name);
-    OpArg arg{yaml::get_string(item, "name", name), yaml::get_string(item, "type", name)};
-    if (!is_valid_arg_name(arg.name)) {
-      fail(ExitCode::usage, "{}: invalid argument name '{}'", yaml::where(name, item["name"]), arg.name);
+  for (const YAML::Node& item : node["when"]) {
+    std::vector<std::string> keys = k_setting_keys;
+    keys.insert(keys.end(), {"tensorflow", "device"});
+    if (with_sources) {
+      keys.push_back("sources");
     }
-    bool is_attr = std::any_of(attrs.begin(), attrs.end(),
-                               [&](const OpAttr& a) { return a.name == arg.type && a.type == "type"; });
-    if (!is_attr && !contains(known_dtypes(), arg.type)) {
-      fail(ExitCode::usage, "{}: type '{}' is neither a dtype nor a type attr of this op",
-           yaml::where(name, item["type"]), arg.type);
+    yaml::expect_keys(item, keys, name);
+    SettingsBlock block = parse_settings(item, name, with_sources);
+    std::string range = yaml::get_string_or(item, "tensorflow", name, "");
+    std::optional<VersionRange> parsed = parse_version_range(range);
+    if (!parsed) {
+      fail(ExitCode::usage, "{}: invalid version range '{}' (e.g. \"<2.4\" or \">=1.15,<2.4\")",
+           yaml::where(name, item["tensorflow"]), range);
     }
-    args.push_back(arg);
+    block.when.tensorflow = *parsed;
+    block.when.device = yaml::get_string_or(item, "device", name, "");
+    if (block.when.device != "" && block.when.device != "cpu" && block.when.device != "gpu") {
+      fail(ExitCode::usage, "{}: device must be cpu or gpu (the SDK's build), got '{}'",
+           yaml::where(name, item["device"]), block.when.device);
+    }
+    blocks.push_back(block);
   }
-  return args;
 }
 
-// - inputs: {to_zero: {dtype: int32, value: [[5, 4], [3, 2]]}}
-//   outputs: {zeroed: [[5, 0], [0, 0]]}
-TestVector
-parse_test_vector(const YAML::Node& item, const OpSpec& op, const std::string& name)
+std::string
+library_name(const YAML::Node& node, const std::string& name)
 {
-  yaml::expect_keys(item, {"inputs", "outputs", "tolerance"}, name);
-  TestVector vector;
-  for (const OpArg& arg : op.inputs) {
-    YAML::Node value = item["inputs"][arg.name];
-    if (!value.IsDefined()) {
-      fail(ExitCode::usage, "{}: test vector lacks input '{}'", yaml::where(name, item), arg.name);
-    }
-    yaml::expect_keys(value, {"dtype", "value"}, name);
-    std::string dtype = yaml::get_string(value, "dtype", name);
-    if (!contains(known_dtypes(), dtype)) {
-      fail(ExitCode::usage, "{}: unknown dtype '{}'", yaml::where(name, value["dtype"]), dtype);
-    }
-    vector.inputs.push_back({arg.name, dtype, yaml::to_json_text(value["value"])});
+  std::string library = yaml::get_string(node, "name", name);
+  ProjectNames names;
+  std::string problem = name_problem(library, &names);
+  if (problem.empty() && names.snake != library) {
+    problem = fmt::format("it must be snake_case (did you mean '{}'?)", names.snake);
   }
-  for (const OpArg& arg : op.outputs) {
-    YAML::Node value = item["outputs"][arg.name];
-    if (!value.IsDefined()) {
-      fail(ExitCode::usage, "{}: test vector lacks output '{}'", yaml::where(name, item), arg.name);
-    }
-    vector.outputs.push_back({arg.name, "", yaml::to_json_text(value)});
+  if (!problem.empty()) {
+    fail(ExitCode::usage, "{}: invalid library name '{}': {}", yaml::where(name, node["name"]), library, problem);
   }
-  if (item["tolerance"].IsDefined()) {
-    vector.tolerance = std::stod(yaml::get_string(item, "tolerance", name));
-  }
-  return vector;
+  return library;
 }
 
-OpSpec
-parse_op(const YAML::Node& node, const std::string& name)
+LibrarySpec
+parse_library(const YAML::Node& node, const std::string& name)
 {
-  yaml::expect_keys(node, {"name", "inputs", "outputs", "attrs", "kernels", "tests"}, name);
-  OpSpec op;
-  op.name = yaml::get_string(node, "name", name);
-  if (!is_valid_op_name(op.name)) {
-    fail(ExitCode::usage, "{}: invalid op name '{}' (TensorFlow op names are CamelCase: [A-Z][A-Za-z0-9]*)",
-         yaml::where(name, node["name"]), op.name);
+  yaml::expect_keys(node, {"name", "output", "tensorflow", "sources", "include_dirs", "defines", "cflags", "ldflags",
+                           "libs", "when", "ops"},
+                    name);
+  LibrarySpec library;
+  library.name = library_name(node, name);
+  library.output = yaml::get_string_or(node, "output", name, "lib" + library.name + ".so");
+  if (library.output.find('/') != std::string::npos || library.output.empty() || library.output[0] == '.') {
+    fail(ExitCode::usage, "{}: output '{}' must be a plain file name, e.g. _{}_ops.so",
+         yaml::where(name, node["output"]), library.output, library.name);
   }
-  op.attrs = parse_attrs(node["attrs"], name);
-  op.inputs = parse_args(node["inputs"], op.attrs, name);
-  op.outputs = parse_args(node["outputs"], op.attrs, name);
-  for (const YAML::Node& item : node["kernels"]) {
-    yaml::expect_keys(item, {"device"}, name);
-    op.kernels.push_back({yaml::get_string(item, "device", name)});
+  std::string range = yaml::get_string_or(node, "tensorflow", name, "");
+  std::optional<VersionRange> parsed = parse_version_range(range);
+  if (!parsed) {
+    fail(ExitCode::usage, "{}: invalid version range '{}' (e.g. \">=2.4\")", yaml::where(name, node["tensorflow"]),
+         range);
   }
-  for (const YAML::Node& item : node["tests"]) {
-    op.tests.push_back(parse_test_vector(item, op, name));
+  library.tensorflow = *parsed;
+  library.settings.push_back(parse_settings(node, name, true));
+  parse_when(node, name, true, library.settings);
+  bool any_source = std::any_of(library.settings.begin(), library.settings.end(),
+                                [](const SettingsBlock& b) { return !b.sources.empty(); });
+  if (!any_source) {
+    fail(ExitCode::usage, "{}: library '{}' lists no sources", yaml::where(name, node), library.name);
   }
-  return op;
+  for (const YAML::Node& op : node["ops"]) {
+    library.ops.push_back(parse_op(op, name));
+  }
+  return library;
 }
 
-CompileSharing
-parse_sharing(const YAML::Node& build, const std::string& name)
+// build: {cache, cache_remote, distcc_hosts} and the settings every library gets.
+void
+parse_build(const YAML::Node& build, const std::string& name, Manifest& manifest)
 {
-  yaml::expect_keys(build, {"cache", "cache_remote", "distcc_hosts"}, name);
-  CompileSharing sharing;
+  std::vector<std::string> keys = k_setting_keys;
+  keys.insert(keys.end(), {"cache", "cache_remote", "distcc_hosts", "when"});
+  yaml::expect_keys(build, keys, name);
+  CompileSharing& sharing = manifest.sharing;
   sharing.cache = yaml::get_string_or(build, "cache", name, "auto");
   if (sharing.cache != "auto" && sharing.cache != "on" && sharing.cache != "off") {
     fail(ExitCode::usage, "{}: build.cache must be auto, on or off, got '{}'", yaml::where(name, build["cache"]),
@@ -138,7 +158,32 @@ parse_sharing(const YAML::Node& build, const std::string& name)
   }
   sharing.cache_remote = yaml::get_string_or(build, "cache_remote", name, "");
   sharing.distcc_hosts = yaml::get_string_list(build, "distcc_hosts", name);
-  return sharing;
+  manifest.settings.push_back(parse_settings(build, name, false));
+  parse_when(build, name, false, manifest.settings);
+}
+
+void
+check_unique_names(const Manifest& manifest, const YAML::Node& doc, const std::string& name)
+{
+  std::vector<std::string> libraries;
+  std::vector<std::string> outputs;
+  std::vector<std::string> ops;
+  for (const LibrarySpec& library : manifest.libraries) {
+    for (auto [seen, value, what] : {std::tuple{&libraries, library.name, "library name"},
+                                     std::tuple{&outputs, library.output, "library output"}}) {
+      if (std::find(seen->begin(), seen->end(), value) != seen->end()) {
+        fail(ExitCode::usage, "{}: {} '{}' appears twice", yaml::where(name, doc["libraries"]), what, value);
+      }
+      seen->push_back(value);
+    }
+    for (const OpSpec& op : library.ops) {
+      if (std::find(ops.begin(), ops.end(), op.name) != ops.end()) {
+        fail(ExitCode::usage, "{}: op '{}' is declared twice (TensorFlow registers an op name once per process)",
+             yaml::where(name, doc["libraries"]), op.name);
+      }
+      ops.push_back(op.name);
+    }
+  }
 }
 
 } // namespace
@@ -160,14 +205,18 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
   if (!doc.IsMap()) {
     fail(ExitCode::usage, "{}: expected a mapping at the top level", yaml::where(name, doc));
   }
-  yaml::expect_keys(doc, {"name", "version", "template", "op", "sources", "targets", "build"}, name);
+  yaml::expect_keys(doc, {"name", "version", "template", "op", "sources", "when", "libraries", "targets", "build"},
+                    name);
   Manifest manifest;
   manifest.root = root;
   manifest.name = yaml::get_string(doc, "name", name);
-  ProjectNames names = derive_names(manifest.name);
-  if (names.snake != manifest.name) {
-    fail(ExitCode::usage, "{}: name '{}' must be snake_case (did you mean '{}'?)", yaml::where(name, doc["name"]),
-         manifest.name, names.snake);
+  ProjectNames names;
+  std::string problem = name_problem(manifest.name, &names);
+  if (problem.empty() && names.snake != manifest.name) {
+    problem = fmt::format("it must be snake_case (did you mean '{}'?)", names.snake);
+  }
+  if (!problem.empty()) {
+    fail(ExitCode::usage, "{}: invalid project name '{}': {}", yaml::where(name, doc["name"]), manifest.name, problem);
   }
   manifest.template_name = yaml::get_string_or(doc, "template", name, "tensorflow-op");
   manifest.version = yaml::get_string_or(doc, "version", name, "0.1.0");
@@ -176,38 +225,97 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
     fail(ExitCode::usage, "{}: version '{}' must be dotted numbers, e.g. 0.1.0", yaml::where(name, doc["version"]),
          manifest.version);
   }
-  if (!doc["op"].IsDefined()) {
-    fail(ExitCode::usage, "{}: missing required key 'op'", yaml::where(name, doc));
-  }
-  manifest.op = parse_op(doc["op"], name);
-  manifest.sources = yaml::get_string_list(doc, "sources", name);
   // Only a TensorFlow op is compiled by opkit; the other kinds list their files for reference.
   bool compiled = load_template_spec(manifest.template_name).kind == TemplateKind::tensorflow;
-  if (compiled && manifest.sources.empty()) {
-    fail(ExitCode::usage, "{}: 'sources' must list at least one file", yaml::where(name, doc));
-  }
-  for (const std::string& source : manifest.sources) {
-    if (!fs::stays_inside(source)) {
-      fail(ExitCode::usage, "{}: source '{}' must be a path inside the project", yaml::where(name, doc["sources"]),
-           source);
+  if (doc["libraries"].IsDefined()) {
+    for (const char* key : {"op", "sources", "when"}) {
+      if (doc[key].IsDefined()) {
+        fail(ExitCode::usage, "{}: '{}' belongs inside a library when 'libraries' is given",
+             yaml::where(name, doc[key]), key);
+      }
     }
+    for (const YAML::Node& item : doc["libraries"]) {
+      manifest.libraries.push_back(parse_library(item, name));
+    }
+    if (manifest.libraries.empty()) {
+      fail(ExitCode::usage, "{}: 'libraries' must list at least one library", yaml::where(name, doc["libraries"]));
+    }
+  } else {
+    if (!doc["op"].IsDefined()) {
+      fail(ExitCode::usage, "{}: missing required key 'op' (or 'libraries')", yaml::where(name, doc));
+    }
+    LibrarySpec library;
+    library.name = manifest.name;
+    library.output = "lib" + manifest.name + ".so";
+    library.ops.push_back(parse_op(doc["op"], name));
+    SettingsBlock block;
+    block.sources = yaml::get_string_list(doc, "sources", name);
+    check_inside(doc["sources"], block.sources, "source", name);
+    if (compiled && block.sources.empty()) {
+      fail(ExitCode::usage, "{}: 'sources' must list at least one file", yaml::where(name, doc));
+    }
+    library.settings.push_back(block);
+    parse_when(doc, name, true, library.settings); // e.g. device code only CUDA builds compile
+    manifest.libraries.push_back(library);
   }
+  check_unique_names(manifest, doc, name);
   YAML::Node targets = doc["targets"];
   if (targets.IsDefined()) {
     yaml::expect_keys(targets, {"tensorflow", "runtime"}, name);
     manifest.tf_versions = yaml::get_string_list(targets, "tensorflow", name);
     manifest.runtime = yaml::get_string_or(targets, "runtime", name, "");
     for (const std::string& version : manifest.tf_versions) {
-      if (!parse_version(version)) {
+      if (!parse_version(version) && !starts_with(version, "tensorflow-")) {
         fail(ExitCode::usage, "{}: invalid TensorFlow version '{}'", yaml::where(name, targets["tensorflow"]),
              version);
       }
     }
   }
   if (YAML::Node build = doc["build"]) {
-    manifest.sharing = parse_sharing(build, name);
+    parse_build(build, name, manifest);
   }
   return manifest;
+}
+
+const LibrarySpec&
+Manifest::primary_library() const
+{
+  if (libraries.empty()) {
+    fail(ExitCode::usage, "{}: opkit.yaml declares no library", root / "opkit.yaml");
+  }
+  return libraries.front();
+}
+
+const OpSpec&
+Manifest::primary_op() const
+{
+  const LibrarySpec& library = primary_library();
+  if (library.ops.empty()) {
+    fail(ExitCode::usage, "{}: library '{}' declares no op", root / "opkit.yaml", library.name);
+  }
+  return library.ops.front();
+}
+
+std::vector<const LibrarySpec*>
+Manifest::select_libraries(const std::vector<std::string>& names) const
+{
+  std::vector<const LibrarySpec*> selected;
+  for (const LibrarySpec& library : libraries) {
+    if (names.empty() || std::find(names.begin(), names.end(), library.name) != names.end()) {
+      selected.push_back(&library);
+    }
+  }
+  for (const std::string& wanted : names) {
+    if (std::none_of(libraries.begin(), libraries.end(), [&](const LibrarySpec& l) { return l.name == wanted; })) {
+      std::vector<std::string> known;
+      for (const LibrarySpec& library : libraries) {
+        known.push_back(library.name);
+      }
+      fail(ExitCode::usage, "--lib {}: no such library in {} (it has: {})", wanted, root / "opkit.yaml",
+           fmt::join(known, ", "));
+    }
+  }
+  return selected;
 }
 
 Manifest

@@ -1,7 +1,10 @@
 #pragma once
 
+#include "opkit/project/build_settings.hpp"
+
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace opkit::project {
@@ -22,10 +25,15 @@ struct OpAttr
   std::vector<std::string> allowed;
 };
 
-// A kernel the library must register: a device ("CPU", "GPU").
+// A kernel the library must register: a device ("CPU", "GPU") and its type
+// constraints: for each constrained attr, the dtypes its registrations cover
+// together (TypeConstraint<float>("T") and <int32>("T") make {T: [float, int32]}).
+// No constraints: one registration for any type. A GPU kernel is expected
+// only from a build against a CUDA SDK.
 struct KernelSpec
 {
   std::string device;
+  std::vector<std::pair<std::string, std::vector<std::string>>> constraints;
 };
 
 // A test vector: input values (with the dtype to feed them as) and the
@@ -45,7 +53,7 @@ struct TestVector
 
 struct OpSpec
 {
-  std::string name; // the TensorFlow op name, CamelCase
+  std::string name; // the TensorFlow op name: CamelCase, optionally namespaced (Vendor>OpName)
   std::vector<OpArg> inputs;
   std::vector<OpArg> outputs;
   std::vector<OpAttr> attrs;
@@ -62,18 +70,37 @@ struct CompileSharing
   std::vector<std::string> distcc_hosts;  // distcc helpers: "host/slots"
 };
 
-// opkit.yaml, validated.
+// A library of the project: its sources, the file it links to, its ops.
+struct LibrarySpec
+{
+  std::string name;                 // snake_case; `--lib NAME` selects it
+  std::string output;               // the file name, e.g. _zero_out_ops.so (default lib<name>.so)
+  VersionRange tensorflow;          // the versions it is built for (default: all)
+  std::vector<SettingsBlock> settings; // its own settings: sources, flags, and `when` blocks
+  std::vector<OpSpec> ops;
+};
+
+// opkit.yaml, validated. The single-op form (`op:` and `sources:` at the top)
+// is one library named after the project, with output lib<name>.so.
 struct Manifest
 {
   std::filesystem::path root;            // the folder holding opkit.yaml
-  std::string name;                      // snake_case; the library is lib<name>.so
+  std::string name;                      // the project's name, snake_case
   std::string template_name;             // the template it came from
   std::string version = "0.1.0";         // the op's own version, for packages
-  OpSpec op;
-  std::vector<std::string> sources;      // relative to root
+  std::vector<LibrarySpec> libraries;    // at least one for a compiled project
+  std::vector<SettingsBlock> settings;   // build: settings every library gets
   std::vector<std::string> tf_versions;  // default targets for build and test
   std::string runtime;                   // where the op will run, for the build's check ("" = TF's default)
   CompileSharing sharing;                // build.cache, build.cache_remote, build.distcc_hosts
+
+  // The first library and its first op: what single-op tools (templates' test
+  // scripts, `test --python`) work on.
+  const LibrarySpec& primary_library() const;
+  const OpSpec& primary_op() const;
+  // The libraries `--lib` names (all of them when `names` is empty); an unknown
+  // name is Error(usage) listing the known ones.
+  std::vector<const LibrarySpec*> select_libraries(const std::vector<std::string>& names) const;
 };
 
 // Parses opkit.yaml text. Every problem is Error(usage) "name:line:col: cause".

@@ -2,6 +2,8 @@
 
 #include "opkit/util/error.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -24,8 +26,9 @@ constexpr std::array<std::string_view, 30> k_reserved = {
   "new",   "none",   "not",    "or",     "return",  "struct",   "true",   "try",    "while",  "tensorflow",
 };
 
+// Splits a name into lower-case words; a misplaced separator is the cause in `problem`.
 std::vector<std::string>
-split_words(std::string_view name)
+split_words(std::string_view name, std::string& problem)
 {
   std::vector<std::string> words;
   std::string current;
@@ -33,7 +36,8 @@ split_words(std::string_view name)
     char c = name[i];
     if (c == '_' || c == '-') {
       if (current.empty()) {
-        fail(ExitCode::usage, "'{}': invalid op name: separators must sit between words", name);
+        problem = "separators must sit between words";
+        return {};
       }
       words.push_back(current);
       current.clear();
@@ -47,7 +51,8 @@ split_words(std::string_view name)
     current += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   if (current.empty()) {
-    fail(ExitCode::usage, "'{}': invalid op name: it must not end with a separator", name);
+    problem = "it must not end with a separator";
+    return {};
   }
   words.push_back(current);
   return words;
@@ -55,33 +60,53 @@ split_words(std::string_view name)
 
 } // namespace
 
-ProjectNames
-derive_names(std::string_view name)
+std::string
+name_problem(std::string_view name, ProjectNames* names)
 {
   if (name.empty()) {
-    fail(ExitCode::usage, "invalid op name: the name is empty");
+    return "the name is empty";
   }
   if (name.size() > 64) {
-    fail(ExitCode::usage, "'{}': invalid op name: longer than 64 characters", name);
+    return "longer than 64 characters";
   }
   if (!std::isalpha(static_cast<unsigned char>(name[0]))) {
-    fail(ExitCode::usage, "'{}': invalid op name: it must start with a letter", name);
+    return "it must start with a letter";
   }
   auto bad = std::find_if(name.begin(), name.end(), [](char c) {
     return !(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
   });
   if (bad != name.end()) {
-    fail(ExitCode::usage, "'{}': invalid op name: character '{}' is not allowed (use letters, digits, '_' or '-')",
-         name, *bad);
+    return fmt::format("character '{}' is not allowed (use letters, digits, '_' or '-')", *bad);
   }
+  std::string problem;
+  ProjectNames derived;
+  for (const std::string& word : split_words(name, problem)) {
+    derived.snake += (derived.snake.empty() ? "" : "_") + word;
+    derived.camel += static_cast<char>(std::toupper(static_cast<unsigned char>(word[0])));
+    derived.camel += word.substr(1);
+  }
+  if (!problem.empty()) {
+    return problem;
+  }
+  if (std::find(k_reserved.begin(), k_reserved.end(), derived.snake) != k_reserved.end()) {
+    return fmt::format("'{}' is a reserved word in C++ or Python", derived.snake);
+  }
+  if (names != nullptr) {
+    *names = derived;
+  }
+  return "";
+}
+
+ProjectNames
+derive_names(std::string_view name, std::string_view what)
+{
   ProjectNames names;
-  for (const std::string& word : split_words(name)) {
-    names.snake += (names.snake.empty() ? "" : "_") + word;
-    names.camel += static_cast<char>(std::toupper(static_cast<unsigned char>(word[0])));
-    names.camel += word.substr(1);
-  }
-  if (std::find(k_reserved.begin(), k_reserved.end(), names.snake) != k_reserved.end()) {
-    fail(ExitCode::usage, "'{}': invalid op name: '{}' is a reserved word in C++ or Python", name, names.snake);
+  std::string problem = name_problem(name, &names);
+  if (!problem.empty()) {
+    if (name.empty()) {
+      fail(ExitCode::usage, "invalid {}: {}", what, problem);
+    }
+    fail(ExitCode::usage, "'{}': invalid {}: {}", name, what, problem);
   }
   return names;
 }
@@ -89,8 +114,39 @@ derive_names(std::string_view name)
 bool
 is_valid_op_name(std::string_view name)
 {
-  return !name.empty() && std::isupper(static_cast<unsigned char>(name[0]))
-         && std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
+  // TensorFlow's own rule (op_def_util.cc): [A-Z][a-zA-Z0-9>]*, where '>'
+  // separates a namespace (Vendor>OpName); names starting with '_' are TF's internal ones.
+  if (name.empty() || (name[0] == '_' && name.size() > 1)) {
+    return !name.empty();
+  }
+  return std::isupper(static_cast<unsigned char>(name[0])) && name.back() != '>'
+         && std::all_of(name.begin(), name.end(),
+                        [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '>'; });
+}
+
+std::string
+python_op_name(std::string_view name)
+{
+  // As TensorFlow's GenerateLowerCaseOpName: '>' becomes '_'; a joiner goes
+  // before an upper-case letter that follows a lower-case one or precedes one.
+  std::string result;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    if (c == '>') {
+      result.push_back('_');
+      continue;
+    }
+    bool upper = std::isupper(static_cast<unsigned char>(c));
+    if (upper && i > 0 && name[i - 1] != '>') {
+      bool after_lower = std::islower(static_cast<unsigned char>(name[i - 1]));
+      bool before_lower = i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1]));
+      if (after_lower || before_lower) {
+        result.push_back('_');
+      }
+    }
+    result.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return result;
 }
 
 bool

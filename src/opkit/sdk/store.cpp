@@ -73,7 +73,7 @@ find_sdk(const std::string& id_or_spec)
       return sdk;
     }
   }
-  return resolve_sdk(starts_with(id_or_spec, "tensorflow-") ? id_or_spec.substr(11) : id_or_spec);
+  return resolve_sdk(id_or_spec);
 }
 
 void
@@ -130,14 +130,42 @@ collect_garbage(bool downloads)
 Sdk
 resolve_sdk(const std::string& spec)
 {
+  std::vector<Sdk> sdks = list_sdks();
+  if (starts_with(spec, "tensorflow-")) {
+    for (const Sdk& sdk : sdks) {
+      if (sdk.id == spec) {
+        return sdk;
+      }
+    }
+    std::vector<std::string> ids;
+    for (const Sdk& sdk : sdks) {
+      ids.push_back(sdk.id);
+    }
+    throw Error(ExitCode::missing,
+                fmt::format("{}: no SDK of that id in {} (it has: {})", spec, sdk_store_dir(),
+                            ids.empty() ? "none" : join(ids, ", ")),
+                "`opkit sdk list` shows them; `opkit sdk fetch tensorflow==VERSION [--variant gpu]` adds one");
+  }
   std::optional<project::Version> wanted = project::parse_version(spec);
   if (!wanted) {
-    fail(ExitCode::usage, "'{}': invalid TensorFlow version (expected e.g. 2.10.1 or 2.10)", spec);
+    fail(ExitCode::usage, "'{}': invalid TensorFlow version (expected e.g. 2.10.1 or 2.10, or an SDK id such as "
+                          "tensorflow-2.10.1-cuda)",
+         spec);
   }
+  // The newest matching version; of one version, the CPU build (a plain version
+  // never turns into the CUDA one because it was imported too), then the plainest id.
+  auto better = [](const Sdk& a, const Sdk& b) {
+    if (!(a.version == b.version)) {
+      return b.version < a.version;
+    }
+    if (a.cuda.is_cuda_build != b.cuda.is_cuda_build) {
+      return !a.cuda.is_cuda_build;
+    }
+    return a.id < b.id;
+  };
   const Sdk* best = nullptr;
-  std::vector<Sdk> sdks = list_sdks();
   for (const Sdk& sdk : sdks) {
-    if (project::version_matches(*wanted, sdk.version) && (best == nullptr || !(sdk.version < best->version))) {
+    if (project::version_matches(*wanted, sdk.version) && (best == nullptr || better(sdk, *best))) {
       best = &sdk;
     }
   }

@@ -1,0 +1,129 @@
+#include "opkit/build/toolchain.hpp"
+
+#include "opkit/build/builder.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/process.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+
+namespace opkit::build {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+constexpr std::array<std::string_view, 4> k_launchers = {"ccache", "distcc", "sccache", "icecc"};
+
+// $CXX as a shell would split it: words separated by blanks, '…' and "…" quoting.
+std::vector<std::string>
+split_words(std::string_view text)
+{
+  std::vector<std::string> words;
+  std::string current;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : text) {
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        current += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) {
+        words.push_back(current);
+        current.clear();
+        in_word = false;
+      }
+    } else {
+      current += c;
+      in_word = true;
+    }
+  }
+  if (quote != 0) {
+    fail(ExitCode::usage, "CXX='{}': unbalanced quote", text);
+  }
+  if (in_word) {
+    words.push_back(current);
+  }
+  return words;
+}
+
+std::string
+resolve(const std::string& program, std::string_view cxx, const char* what)
+{
+  stdfs::path path = find_program(program);
+  if (path.empty()) {
+    throw Error(ExitCode::missing, fmt::format("{}: {} not found in PATH (CXX='{}')", program, what, cxx),
+                "install it (scripts/setup.sh installs g++ and ccache) or set CXX");
+  }
+  return path.string();
+}
+
+} // namespace
+
+CompilerCommand
+parse_compiler_command(std::string_view cxx)
+{
+  std::vector<std::string> words = split_words(cxx);
+  if (words.empty()) {
+    words = {"g++"};
+  }
+  CompilerCommand command;
+  size_t i = 0;
+  for (; i + 1 < words.size(); ++i) {
+    std::string base = stdfs::path(words[i]).filename().string();
+    if (std::find(k_launchers.begin(), k_launchers.end(), base) == k_launchers.end()) {
+      break;
+    }
+    command.launcher.push_back(resolve(words[i], cxx, "compiler launcher"));
+  }
+  command.compiler = resolve(words[i], cxx, "C++ compiler");
+  command.args.assign(words.begin() + static_cast<long>(i) + 1, words.end());
+  return command;
+}
+
+CompilerCommand
+find_compiler()
+{
+  const char* env = std::getenv("CXX");
+  return parse_compiler_command(env != nullptr ? env : "");
+}
+
+CudaToolkit
+find_cuda_toolkit(const std::string& needed_by)
+{
+  stdfs::path nvcc;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+    const char* home = std::getenv(var);
+    if (home != nullptr && *home != '\0' && stdfs::exists(stdfs::path(home) / "bin" / "nvcc")) {
+      nvcc = stdfs::path(home) / "bin" / "nvcc";
+      break;
+    }
+  }
+  if (nvcc.empty()) {
+    nvcc = find_program("nvcc");
+  }
+  if (nvcc.empty()) {
+    throw Error(ExitCode::missing, fmt::format("nvcc: CUDA toolkit not found (needed for {})", needed_by),
+                "install the CUDA toolkit and put nvcc on PATH, or set CUDA_HOME");
+  }
+  stdfs::path home = stdfs::weakly_canonical(nvcc).parent_path().parent_path();
+  return {nvcc, home / "include", stdfs::exists(home / "lib64") ? home / "lib64" : home / "lib", {}};
+}
+
+std::string
+compiler_version(const std::string& compiler)
+{
+  ProcessResult result = run_process({compiler, "--version"});
+  return trim(split(result.out, '\n').front());
+}
+
+} // namespace opkit::build
