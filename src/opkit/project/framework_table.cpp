@@ -52,7 +52,12 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
 FrameworkTable
 FrameworkTable::parse(const std::string& text, const std::string& name)
 {
-  YAML::Node root = yaml::load(text, name);
+  return from_node(yaml::load(text, name), name);
+}
+
+FrameworkTable
+FrameworkTable::from_node(YAML::Node root, const std::string& name)
+{
   yaml::expect_keys(root, {"framework", "common", "cuda", "python_tf", "versions"}, name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
@@ -86,8 +91,8 @@ const FrameworkTable&
 FrameworkTable::tensorflow()
 {
   static const FrameworkTable table = [] {
-    const char* path = "configs/frameworks/tensorflow.yaml";
-    return parse(std::string(require_embedded(path)), path);
+    const std::string path = "configs/frameworks/tensorflow.yaml";
+    return from_node(yaml::load_embedded(path), path);
   }();
   return table;
 }
