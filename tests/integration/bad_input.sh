@@ -57,3 +57,20 @@ run_opkit 2 -C zero_out build --tf 2.x
 expect_one_error_line
 expect_contains "$work/err" "'2\.x': invalid TensorFlow version"
 run_opkit 2 build --no-such-flag
+
+# Compile-sharing settings: a bad build.cache (file:line:col), a bad OPKIT_CACHE,
+# and a cache asked for where ccache is missing (exit 3, naming it); nothing built.
+printf 'build:\n  cache: maybe\n' >>zero_out/opkit.yaml
+run_opkit 2 -C zero_out build --tf 2.10.1
+expect_one_error_line
+expect_contains "$work/err" 'opkit\.yaml:[0-9]+:[0-9]+: build\.cache must be auto, on or off'
+cp zero_out/opkit.yaml.good zero_out/opkit.yaml
+OPKIT_CACHE=maybe run_opkit 2 -C zero_out build --tf 2.10.1
+expect_one_error_line
+expect_contains "$work/err" 'OPKIT_CACHE: must be auto, on or off'
+mkdir -p "$work/nocache-bin"
+for tool in g++ ninja; do ln -sf "$(command -v $tool)" "$work/nocache-bin/$tool"; done
+PATH="$work/nocache-bin" run_opkit 3 -C zero_out build --tf 2.10.1 --cache
+expect_one_error_line
+expect_contains "$work/err" 'ccache: not found in PATH'
+[ ! -e zero_out/build ] || fail "build/ was created with a missing ccache"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A package index for opkit's integration tests (Python 3 standard library only).
 
-    python3 index_server.py --root DIR --port-file FILE [--mode MODE[,MODE...]] [--log FILE]
+    python3 index_server.py --root DIR --port-file FILE [--mode MODE[,MODE...]] [--log FILE] [--rate MB/S]
 
 Serves the wheels (*.whl, symlinks followed) in DIR on 127.0.0.1 at a free
 port, written to FILE once the server listens; it serves until killed.
@@ -21,6 +21,10 @@ match). data-requires-python comes from the wheel's METADATA when the file is a
 zip that has one; dummy files (any bytes, only listed) have none. Links are
 relative ("../../files/<file>#sha256=<hex>"), in the JSON too, as PEP 691 allows.
 
+With --rate, each file answer is paced to at most that many MB (10^6 bytes)
+per second, as a link of that speed would deliver it (the benchmark's
+stand-in for a real network; loopback is not one).
+
 Modes (comma-separated) for fault injection:
   cut-once   the first GET of each file sends about half of the body, then
              closes the connection; later requests behave
@@ -30,11 +34,17 @@ Modes (comma-separated) for fault injection:
   html-only  project pages only as HTML, whatever the Accept header says
   redirect   links point at /redirect/<file>, which answers 302 to /files/<file>
              (as an index sends downloads to a file host)
+  ignore-ranges  file requests get the whole file (200, no Accept-Ranges),
+             whatever their Range header asks, as some servers answer
+  unknown-size   file answers say no size: no Content-Length (the body ends
+             when the connection closes), a 206's Content-Range "bytes a-b/*"
 
 Each request is logged as one line, to stderr or to --log FILE:
   GET /files/x.whl range=bytes=100- status=206 sent=1234
   GET /simple/x/ range=- status=200 sent=512 format=json
-("sent" counts body bytes actually written; a cut-once answer shows "cut").
+("sent" counts the body bytes written to the socket, also when the client
+went away before the end (then "client-gone" follows); a cut-once answer
+shows "cut").
 """
 
 import argparse
@@ -46,6 +56,7 @@ import re
 import socket
 import sys
 import threading
+import time
 import urllib.parse
 import zipfile
 from email.parser import HeaderParser
@@ -54,7 +65,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
 HTML_TYPE = "application/vnd.pypi.simple.v1+html"
 CHUNK = 1 << 20
-MODES = {"normal", "cut-once", "corrupt", "json-only", "html-only", "redirect"}
+SEND_CHUNK = 1 << 18  # what one sendfile call sends: the most "sent" can miss when a client goes away
+MODES = {"normal", "cut-once", "corrupt", "json-only", "html-only", "redirect", "ignore-ranges", "unknown-size"}
 
 
 def normalize(name):
@@ -172,12 +184,13 @@ def accepts_json(accept):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address, root, wheels, modes, log):
+    def __init__(self, address, root, wheels, modes, log, rate=None):
         super().__init__(address, Handler)
         self.root = root
         self.wheels = wheels
         self.modes = modes
         self.log = log
+        self.rate = rate  # bytes per second for file answers; None: as fast as it goes
         self.lock = threading.Lock()
         self.gets = {}  # file name -> GETs so far (cut-once)
 
@@ -351,22 +364,26 @@ class Handler(BaseHTTPRequestHandler):
             self.send_text(404, f"no file {name}\n", head)
             return
         size = wheel.size
-        span = parse_range(self.headers.get("Range"), size)
+        ignore_ranges = "ignore-ranges" in self.server.modes
+        span = None if ignore_ranges else parse_range(self.headers.get("Range"), size)
         if span == "unsatisfiable":
             self.send_text(416, "range not satisfiable\n", head, extra=[("Content-Range", f"bytes */{size}")])
             return
-        headers = [
-            ("Content-Type", "application/octet-stream"),
-            ("Accept-Ranges", "bytes"),
-            ("ETag", f'"{wheel.sha256[:16]}"'),
-        ]
+        headers = [("Content-Type", "application/octet-stream"), ("ETag", f'"{wheel.sha256[:16]}"')]
+        if not ignore_ranges:
+            headers.append(("Accept-Ranges", "bytes"))
+        unknown_size = "unknown-size" in self.server.modes
         if span is None:
             code, first, last = 200, 0, size - 1
         else:
             code, (first, last) = 206, span
-            headers.append(("Content-Range", f"bytes {first}-{last}/{size}"))
+            headers.append(("Content-Range", f"bytes {first}-{last}/{'*' if unknown_size else size}"))
         length = last - first + 1 if size > 0 else 0
-        headers.append(("Content-Length", str(length)))
+        if unknown_size:
+            self.close_connection = True  # the only end the body has
+            headers.append(("Connection", "close"))
+        else:
+            headers.append(("Content-Length", str(length)))
         self.start(code, headers)
         if head or length == 0:
             return
@@ -378,7 +395,7 @@ class Handler(BaseHTTPRequestHandler):
             if "corrupt" in self.server.modes:
                 self.send_corrupted(f, size, first, count)
             else:
-                self.sent = self.connection.sendfile(f, first, count)  # os.sendfile: no copy through Python
+                self.send_from(f, first, count)
         if self.cut:
             self.wfile.flush()
             self.close_connection = True
@@ -386,6 +403,24 @@ class Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)  # before the promised length: the client sees EOF
             except OSError:
                 pass
+
+    def send_from(self, f, first, count):
+        """Sends count bytes of f from first on (os.sendfile: no copy through Python), in
+        pieces, so self.sent counts what went out also when the client goes away
+        (all but the piece under way)."""
+        position, end = first, first + count
+        start = time.monotonic()
+        while position < end:
+            piece = min(SEND_CHUNK, end - position)
+            if self.server.rate:  # a piece leaves once the link would have carried it
+                ahead = (self.sent + piece) / self.server.rate - (time.monotonic() - start)
+                if ahead > 0:
+                    time.sleep(ahead)
+            sent = self.connection.sendfile(f, position, piece)
+            if sent == 0:
+                break
+            self.sent += sent
+            position += sent
 
     def send_corrupted(self, f, size, first, count):
         flips = sorted({size // 3, size // 2, (2 * size) // 3})
@@ -411,6 +446,7 @@ def main():
     parser.add_argument("--mode", default="normal", help="normal, or a comma-separated list of: " +
                         ", ".join(sorted(MODES - {"normal"})))
     parser.add_argument("--log", help="append the request log here instead of stderr")
+    parser.add_argument("--rate", type=float, help="pace file answers to this many MB/s")
     args = parser.parse_args()
 
     modes = {m.strip() for m in args.mode.split(",") if m.strip()}
@@ -424,14 +460,16 @@ def main():
 
     wheels = scan(args.root)
     log = open(args.log, "a", buffering=1) if args.log else sys.stderr
-    server = Server(("127.0.0.1", 0), args.root, wheels, modes, log)
+    if args.rate is not None and args.rate <= 0:
+        parser.error("--rate must be positive")
+    server = Server(("127.0.0.1", 0), args.root, wheels, modes, log, args.rate * 1e6 if args.rate else None)
     port = server.server_address[1]
     tmp = f"{args.port_file}.{os.getpid()}.tmp"
     with open(tmp, "w") as f:
         f.write(f"{port}\n")
     os.replace(tmp, args.port_file)  # readers never see a half-written port
     print(f"index_server: serving {len(wheels)} wheel(s) from {args.root} on http://127.0.0.1:{port}/simple/ "
-          f"(mode {','.join(sorted(modes))})", file=sys.stderr, flush=True)
+          f"(mode {','.join(sorted(modes))}{f', {args.rate} MB/s' if args.rate else ''})", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

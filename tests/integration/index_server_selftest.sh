@@ -1,6 +1,7 @@
 # index_server.py, the test package index, does what the download tests rely
 # on: PEP 503 HTML and PEP 691 JSON listings with true hashes, Range requests,
-# and its fault modes (cut-once, corrupt, json-only, html-only, redirect).
+# the bytes sent logged per request, and its fault modes (cut-once, corrupt,
+# json-only, html-only, redirect, ignore-ranges, unknown-size).
 # Checked with Debian's curl, so a failure here is the server's, not opkit's.
 source "$(dirname "$0")/common.sh"
 
@@ -33,13 +34,13 @@ stop_server() {
 }
 trap stop_server EXIT
 
-# start_server [mode]: sets $base; the request log goes to $work/log-<mode>.
+# start_server [mode [args]]: sets $base; the request log goes to $work/log-<mode>.
 start_server() {
   local mode=${1:-normal}
   stop_server
   rm -f "$work/port"
   log="$work/log-$mode"
-  python3 "$server_py" --root "$root" --port-file "$work/port" --mode "$mode" --log "$log" \
+  python3 "$server_py" --root "$root" --port-file "$work/port" --mode "$mode" --log "$log" "${@:2}" \
     2>"$work/server-$mode.err" &
   server_pid=$!
   for _ in $(seq 100); do
@@ -170,6 +171,32 @@ expect_contains r.html "href=\"\.\./\.\./redirect/$big#sha256=$big_sha\""
 expect_contains r.whl.h "^Location: /files/$big"
 [ "$(get r.whl -L "$base/simple/tensorflow-cpu/../../redirect/$big")" = 200 ] || fail "following the redirect failed"
 cmp -s r.whl "$root/$big" || fail "the redirected download differs"
+
+# --- ignore-ranges: the whole file, whatever Range asks, and no Accept-Ranges
+start_server ignore-ranges
+[ "$(get ir.whl -r 1000-1999 "$base/files/$big")" = 200 ] || fail "ignore-ranges answered a range with other than 200"
+cmp -s ir.whl "$root/$big" || fail "ignore-ranges did not send the whole file"
+! grep -qi '^Accept-Ranges' ir.whl.h || fail "ignore-ranges advertised Accept-Ranges"
+[ "$(get irs.whl -H 'Range: bytes=-10' "$base/files/$big")" = 200 ] || fail "ignore-ranges answered a suffix range"
+cmp -s irs.whl "$root/$big" || fail "ignore-ranges did not send the whole file for a suffix range"
+expect_contains "$log" "^GET /files/$big range=bytes=1000-1999 status=200 sent=1000000\$"
+expect_contains "$log" "^GET /files/$big range=bytes=-10 status=200 sent=1000000\$"
+
+# --- unknown-size: no Content-Length, "bytes a-b/*"; the body ends with the connection
+start_server unknown-size
+[ "$(get us.bin -r 1000-1999 "$base/files/$big")" = 206 ] || fail "unknown-size did not answer a range with 206"
+expect_contains us.bin.h '^Content-Range: bytes 1000-1999/\*'
+! grep -qi '^Content-Length' us.bin.h || fail "unknown-size sent a Content-Length"
+bytes_of "$root/$big" 1000 1000 | cmp -s - us.bin || fail "unknown-size's range bytes are wrong"
+[ "$(get us.whl "$base/files/$big")" = 200 ] || fail "unknown-size did not answer 200"
+cmp -s us.whl "$root/$big" || fail "unknown-size's whole file differs"
+
+# --- --rate paces file answers (1 MB at 4 MB/s: a quarter of a second at least)
+start_server normal --rate 4
+seconds=$(curl -sS -o paced.whl -w '%{time_total}' "$base/files/$big")
+cmp -s paced.whl "$root/$big" || fail "the paced file's bytes differ"
+python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 0.24 else 1)" "$seconds" ||
+  fail "1 MB at 4 MB/s took $seconds s"
 
 stop_server
 echo "index_server_selftest: ok"

@@ -1,7 +1,12 @@
 # opkit sdk fetch against a real package index on loopback holding the real
-# wheels (and decoys): it picks the right file, resumes after a cut, rejects a
-# corrupted download by its hash, and two concurrent fetches download once.
-# Then the store commands: info, remove, gc.
+# wheels (and decoys): it picks the right file and fetches only the members
+# the SDK keeps with range requests (the server's log counts the bytes), into
+# an SDK byte-identical to the one the whole download gives; it falls back to
+# the whole download when the server ignores ranges or says no sizes; a member
+# that differs from the wheel's RECORD is refused; a cut connection is resumed
+# (ranges and whole download alike); a corrupted whole download is rejected by
+# the index's hash; two concurrent fetches download once. Then the store
+# commands: info, remove, gc.
 source "$(dirname "$0")/common.sh"
 export OPKIT_HOME="$work/home"   # a store of its own
 unset OPKIT_INDEX_URL PIP_INDEX_URL
@@ -32,14 +37,26 @@ start_index() { # <name> [--mode m]: sets url_<name>, log_<name>
   eval "url_$name=http://127.0.0.1:$(cat "$work/port-$name")/simple/"
 }
 file_gets() { grep -c "^GET /files/$2" "$work/log-$1" || true; }
+# file_bytes <name>: the body bytes the server sent for files, over all requests in its log
+file_bytes() { awk '/^GET \/files\// { for (i = 1; i <= NF; i++) if ($i ~ /^sent=/) n += substr($i, 6) } END { print n + 0 }' "$work/log-$1"; }
+wheel210=$(basename "$(wheel_for 2.10.1)")
+size210=$(stat -L -c %s "$(wheel_for 2.10.1)")
 
-# --- picks the right file (PEP 691 JSON), imports it, keeps only the SDK subset
+# --- picks the right file (PEP 691 JSON), fetches only what the SDK keeps, keeps only the SDK subset
 start_index plain
 run_opkit 0 sdk fetch tensorflow==2.10.1 --index-url "$url_plain"
-expect_contains "$work/out" '^tensorflow-2\.10\.1: fetched tensorflow_cpu-2\.10\.1-cp310-cp310-manylinux_2_17_x86_64\.manylinux2014_x86_64\.whl from http://127\.0\.0\.1:[0-9]+/simple/ \(214\.5 MB\), kept 150\.4 MB$'
+expect_contains "$work/out" '^tensorflow-2\.10\.1: fetched tensorflow_cpu-2\.10\.1-cp310-cp310-manylinux_2_17_x86_64\.manylinux2014_x86_64\.whl from http://127\.0\.0\.1:[0-9]+/simple/, downloaded [0-9.]+ MB of 214\.5 MB in [0-9]+ requests \(only what the SDK keeps\), kept 150\.4 MB$'
 expect_contains "$work/log-plain" 'GET /simple/tensorflow-cpu/ .*format=json'
-[ "$(grep -c '^GET /files/' "$work/log-plain")" -eq 1 ] || fail "more than the chosen file was downloaded"
-[ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || fail "the wheel was kept after the import"
+[ "$(grep '^GET /files/' "$work/log-plain" | grep -vc "^GET /files/$wheel210 range=bytes=[0-9]*-[0-9]* status=206 ")" -eq 0 ] ||
+  fail "a request for other than a range of the chosen file"
+requests=$(file_gets plain "$wheel210")
+expect_contains "$work/out" " in $requests requests "
+sent=$(file_bytes plain)
+echo "range fetch: the server sent $sent of $size210 bytes in $requests requests"
+[ "$((sent * 100))" -le "$((size210 * 25))" ] || fail "the range fetch sent $sent bytes, more than 25% of $size210"
+[ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || fail "the download was kept after the import"
+cp -a "$OPKIT_HOME/sdks/tensorflow-2.10.1" "$work/sdk-ranges"
+
 # --- TF 1.12's cp36/manylinux1 wheel, from a PEP 503 HTML-only index, found through pip's configuration
 start_index html --mode html-only
 printf '[global]\nindex-url = %s\n' "$url_html" >"$work/pip.conf"
@@ -65,23 +82,64 @@ expect_contains "$work/out" 'removed .*/probes/tensorflow-9\.9\.9$'
 run_opkit 0 sdk list
 expect_contains "$work/out" '^tensorflow-1\.12\.0 '
 
-# --- a connection cut mid-download is resumed where it stopped
+# --- a server that ignores Range (200), or whose answers say no size (no Content-Length, a 206's
+# "bytes a-b/*"), gets the whole download, which gives the same SDK, byte for byte (sdk.json too:
+# the same store, the same download path)
+for mode in ignore-ranges:200 unknown-size:206; do
+  name=whole_${mode%:*}
+  name=${name//-/_}
+  start_index "$name" --mode "${mode%:*}"
+  url_of_name=url_$name
+  run_opkit 0 sdk fetch tensorflow==2.10.1 --index-url "${!url_of_name}"
+  expect_contains "$work/out" ', downloaded 214\.5 MB of 214\.5 MB in 2 requests \(the whole wheel: the server does not serve byte ranges\), kept 150\.4 MB$'
+  expect_contains "$work/err" 'the server does not serve byte ranges; downloading the whole wheel'
+  expect_contains "$work/log-$name" "^GET /files/$wheel210 range=bytes=-[0-9]+ status=${mode#*:} "
+  expect_contains "$work/log-$name" "^GET /files/$wheel210 range=- status=200 sent=$size210\$"
+  # Byte-identical but for the symbol index, which is derived from the framework
+  # library and stamped with that file's local mtime (when it was written here).
+  diff -r -x '*.idx' "$work/sdk-ranges" "$OPKIT_HOME/sdks/tensorflow-2.10.1" || fail "the whole download's SDK differs ($mode)"
+  [ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || fail "the download was kept after the import ($mode)"
+  run_opkit 0 sdk remove 2.10.1
+done
+
+# --- a header changed after the wheel was built (the index's sha256 made to match): RECORD refuses it,
+# on the range path and on the whole download alike; nothing is kept
+mkdir -p "$work/tampered"
+python3 "$OPKIT_SOURCE_DIR/tests/integration/tamper_wheel.py" "$(wheel_for 2.10.1)" "$work/tampered/$wheel210" \
+  tensorflow/include/tensorflow/core/framework/op.h
+for mode in normal ignore-ranges; do
+  name=tampered_${mode//-/_}
+  root="$work/tampered" start_index "$name" --mode "$mode"
+  url_of_name=url_$name
+  run_opkit 1 -q sdk fetch tensorflow==2.10.1 --index-url "${!url_of_name}"
+  expect_one_error_line
+  expect_contains "$work/err" "$wheel210: tensorflow/include/tensorflow/core/framework/op\.h: sha256 differs from the wheel's RECORD"
+  run_opkit 3 sdk info 2.10.1
+  [ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || fail "the tampered wheel was kept ($mode)"
+  [ -z "$(ls -A "$OPKIT_HOME/sdks" | grep -v '^tensorflow-1')" ] || fail "the store kept something of the tampered wheel ($mode)"
+done
+
+# --- a connection cut mid-range is resumed where it stopped
 start_index cut --mode cut-once
 run_opkit 0 sdk fetch tensorflow==2.10.1 --index-url "$url_cut"
-expect_contains "$work/out" 'resumed after a cut: 2 requests'
-expect_contains "$work/log-cut" '^GET /files/tensorflow_cpu-2\.10\.1-cp310.* range=- status=200 .*cut'
-expect_contains "$work/log-cut" '^GET /files/tensorflow_cpu-2\.10\.1-cp310.* range=bytes=[0-9]+- status=206'
+expect_contains "$work/out" 'only what the SDK keeps'
+expect_contains "$work/log-cut" "^GET /files/$wheel210 range=bytes=-[0-9]+ status=206 .*cut"
+expect_contains "$work/log-cut" "^GET /files/$wheel210 range=bytes=[0-9]+-$((size210 - 1)) status=206 "
+diff -r -x '*.idx' "$work/sdk-ranges" "$OPKIT_HOME/sdks/tensorflow-2.10.1" || fail "the SDK differs after a cut"
 run_opkit 0 sdk remove 2.10.1
-# An interrupted earlier fetch left part of the file: the next one continues from there.
-wheel210=$(basename "$(wheel_for 2.10.1)")
+# An interrupted earlier whole download left part of the file: the next fetch continues it,
+# whole (here cut once more, and resumed again).
+mkdir -p "$OPKIT_HOME/downloads"
 head -c 50000000 "$(wheel_for 2.10.1)" >"$OPKIT_HOME/downloads/$wheel210.partial"
-run_opkit 0 sdk fetch tensorflow==2.10.1 --index-url "$url_plain"
-expect_contains "$work/out" 'resumed at 50\.0 MB'
-expect_contains "$work/log-plain" 'range=bytes=50000000- status=206'
+start_index cut2 --mode cut-once
+run_opkit 0 sdk fetch tensorflow==2.10.1 --index-url "$url_cut2"
+expect_contains "$work/out" 'downloaded 164\.5 MB of 214\.5 MB in 2 requests \(the whole wheel, resumed at 50\.0 MB, resumed after a cut\)'
+expect_contains "$work/log-cut2" "^GET /files/$wheel210 range=bytes=50000000- status=206 .*cut"
+expect_contains "$work/log-cut2" "^GET /files/$wheel210 range=bytes=[0-9]+- status=206 "
 run_opkit 0 sdk remove 2.10.1
 
-# --- a corrupted download is rejected by the index's sha256; nothing is imported or kept
-start_index corrupt --mode corrupt
+# --- a corrupted whole download is rejected by the index's sha256; nothing is imported or kept
+start_index corrupt --mode corrupt,ignore-ranges
 run_opkit 1 -q sdk fetch tensorflow==2.10.1 --index-url "$url_corrupt"
 expect_one_error_line
 expect_contains "$work/err" 'sha256 mismatch: the index says [0-9a-f]{64}, the download is [0-9a-f]{64}; removed it'
@@ -96,8 +154,9 @@ a=$!
 b=$!
 wait $a || { cat "$work/a.err"; fail "first concurrent fetch failed"; }
 wait $b || { cat "$work/b.err"; fail "second concurrent fetch failed"; }
-[ "$(file_gets twice tensorflow_cpu)" -eq 1 ] || fail "concurrent fetches downloaded $(file_gets twice tensorflow_cpu) times"
 cat "$work/a.out" "$work/b.out" >"$work/both"
+[ "$(grep -c ': fetched ' "$work/both")" -eq 1 ] || fail "both concurrent fetches downloaded"
+expect_contains "$work/both" " in $(file_gets twice tensorflow_cpu) requests "
 expect_contains "$work/both" 'tensorflow-2\.10\.1: already in the store'
 expect_contains "$work/both" 'tensorflow-2\.10\.1: fetched '
 

@@ -79,7 +79,7 @@ TEST(Manifest, RuleErrorsPointAtTheOffendingNode)
             "opkit.yaml:7:13: type 'Q' is neither a dtype nor a type attr of this op");
   EXPECT_EQ(error_of(replace(k_good, "[int32, float]", "[int32, flaot]")), "opkit.yaml:14:16: unknown dtype 'flaot'");
   EXPECT_EQ(error_of(replace(k_good, "sources:", "srcs:")),
-            "opkit.yaml:17:1: unknown key 'srcs' (expected one of: name, version, template, op, sources, targets)");
+            "opkit.yaml:17:1: unknown key 'srcs' (expected one of: name, version, template, op, sources, targets, build)");
   EXPECT_EQ(error_of(replace(k_good, "name: zero_out", "name: ZeroOut")),
             "opkit.yaml:1:7: name 'ZeroOut' must be snake_case (did you mean 'zero_out'?)");
   EXPECT_EQ(error_of(replace(k_good, "\"2.10.1\"", "\"2.x\"")), "opkit.yaml:20:15: invalid TensorFlow version '2.x'");

@@ -24,6 +24,24 @@ TEST(Hash, Base64MatchesTheDigestHeaderForm)
   EXPECT_EQ(to_base64(sha256_digest("")), "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
 }
 
+TEST(Hash, Base64UrlIsWhatWheelRecordsUse)
+{
+  // URL-safe alphabet, no padding: `printf abc | openssl dgst -sha256 -binary | base64 | tr +/ -_ | tr -d =`
+  EXPECT_EQ(to_base64url(sha256_digest("abc")), "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0");
+  EXPECT_EQ(to_base64url(sha256_digest("")), "47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU");
+}
+
+TEST(Hash, PiecesMatchTheWhole)
+{
+  std::string data(100000, 'z');
+  Sha256Hasher hasher;
+  for (size_t at = 0; at < data.size(); at += 333) {
+    std::string_view piece = std::string_view(data).substr(at, 333);
+    hasher.update(piece.data(), piece.size());
+  }
+  EXPECT_EQ(to_hex(hasher.finish()), sha256_hex(data));
+}
+
 TEST(Hash, FileMatchesString)
 {
   fs::TempDir dir;
@@ -49,4 +67,11 @@ TEST(Hash, MissingFileIsAnError)
     EXPECT_EQ(e.code(), ExitCode::system);
     EXPECT_NE(std::string(e.what()).find("absent: cannot open"), std::string::npos);
   }
+}
+
+TEST(Fnv1a64, KnownVectors)
+{
+  EXPECT_EQ(opkit::fnv1a64_hex(""), "cbf29ce484222325");
+  EXPECT_EQ(opkit::fnv1a64_hex("a"), "af63dc4c8601ec8c");
+  EXPECT_EQ(opkit::fnv1a64_hex("foobar"), "85944171f73967e8");
 }

@@ -1,5 +1,7 @@
 #include "opkit/build/builder.hpp"
 
+#include "opkit/build/check_cache.hpp"
+#include "opkit/build/pch.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/embedded.hpp"
@@ -13,6 +15,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <future>
+#include <map>
+#include <mutex>
 #include <thread>
 
 namespace opkit::build {
@@ -88,6 +92,90 @@ find_cuda_toolkit(const std::string& needed_by)
   }
   stdfs::path home = stdfs::weakly_canonical(nvcc).parent_path().parent_path();
   return {nvcc, home / "include", stdfs::exists(home / "lib64") ? home / "lib64" : home / "lib"};
+}
+
+// The deepest folder holding both (ccache's base_dir: paths under it become relative).
+stdfs::path
+common_folder(const stdfs::path& a, const stdfs::path& b)
+{
+  stdfs::path result;
+  auto ia = a.begin();
+  auto ib = b.begin();
+  for (; ia != a.end() && ib != b.end() && *ia == *ib; ++ia, ++ib) {
+    result /= *ia;
+  }
+  return result;
+}
+
+// The non-device sources' text, read once for every target's PCH decision.
+std::map<std::string, std::string>
+read_host_sources(const project::Manifest& manifest, const std::optional<CudaToolkit>& cuda)
+{
+  std::map<std::string, std::string> texts;
+  for (const std::string& source : manifest.sources) {
+    if (!(cuda && is_device_source(source))) {
+      texts[source] = fs::read_file(manifest.root / source);
+    }
+  }
+  return texts;
+}
+
+std::vector<std::string>
+pch_sources(const std::map<std::string, std::string>& texts, const std::vector<std::string>& pch_defines)
+{
+  std::vector<std::string> result;
+  for (const auto& [source, text] : texts) {
+    if (source_can_use_pch(text, pch_defines)) {
+      result.push_back(source);
+    }
+  }
+  return result;
+}
+
+int
+count_pch_compiles(const TargetPlan& plan)
+{
+  return static_cast<int>(std::count_if(plan.compiles.begin(), plan.compiles.end(), [](const CompileStep& step) {
+    return std::find(step.flags.begin(), step.flags.end(), "-include") != step.flags.end();
+  }));
+}
+
+// The compiler's version line, asked once and only when a build info needs it
+// (a no-op build runs no compiler at all).
+class LazyCompilerVersion
+{
+public:
+  explicit LazyCompilerVersion(std::string compiler) : m_compiler(std::move(compiler)) {}
+  const std::string& get()
+  {
+    std::call_once(m_once, [this] { m_version = compiler_version(m_compiler); });
+    return m_version;
+  }
+
+private:
+  std::string m_compiler;
+  std::once_flag m_once;
+  std::string m_version;
+};
+
+// opkit check on the linked library, unless the library and the target are
+// exactly as they were at the last check (its verdict, kept beside the library, stands).
+void
+check_built_library(TargetResult& result, const sdk::Sdk& sdk, const std::string& runtime,
+                    const stdfs::path& profile_file)
+{
+  stdfs::path cache = result.library.parent_path() / "opkit-check.json";
+  CheckCacheKey key = check_cache_key(result.library, sdk, runtime, profile_file);
+  result.check = load_cached_check(cache, key);
+  if (result.check) {
+    result.check_reused = true;
+    log_debug("check: {} is unchanged since its last check: verdict reused", result.library);
+  } else {
+    log_debug("check: {} against {}", result.library, sdk.id);
+    result.check = check::check_library(result.library, check::make_check_target(sdk, runtime, profile_file));
+    store_check(cache, key, *result.check);
+  }
+  result.ok = result.check->loads;
 }
 
 } // namespace
@@ -177,7 +265,6 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   }
   check_sources(manifest);
   std::string compiler = find_compiler();
-  std::string compiler_text = compiler_version(compiler);
   std::optional<CudaToolkit> cuda;
   auto device = std::find_if(manifest.sources.begin(), manifest.sources.end(), is_device_source);
   if (device != manifest.sources.end()) {
@@ -188,29 +275,67 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   }
   stdfs::path build_root = options.build_root.empty() ? manifest.root / "build" : options.build_root;
   build_root = stdfs::absolute(build_root).lexically_normal();
+  stdfs::path source_root = stdfs::absolute(manifest.root);
+  Sharing sharing = plan_sharing(effective_sharing(manifest.sharing, options.cache), find_program("ccache").string(),
+                                 find_program("distcc").string(), common_folder(source_root, build_root));
+  bool use_pch = options.pch && sharing.pch;
+  std::map<std::string, std::string> texts = use_pch ? read_host_sources(manifest, cuda) : std::map<std::string, std::string>{};
+  std::string identity = compiler_identity(compiler);
+  LazyCompilerVersion compiler_text{compiler};
   int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
-  // One ninja per target, all at once; the job budget is shared between them.
-  int per_target = std::max(1, jobs / static_cast<int>(sdks.size()));
+  // One ninja per target, all at once; the job budget (and distcc's helpers) shared between them.
+  int targets = static_cast<int>(sdks.size());
+  int per_target = std::max(1, (jobs + sharing.remote_slots) / targets);
   std::vector<std::future<TargetResult>> running;
   for (const sdk::Sdk& sdk : sdks) {
     project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
     stdfs::path dir = target_dir(build_root, sdk.version.str());
-    TargetPlan plan = plan_library(compiler, manifest.name, stdfs::absolute(manifest.root), manifest.sources,
-                                   {write_compat_source(dir)}, sdk, flags, options.overrides, dir, cuda);
-    if (options.static_archive) {
-      plan.static_output = "lib" + manifest.name + ".a";
+    std::vector<stdfs::path> generated = {write_compat_source(dir)};
+    sdk::Sdk seen = sdk; // the SDK as the commands name it
+    if (sharing.relative_sdk) {
+      fs::write_symlink(dir / "sdk", sdk.root);
+      seen.root = "sdk";
+    }
+    TargetPlan plain = plan_library(compiler, manifest.name, source_root, manifest.sources, generated, seen, flags,
+                                    options.overrides, dir, cuda);
+    std::optional<PchSpec> pch;
+    TargetPlan plan = plain;
+    if (use_pch) {
+      PchSpec spec = plan_pch(sdk, flags, compiler, identity, pch_store_dir());
+      PchUse use{spec.header().string(), spec.flags, pch_sources(texts, flags.pch_defines)};
+      plan = plan_library(compiler, manifest.name, source_root, manifest.sources, generated, seen, flags,
+                          options.overrides, dir, cuda, use);
+      if (count_pch_compiles(plan) > 0) {
+        pch = spec;
+      } else if (!use.sources.empty()) {
+        log_debug("{}: the flags differ from the SDK's own: no precompiled header", sdk.id);
+      }
+    }
+    stdfs::path stats_log = dir / "ccache-stats.log";
+    for (TargetPlan* p : {&plan, &plain}) {
+      p->static_output = options.static_archive ? "lib" + manifest.name + ".a" : "";
+      p->launcher = target_launcher(sharing, stats_log);
+      p->link_jobs = sharing.distcc ? std::max(1, jobs / targets) : 0;
     }
     log_info("building {} for {} ...", manifest.name, sdk.id);
     std::string runtime = options.runtime.empty() ? manifest.runtime : options.runtime;
-    running.push_back(std::async(std::launch::async, [plan, per_target, sdk, runtime, &options, compiler_text] {
-      TargetResult result = run_plan(plan, per_target);
-      if (result.ok) {
-        fs::write_file_if_changed(plan.build_dir / "opkit-build.json",
-                                  build_info_json(sdk, plan, compiler_text).dump(2) + "\n");
+    bool ccache = sharing.ccache;
+    running.push_back(std::async(std::launch::async, [=, &options, &compiler_text] {
+      // A PCH that cannot be made costs speed, never the build.
+      const TargetPlan& chosen = pch && ensure_pch(*pch) ? plan : plain;
+      std::error_code ec;
+      stdfs::remove(stats_log, ec);
+      TargetResult result = run_plan(chosen, per_target);
+      result.pch_compiles = count_pch_compiles(chosen);
+      if (ccache && !result.up_to_date) {
+        result.cache = parse_ccache_stats_log(stdfs::exists(stats_log, ec) ? fs::read_file(stats_log) : "");
+      }
+      stdfs::path info = chosen.build_dir / "opkit-build.json";
+      if (result.ok && (!result.up_to_date || !stdfs::exists(info, ec))) {
+        fs::write_file_if_changed(info, build_info_json(sdk, chosen, compiler_text.get()).dump(2) + "\n");
       }
       if (result.ok && options.check) {
-        result.check = check::check_library(result.library, check::make_check_target(sdk, runtime, options.profile_file));
-        result.ok = result.check->loads;
+        check_built_library(result, sdk, runtime, options.profile_file);
       }
       return result;
     }));

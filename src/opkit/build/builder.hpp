@@ -1,6 +1,7 @@
 #pragma once
 
 #include "opkit/build/plan.hpp"
+#include "opkit/build/sharing.hpp"
 #include "opkit/check/checker.hpp"
 #include "opkit/util/json.hpp"
 #include "opkit/project/manifest.hpp"
@@ -22,6 +23,8 @@ struct BuildOptions
   bool static_archive = false;           // also lib<name>.a (for static linking, e.g. TF Serving)
   std::string runtime;                   // the check's runtime (empty: opkit.yaml's, else the TF default)
   std::filesystem::path profile_file;    // or a captured profile
+  bool pch = true;                       // use the SDK's precompiled header where a source can
+  std::optional<bool> cache;             // --cache/--no-cache: ccache on or off, whatever the settings say
 };
 
 // The outcome of one target, as data; cli/ prints it.
@@ -34,6 +37,9 @@ struct TargetResult
   bool ok = false;
   bool up_to_date = false;     // ninja had no work to do
   int compiled = 0;            // compile steps ninja ran
+  int pch_compiles = 0;        // of the plan's compile steps, those using the SDK's precompiled header
+  bool check_reused = false;   // the library and target were unchanged: the last verdict stands
+  std::optional<CacheStats> cache; // ccache's hits and misses, when the compiles went through it
   std::string log;             // ninja's output, shown when the target failed
   std::optional<check::CheckReport> check; // the verdict on the linked library, unless --no-check
 };

@@ -91,6 +91,13 @@ NinjaWriter::build(const std::vector<std::string>& outputs, std::string_view rul
 }
 
 void
+NinjaWriter::pool(std::string_view name, int depth)
+{
+  m_text += "pool " + std::string(name) + "\n";
+  m_text += "  depth = " + std::to_string(depth) + "\n";
+}
+
+void
 NinjaWriter::default_target(const std::vector<std::string>& targets)
 {
   m_text += "default " + escape_paths(targets) + "\n";

@@ -23,6 +23,7 @@ public:
             std::string_view depfile = {}, std::string_view deps = {});
   void build(const std::vector<std::string>& outputs, std::string_view rule, const std::vector<std::string>& inputs,
              const std::vector<std::pair<std::string, std::string>>& variables = {});
+  void pool(std::string_view name, int depth);
   void default_target(const std::vector<std::string>& targets);
   void newline();
 

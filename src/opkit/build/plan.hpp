@@ -33,6 +33,15 @@ struct CudaToolkit
   std::filesystem::path lib_dir;
 };
 
+// A precompiled header the plan uses: each of `sources` whose compile flags
+// are exactly `flags` gets `-include header` (gcc then loads header.gch).
+struct PchUse
+{
+  std::string header;
+  std::vector<std::string> flags;
+  std::vector<std::string> sources; // as given to plan_library
+};
+
 // True for a source nvcc compiles (*.cu.cc, *.cu).
 bool is_device_source(const std::string& path);
 
@@ -47,6 +56,8 @@ struct TargetPlan
   std::vector<CompileStep> compiles;
   std::vector<std::string> link_flags;  // after the objects: -shared (libraries), -L<sdk> -l...
   std::string static_output;            // also lib<name>.a of the project's own objects; empty: none
+  std::vector<std::string> launcher;    // before the C++ compiler: ccache, distcc (build/sharing)
+  int link_jobs = 0;                    // >0: links at most this many at once (compiles go to distcc helpers)
 };
 
 // The compile flags a version's SDK needs, in order: -std, the ABI macro,
@@ -63,7 +74,8 @@ TargetPlan plan_library(const std::string& compiler, const std::string& name,
                         const std::filesystem::path& source_root, const std::vector<std::string>& sources,
                         const std::vector<std::filesystem::path>& generated, const sdk::Sdk& sdk,
                         const project::FrameworkFlags& flags, const FlagOverrides& overrides,
-                        const std::filesystem::path& build_dir, const std::optional<CudaToolkit>& cuda = {});
+                        const std::filesystem::path& build_dir, const std::optional<CudaToolkit>& cuda = {},
+                        const std::optional<PchUse>& pch = {});
 
 // build.ninja for a plan.
 std::string render_ninja(const TargetPlan& plan);

@@ -22,6 +22,11 @@ print_target(const build::TargetResult& target)
                        : target.up_to_date ? "up to date"
                                            : fmt::format("built ({} compiled)", target.compiled);
   fmt::print("tf-{:<10} {:<20} {}\n", target.version, status, target.library);
+  if (target.cache) {
+    fmt::print("{:<14}ccache: {} hit{} ({} remote), {} miss{}\n", "", target.cache->hits,
+               target.cache->hits == 1 ? "" : "s", target.cache->remote_hits, target.cache->misses,
+               target.cache->misses == 1 ? "" : "es");
+  }
   if (target.check && !target.check->loads) {
     print_check_report(*target.check, stdout);
   } else if (!target.ok) {
@@ -52,6 +57,12 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   static bool no_check = false;
   static std::string profile;
   cmd->add_flag("--no-check", no_check, "Skip opkit check on the linked libraries");
+  static bool cache = false;
+  static bool no_cache = false;
+  cmd->add_flag("--cache", cache, "Compile through ccache (default: when installed; opkit.yaml's build.cache)");
+  cmd->add_flag("--no-cache", no_cache, "Compile without ccache, whatever the settings say")->excludes("--cache");
+  static bool no_pch = false;
+  cmd->add_flag("--no-pch", no_pch, "Compile every source plainly, without the SDK's precompiled header");
   cmd->add_flag("--static", options.static_archive,
                 "Also build lib<name>.a; link it with -Wl,--whole-archive (or Bazel alwayslink) so registrations survive");
   cmd->add_option("--runtime", options.runtime,
@@ -78,6 +89,10 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
       return;
     }
     options.check = !no_check;
+    options.pch = !no_pch;
+    if (cache || no_cache) {
+      options.cache = cache;
+    }
     options.profile_file = profile;
     options.tf_specs = split_versions(versions);
     options.build_root = build_dir;

@@ -1,4 +1,5 @@
 #include "opkit/cli/commands.hpp"
+#include "opkit/build/pch.hpp"
 #include "opkit/sdk/fetch.hpp"
 #include "opkit/sdk/importer.hpp"
 #include "opkit/sdk/store.hpp"
@@ -36,6 +37,24 @@ run_list(const GlobalOptions& global)
   for (const sdk::Sdk& sdk : sdks) {
     print_sdk_line(sdk);
   }
+}
+
+// "downloaded 34.8 MB of 214.5 MB in 4 requests (only what the SDK keeps)", or how the whole wheel came.
+std::string
+describe_download(const sdk::FetchResult& result)
+{
+  if (result.requests == 0) {
+    return fmt::format("downloaded {:.1f} MB by pip", result.wheel_bytes / 1e6);
+  }
+  std::string how = "only what the SDK keeps";
+  if (!result.ranged) {
+    how = "the whole wheel";
+    how += result.ranges_ignored ? ": the server does not serve byte ranges" : "";
+    how += result.resumed_from > 0 ? fmt::format(", resumed at {:.1f} MB", result.resumed_from / 1e6) : "";
+    how += result.whole_requests > 1 ? ", resumed after a cut" : "";
+  }
+  return fmt::format("downloaded {:.1f} MB of {:.1f} MB in {} request{} ({})", result.wire_bytes / 1e6,
+                     result.wheel_bytes / 1e6, result.requests, result.requests == 1 ? "" : "s", how);
 }
 
 } // namespace
@@ -78,12 +97,8 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     if (result.already_present) {
       fmt::print("{}: already in the store ({:.1f} MB)\n", result.sdk.id, result.sdk_bytes / 1e6);
     } else {
-      fmt::print("{}: fetched {} from {} ({:.1f} MB{}), kept {:.1f} MB\n", result.sdk.id, result.wheel, result.source,
-                 result.wheel_bytes / 1e6,
-                 result.resumed_from > 0   ? fmt::format(", resumed at {:.1f} MB", result.resumed_from / 1e6)
-                 : result.requests > 1     ? fmt::format(", resumed after a cut: {} requests", result.requests)
-                                           : "",
-                 result.sdk_bytes / 1e6);
+      fmt::print("{}: fetched {} from {}, {}, kept {:.1f} MB\n", result.sdk.id, result.wheel, result.source,
+                 describe_download(result), result.sdk_bytes / 1e6);
     }
     print_sdk_line(result.sdk);
     exit_code = 0;
@@ -118,10 +133,12 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   });
 
   static bool downloads = false;
-  CLI::App* gc = sdk_app->add_subcommand("gc", "Remove what interrupted imports and fetches left behind");
+  CLI::App* gc = sdk_app->add_subcommand(
+    "gc", "Remove what interrupted imports and fetches left behind, and stale precompiled headers");
   gc->add_flag("--downloads", downloads, "Also drop partial downloads kept for resuming");
   gc->callback([&exit_code] {
     sdk::GcReport report = sdk::collect_garbage(downloads);
+    build::collect_stale_pchs(report);
     for (const std::string& path : report.removed) {
       fmt::print("removed {}\n", path);
     }

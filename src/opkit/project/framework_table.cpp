@@ -58,7 +58,7 @@ FrameworkTable::parse(const std::string& text, const std::string& name)
 FrameworkTable
 FrameworkTable::from_node(YAML::Node root, const std::string& name)
 {
-  yaml::expect_keys(root, {"framework", "common", "cuda", "python_tf", "versions"}, name);
+  yaml::expect_keys(root, {"framework", "common", "pch", "cuda", "python_tf", "versions"}, name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
   common.compile_flags = yaml::get_string_list(common_node, "compile_flags", name);
@@ -69,6 +69,11 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   common.cuda_defines = yaml::get_string_list(cuda, "defines", name);
   common.nvcc_flags = yaml::get_string_list(cuda, "nvcc_flags", name);
   common.cuda_link_flags = yaml::get_string_list(cuda, "link_flags", name);
+  if (YAML::Node pch = root["pch"]) {
+    yaml::expect_keys(pch, {"headers", "defines"}, name);
+    common.pch_headers = yaml::get_string_list(pch, "headers", name);
+    common.pch_defines = yaml::get_string_list(pch, "defines", name);
+  }
 
   FrameworkTable table;
   for (const auto& entry : root["python_tf"]) {

@@ -41,6 +41,8 @@ struct FrameworkFlags
   std::vector<std::string> cuda_defines;    // for every source of a CUDA project
   std::vector<std::string> nvcc_flags;      // for the device sources
   std::vector<std::string> cuda_link_flags; // after the SDK's link flags
+  std::vector<std::string> pch_headers;     // what the precompiled header includes
+  std::vector<std::string> pch_defines;     // macros it defines first (EIGEN_USE_THREADS)
   std::vector<Quirk> quirks;
 };
 

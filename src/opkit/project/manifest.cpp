@@ -126,6 +126,21 @@ parse_op(const YAML::Node& node, const std::string& name)
   return op;
 }
 
+CompileSharing
+parse_sharing(const YAML::Node& build, const std::string& name)
+{
+  yaml::expect_keys(build, {"cache", "cache_remote", "distcc_hosts"}, name);
+  CompileSharing sharing;
+  sharing.cache = yaml::get_string_or(build, "cache", name, "auto");
+  if (sharing.cache != "auto" && sharing.cache != "on" && sharing.cache != "off") {
+    fail(ExitCode::usage, "{}: build.cache must be auto, on or off, got '{}'", yaml::where(name, build["cache"]),
+         sharing.cache);
+  }
+  sharing.cache_remote = yaml::get_string_or(build, "cache_remote", name, "");
+  sharing.distcc_hosts = yaml::get_string_list(build, "distcc_hosts", name);
+  return sharing;
+}
+
 } // namespace
 
 const std::vector<std::string>&
@@ -145,7 +160,7 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
   if (!doc.IsMap()) {
     fail(ExitCode::usage, "{}: expected a mapping at the top level", yaml::where(name, doc));
   }
-  yaml::expect_keys(doc, {"name", "version", "template", "op", "sources", "targets"}, name);
+  yaml::expect_keys(doc, {"name", "version", "template", "op", "sources", "targets", "build"}, name);
   Manifest manifest;
   manifest.root = root;
   manifest.name = yaml::get_string(doc, "name", name);
@@ -188,6 +203,9 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
              version);
       }
     }
+  }
+  if (YAML::Node build = doc["build"]) {
+    manifest.sharing = parse_sharing(build, name);
   }
   return manifest;
 }

@@ -53,6 +53,15 @@ struct OpSpec
   std::vector<TestVector> tests;
 };
 
+// How compiles may be shared (opkit.yaml's `build:`; OPKIT_CACHE, OPKIT_CACHE_REMOTE
+// and OPKIT_DISTCC_HOSTS override it per machine, --cache/--no-cache per run).
+struct CompileSharing
+{
+  std::string cache = "auto";             // ccache: auto (when installed), on, off
+  std::string cache_remote;               // ccache remote_storage: redis://host:port, http://host/path
+  std::vector<std::string> distcc_hosts;  // distcc helpers: "host/slots"
+};
+
 // opkit.yaml, validated.
 struct Manifest
 {
@@ -64,6 +73,7 @@ struct Manifest
   std::vector<std::string> sources;      // relative to root
   std::vector<std::string> tf_versions;  // default targets for build and test
   std::string runtime;                   // where the op will run, for the build's check ("" = TF's default)
+  CompileSharing sharing;                // build.cache, build.cache_remote, build.distcc_hosts
 };
 
 // Parses opkit.yaml text. Every problem is Error(usage) "name:line:col: cause".

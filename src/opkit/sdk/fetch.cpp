@@ -3,6 +3,7 @@
 #include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/importer.hpp"
 #include "opkit/sdk/index.hpp"
+#include "opkit/sdk/range_fetch.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -102,19 +103,25 @@ list_files(const std::string& index_url, const std::string& project)
            : parse_simple_html(result.body, page);
 }
 
-// Downloads (resuming) into downloads/<file>, verified against the index's sha256.
-stdfs::path
-download_wheel(const IndexFile& file, FetchResult& result)
+HttpOptions
+download_options()
 {
-  stdfs::path dir = opkit_home() / "downloads";
-  fs::create_dirs(dir);
-  stdfs::path partial = dir / (file.filename + ".partial");
   HttpOptions options = http_options("*/*");
   options.progress = interactive();
+  return options;
+}
+
+// Downloads the whole wheel (resuming) into downloads/<file>, verified against the index's sha256.
+stdfs::path
+download_wheel(const IndexFile& file, const stdfs::path& dir, FetchResult& result)
+{
+  stdfs::path partial = dir / (file.filename + ".partial");
   log_info("downloading {} ...", file.filename);
-  DownloadResult download = http_download(file.url, partial, options);
+  DownloadResult download = http_download(file.url, partial, download_options());
   result.resumed_from = download.bytes_resumed_from;
-  result.requests = download.attempts;
+  result.requests += download.attempts;
+  result.whole_requests = download.attempts;
+  result.wire_bytes += download.bytes_received;
   result.wheel_bytes = download.bytes_total;
   if (file.sha256.empty()) {
     log_warning("{}: the index gives no sha256; not verified", file.filename);
@@ -134,6 +141,32 @@ download_wheel(const IndexFile& file, FetchResult& result)
     fail(ExitCode::system, "{}: cannot rename into place: {}", wheel, ec.message());
   }
   return wheel;
+}
+
+// Fetches the wheel into downloads/<file>: only the members the SDK keeps,
+// with range requests, when the server serves them; else (or to resume an
+// interrupted whole download) the whole file.
+stdfs::path
+fetch_wheel(const IndexFile& file, FetchResult& result)
+{
+  stdfs::path dir = opkit_home() / "downloads";
+  fs::create_dirs(dir);
+  std::error_code ec;
+  if (stdfs::exists(dir / (file.filename + ".partial"), ec)) {
+    log_debug("{}: an interrupted download of the whole wheel is there: resuming it", file.filename);
+    return download_wheel(file, dir, result);
+  }
+  RangeFetch fetch = fetch_wheel_subset(file.url, file.filename, dir / file.filename, download_options());
+  result.requests = fetch.requests;
+  result.wire_bytes = fetch.wire_bytes;
+  if (!fetch.ranged) {
+    log_info("{}: the server does not serve byte ranges; downloading the whole wheel", file.filename);
+    result.ranges_ignored = true;
+    return download_wheel(file, dir, result);
+  }
+  result.ranged = true;
+  result.wheel_bytes = fetch.wheel_bytes;
+  return dir / file.filename;
 }
 
 // No index configured: let pip find the wheel (its own configuration decides where).
@@ -227,7 +260,7 @@ fetch_sdk(const FetchOptions& options)
                   "check the version, or the index");
     }
     result.wheel = file->filename;
-    wheel = download_wheel(*file, result);
+    wheel = fetch_wheel(*file, result);
   }
   std::error_code ec;
   try {

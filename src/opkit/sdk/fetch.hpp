@@ -20,16 +20,24 @@ struct FetchResult
   bool already_present = false; // the store had it: nothing downloaded
   std::string wheel;            // the file chosen
   std::string source;           // the index URL, or "pip download"
-  uint64_t wheel_bytes = 0;     // the download's size ...
+  bool ranged = false;          // only the members the SDK keeps were fetched, with range requests
+  bool ranges_ignored = false;  // the server did not answer the range request with a usable range: downloaded whole
+  uint64_t wheel_bytes = 0;     // the wheel's size ...
+  uint64_t wire_bytes = 0;      // ... what came over the wire (0 from pip download) ...
   uint64_t sdk_bytes = 0;       // ... and what the store keeps of it
-  uint64_t resumed_from = 0;    // bytes a previous, interrupted download had already fetched
-  int requests = 0;             // HTTP requests the download took (more than one: it was resumed)
+  uint64_t resumed_from = 0;    // bytes a previous, interrupted whole download had already fetched
+  int requests = 0;             // HTTP requests for the wheel's bytes
+  int whole_requests = 0;       // those of the whole download (more than one: resumed after a cut)
 };
 
-// Finds the wheel a TF version was published with on a PEP 503/691 index,
-// downloads it (resuming a partial download, verifying the index's sha256),
-// imports the SDK subset and deletes the wheel. Concurrent fetches of one SDK
-// wait on a lock, and the later ones find it already imported.
+// Finds the wheel a TF version was published with on a PEP 503/691 index and
+// fetches only the members the SDK keeps, with range requests (each checked
+// against the wheel's RECORD on import: the index's whole-file sha256 needs
+// the whole file). A server that does not serve ranges, or an interrupted
+// earlier whole download, gets the whole download instead (resumed, verified
+// against the index's sha256). Imports the SDK subset and deletes the
+// download. Concurrent fetches of one SDK wait on a lock, and the later ones
+// find it already imported.
 FetchResult fetch_sdk(const FetchOptions& options);
 
 // The index to use: the flag, else $OPKIT_INDEX_URL, else $PIP_INDEX_URL, else

@@ -3,10 +3,12 @@
 #include "opkit/check/indexed_library.hpp"
 #include "opkit/sdk/facts.hpp"
 #include "opkit/sdk/store.hpp"
+#include "opkit/sdk/wheel_record.hpp"
 #include "opkit/util/archive.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
+#include "opkit/util/hash.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
 
@@ -74,7 +76,8 @@ struct ImportStats
   uint64_t bytes = 0;
 };
 
-void
+// Writes one kept file and returns the sha256 of its bytes.
+Sha256Digest
 write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry, ImportStats& stats)
 {
   stdfs::path dest = root / plan.dest;
@@ -85,6 +88,7 @@ write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry,
   if (fd < 0) {
     fail(ExitCode::system, "{}: cannot create: {}", dest, std::strerror(errno));
   }
+  Sha256Hasher hasher;
   char buffer[1 << 16];
   size_t n = 0;
   while ((n = entry.read(buffer, sizeof buffer)) > 0) {
@@ -93,20 +97,45 @@ write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry,
       ::close(fd);
       fail(ExitCode::system, "{}: cannot write: {}", dest, std::strerror(saved));
     }
+    hasher.update(buffer, n);
     stats.bytes += n;
   }
   ::close(fd);
   stats.headers += plan.kind == EntryKind::header ? 1 : 0;
   stats.libraries += plan.kind == EntryKind::framework_library ? 1 : 0;
+  return hasher.finish();
 }
 
+const size_t k_max_record = 64 << 20; // 2.10.1's RECORD: 1.2 MB
+
+std::string
+read_record(const stdfs::path& wheel, ArchiveEntry& entry)
+{
+  std::string text;
+  char buffer[1 << 16];
+  size_t n = 0;
+  while ((n = entry.read(buffer, sizeof buffer)) > 0) {
+    if (text.size() + n > k_max_record) {
+      fail(ExitCode::usage, "{}: {}: larger than opkit reads ({} MiB)", wheel, entry.path, k_max_record >> 20);
+    }
+    text.append(buffer, n);
+  }
+  return text;
+}
+
+// Streams the wheel, writing what it keeps; the RECORD check is the caller's,
+// once it knows the archive is a TensorFlow wheel at all.
 void
-import_archive(const stdfs::path& wheel, const stdfs::path& root, ImportStats& stats)
+import_archive(const stdfs::path& wheel, const stdfs::path& root, ImportStats& stats, RecordCheck& record)
 {
   for_each_archive_entry(wheel, [&](ArchiveEntry& entry) {
+    if (entry.is_regular && is_record_path(entry.path)) {
+      record.set_record(read_record(wheel, entry));
+      return;
+    }
     EntryPlan plan = classify_entry(entry.path);
     if (plan.kind != EntryKind::skip && entry.is_regular) {
-      write_entry(root, plan, entry, stats);
+      record.add(entry.path, write_entry(root, plan, entry, stats));
     }
   });
 }
@@ -171,8 +200,8 @@ import_folder(const stdfs::path& folder, const stdfs::path& root, ImportStats& s
 
 } // namespace
 
-EntryPlan
-classify_entry(std::string_view path)
+std::vector<std::string>
+archive_path_parts(std::string_view path)
 {
   std::vector<std::string> parts;
   for (const std::string& part : split(path, '/')) {
@@ -180,7 +209,13 @@ classify_entry(std::string_view path)
       parts.push_back(part);
     }
   }
-  EntryPlan plan = classify_parts(parts);
+  return parts;
+}
+
+EntryPlan
+classify_entry(std::string_view path)
+{
+  EntryPlan plan = classify_parts(archive_path_parts(path));
   if (plan.kind != EntryKind::skip && !fs::stays_inside(plan.dest)) {
     fail(ExitCode::usage, "archive entry '{}' would be written outside the SDK folder; refusing the archive", path);
   }
@@ -198,14 +233,19 @@ import_sdk(const stdfs::path& source)
   fs::StagingDir staging(store);
   ImportStats stats;
   log_info("importing {} ...", source);
-  if (stdfs::is_directory(source, ec)) {
+  bool folder = stdfs::is_directory(source, ec);
+  RecordCheck record(source.string());
+  if (folder) {
     import_folder(source, staging.path(), stats);
   } else {
-    import_archive(source, staging.path(), stats);
+    import_archive(source, staging.path(), stats, record);
   }
   if (stats.libraries == 0 || !stdfs::exists(staging.path() / "include/tensorflow/core/framework/op.h", ec)) {
     fail(ExitCode::usage, "{}: not a TensorFlow wheel or package: it lacks {}", source,
          stats.libraries == 0 ? "libtensorflow_framework.so*" : "include/tensorflow/core/framework/op.h");
+  }
+  if (!folder) {
+    record.verify(); // before anything reads the files
   }
   Sdk sdk = derive_facts(staging.path(), stdfs::absolute(source).string());
   sdk.root = staging.path();

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace opkit::sdk {
 
@@ -19,12 +20,18 @@ struct EntryPlan
   std::string dest; // relative to the SDK root; empty for skip
 };
 
+// An archive path's parts, without empty and "." ones ("./a//b" is a, b).
+std::vector<std::string> archive_path_parts(std::string_view path);
+
 // Classifies one path. A kept path whose destination would leave the SDK
 // folder ("tensorflow/include/../../x") is Error(usage): the archive is refused.
 EntryPlan classify_entry(std::string_view path);
 
 // Imports a TensorFlow SDK from an official wheel (.whl) or an installed
 // package folder into the store, atomically. Replaces an SDK of the same id.
+// A wheel's kept members are checked against its RECORD (see RecordCheck)
+// before anything reads them; a partial wheel (sdk fetch's: the kept members
+// and RECORD) imports as the whole one does.
 Sdk import_sdk(const std::filesystem::path& source);
 
 } // namespace opkit::sdk

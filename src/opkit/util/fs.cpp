@@ -235,6 +235,35 @@ stays_inside(const stdfs::path& relative)
 
 namespace opkit::fs {
 
+void
+write_symlink(const stdfs::path& link, const stdfs::path& target)
+{
+  std::error_code ec;
+  if (stdfs::is_symlink(link, ec) && stdfs::read_symlink(link, ec) == target) {
+    return;
+  }
+  stdfs::path temp = link.parent_path() / fmt::format(".{}.{}.tmp", link.filename().string(), ::getpid());
+  stdfs::remove(temp, ec);
+  stdfs::create_symlink(target, temp, ec);
+  if (!ec) {
+    stdfs::rename(temp, link, ec);
+  }
+  if (ec) {
+    stdfs::remove(temp, ec);
+    fail(ExitCode::system, "{}: cannot link to {}: {}", link, target, ec.message());
+  }
+}
+
+std::string
+file_stamp(const stdfs::path& path)
+{
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    return "-";
+  }
+  return fmt::format("{}:{}.{:09}:{}", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ino);
+}
+
 FileLock::FileLock(const stdfs::path& path)
 {
   create_dirs(path.parent_path());

@@ -62,6 +62,14 @@ bool stays_inside(const stdfs::path& relative);
 // The bytes of a file, or of every file under a folder; 0 when absent.
 uint64_t disk_size(const stdfs::path& path);
 
+// What changes when a file is replaced or rewritten: "size:mtime:inode", or
+// "-" when it cannot be read. Cheap (one stat), for cache keys.
+std::string file_stamp(const stdfs::path& path);
+
+// Makes `link` a symbolic link to `target` (replacing another one atomically);
+// leaves it alone when it already points there.
+void write_symlink(const stdfs::path& link, const stdfs::path& target);
+
 // Creates a folder and its parents; throws Error(system) on failure.
 void create_dirs(const stdfs::path& path);
 

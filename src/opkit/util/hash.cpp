@@ -5,6 +5,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -24,45 +25,47 @@ struct FileCloser
   void operator()(std::FILE* file) const { std::fclose(file); }
 };
 
+} // namespace
+
 // Incremental SHA-256 through the EVP API (the low-level SHA256_* calls are
 // deprecated in OpenSSL 3). Failures here mean OpenSSL itself is broken.
-class Sha256
+struct Sha256Hasher::Context
 {
-public:
-  Sha256() : m_ctx(EVP_MD_CTX_new())
-  {
-    if (!m_ctx || EVP_DigestInit_ex(m_ctx.get(), EVP_sha256(), nullptr) != 1) {
-      fail(ExitCode::system, "OpenSSL: cannot initialise SHA-256");
-    }
-  }
-
-  void update(const void* data, size_t size)
-  {
-    if (EVP_DigestUpdate(m_ctx.get(), data, size) != 1) {
-      fail(ExitCode::system, "OpenSSL: SHA-256 update failed");
-    }
-  }
-
-  Sha256Digest finish()
-  {
-    Sha256Digest digest{};
-    unsigned int length = 0;
-    if (EVP_DigestFinal_ex(m_ctx.get(), digest.data(), &length) != 1 || length != digest.size()) {
-      fail(ExitCode::system, "OpenSSL: SHA-256 final failed");
-    }
-    return digest;
-  }
-
-private:
-  std::unique_ptr<EVP_MD_CTX, DigestContextDeleter> m_ctx;
+  std::unique_ptr<EVP_MD_CTX, DigestContextDeleter> ctx{EVP_MD_CTX_new()};
 };
 
-} // namespace
+Sha256Hasher::Sha256Hasher() : m_context(std::make_unique<Context>())
+{
+  if (!m_context->ctx || EVP_DigestInit_ex(m_context->ctx.get(), EVP_sha256(), nullptr) != 1) {
+    fail(ExitCode::system, "OpenSSL: cannot initialise SHA-256");
+  }
+}
+
+Sha256Hasher::~Sha256Hasher() = default;
+
+void
+Sha256Hasher::update(const void* data, size_t size)
+{
+  if (EVP_DigestUpdate(m_context->ctx.get(), data, size) != 1) {
+    fail(ExitCode::system, "OpenSSL: SHA-256 update failed");
+  }
+}
+
+Sha256Digest
+Sha256Hasher::finish()
+{
+  Sha256Digest digest{};
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(m_context->ctx.get(), digest.data(), &length) != 1 || length != digest.size()) {
+    fail(ExitCode::system, "OpenSSL: SHA-256 final failed");
+  }
+  return digest;
+}
 
 Sha256Digest
 sha256_digest(std::string_view data)
 {
-  Sha256 hasher;
+  Sha256Hasher hasher;
   hasher.update(data.data(), data.size());
   return hasher.finish();
 }
@@ -74,7 +77,7 @@ sha256_digest_file(const std::filesystem::path& path)
   if (!file) {
     fail(ExitCode::system, "{}: cannot open: {}", path, std::strerror(errno));
   }
-  Sha256 hasher;
+  Sha256Hasher hasher;
   char buffer[1 << 16];
   size_t n = 0;
   while ((n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
@@ -109,6 +112,16 @@ to_base64(const Sha256Digest& digest)
 }
 
 std::string
+to_base64url(const Sha256Digest& digest)
+{
+  std::string text = to_base64(digest);
+  std::replace(text.begin(), text.end(), '+', '-');
+  std::replace(text.begin(), text.end(), '/', '_');
+  text.erase(text.find_last_not_of('=') + 1);
+  return text;
+}
+
+std::string
 sha256_hex(std::string_view data)
 {
   return to_hex(sha256_digest(data));
@@ -118,6 +131,16 @@ std::string
 sha256_hex_file(const std::filesystem::path& path)
 {
   return to_hex(sha256_digest_file(path));
+}
+
+std::string
+fnv1a64_hex(std::string_view data)
+{
+  uint64_t hash = 14695981039346656037ULL;
+  for (unsigned char c : data) {
+    hash = (hash ^ c) * 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", hash);
 }
 
 } // namespace opkit

@@ -42,7 +42,7 @@ struct DownloadResult
 // http(s) or a file that is not a readable regular file, Error(failed) when
 // the upload is refused or cannot be made, naming the URL and the cause:
 // "<url>: upload failed: HTTP 500 Internal Server Error (after 4 attempts)".
-// This file is the one place libcurl is included; the proxy environment
+// util/http*.cpp are the one place libcurl is included; the proxy environment
 // variables (https_proxy, no_proxy, ...) are honoured as libcurl does.
 HttpResult http_put_file(const std::string& url, const std::filesystem::path& file, const HttpOptions& options);
 

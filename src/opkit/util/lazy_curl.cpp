@@ -18,6 +18,7 @@ extern "C" {
 OPKIT_LAZY_FORWARD(k_curl, CURLcode, curl_global_init, (long flags), (flags))
 OPKIT_LAZY_FORWARD(k_curl, CURL*, curl_easy_init, (), ())
 OPKIT_LAZY_FORWARD(k_curl, void, curl_easy_cleanup, (CURL* handle), (handle))
+OPKIT_LAZY_FORWARD(k_curl, void, curl_easy_reset, (CURL* handle), (handle))
 
 // A variadic function cannot pass its arguments on; libcurl takes exactly one
 // after the option, of the type the option's number range says (curl.h's

@@ -1,0 +1,341 @@
+#include "opkit/util/http_transfer.hpp"
+
+#include "opkit/util/log.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <thread>
+
+#include <unistd.h>
+
+namespace opkit::http_detail {
+
+namespace {
+
+const long k_max_redirects = 5;            // GETs only: a package index sends downloads to a file host
+const int k_max_resumes = 20;              // attempts cut off after progress that do not use up a retry
+const long k_connect_timeout_s = 30;
+const long k_stall_time_s = 60;            // abort (and retry) when below 1 byte/s for this long
+const double k_first_backoff_s = 0.5;
+const double k_max_retry_after_s = 60;     // a server's Retry-After is honoured up to this
+
+} // namespace
+
+// curl_global_init is not thread-safe and must run once, before any handle.
+void
+global_init()
+{
+  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (rc != CURLE_OK) {
+    fail(ExitCode::system, "libcurl: cannot initialise: {}", curl_easy_strerror(rc));
+  }
+}
+
+CurlHandle
+new_handle()
+{
+  global_init();
+  CurlHandle curl(curl_easy_init());
+  if (!curl) {
+    fail(ExitCode::system, "libcurl: cannot create a handle");
+  }
+  return curl;
+}
+
+bool
+equals_ignoring_case(std::string_view a, std::string_view b)
+{
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+namespace {
+
+// The value of `line` when it is the header `name` (any case), else nullopt.
+std::optional<std::string_view>
+header_value(std::string_view line, std::string_view name)
+{
+  if (line.size() <= name.size() || line[name.size()] != ':' ||
+      !equals_ignoring_case(line.substr(0, name.size()), name)) {
+    return std::nullopt;
+  }
+  return line.substr(name.size() + 1);
+}
+
+size_t
+on_header(char* data, size_t size, size_t count, void* user)
+{
+  auto* attempt = static_cast<Attempt*>(user);
+  std::string_view line(data, size * count);
+  // Every status line (a "100 Continue" comes first, redirects come first) starts an answer; the last is the one.
+  if (starts_with(line, "HTTP/")) {
+    size_t code_start = line.find(' ');
+    size_t reason_start = code_start == std::string_view::npos ? code_start : line.find(' ', code_start + 1);
+    attempt->reason = reason_start == std::string_view::npos ? "" : trim(line.substr(reason_start + 1));
+    std::string code = code_start == std::string_view::npos ? "" : trim(line.substr(code_start + 1, 4));
+    attempt->header_status = code.size() == 3 ? std::strtol(code.c_str(), nullptr, 10) : 0;
+    attempt->content_range.clear();
+    attempt->content_type.clear();
+  } else if (auto value = header_value(line, "content-range")) {
+    attempt->content_range = trim(*value);
+  } else if (auto type = header_value(line, "content-type")) {
+    attempt->content_type = trim(*type);
+  }
+  return size * count;
+}
+
+} // namespace
+
+size_t
+on_body(char* data, size_t size, size_t count, void* user)
+{
+  auto* attempt = static_cast<Attempt*>(user);
+  size_t room = attempt->body_limit - std::min(attempt->body_limit, attempt->body.size());
+  if (size * count > room && attempt->body_must_fit && attempt->header_status / 100 == 2) {
+    attempt->body_too_big = true;
+    return 0; // libcurl stops with CURLE_WRITE_ERROR
+  }
+  attempt->body.append(data, std::min(room, size * count));
+  return size * count;
+}
+
+std::string
+format_size(double bytes)
+{
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  size_t unit = 0;
+  while (bytes >= 1024 && unit + 1 < std::size(units)) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{:.0f} {}", bytes, units[unit]) : fmt::format("{:.1f} {}", bytes, units[unit]);
+}
+
+bool
+is_transient(CURLcode code)
+{
+  switch (code) {
+  case CURLE_COULDNT_RESOLVE_PROXY:
+  case CURLE_COULDNT_RESOLVE_HOST:
+  case CURLE_COULDNT_CONNECT:
+  case CURLE_OPERATION_TIMEDOUT:
+  case CURLE_SEND_ERROR:
+  case CURLE_RECV_ERROR:
+  case CURLE_GOT_NOTHING:
+  case CURLE_PARTIAL_FILE:
+  case CURLE_HTTP2:
+  case CURLE_HTTP2_STREAM:
+    return true;
+  default:
+    return false;
+  }
+}
+
+namespace {
+
+bool
+should_retry(const Attempt& attempt)
+{
+  if (attempt.code != CURLE_OK) {
+    return is_transient(attempt.code);
+  }
+  // 501 Not Implemented says the method will never work here.
+  return attempt.status == 429 || (attempt.status >= 500 && attempt.status != 501);
+}
+
+double
+backoff_seconds(int retry, const Attempt& attempt)
+{
+  double delay = k_first_backoff_s * std::pow(2.0, retry);
+  return std::max(delay, std::min(static_cast<double>(attempt.retry_after_s), k_max_retry_after_s));
+}
+
+} // namespace
+
+std::string
+describe_failure(const Attempt& attempt)
+{
+  if (attempt.body_too_big) {
+    return fmt::format("the answer is larger than {}", format_size(static_cast<double>(attempt.body_limit)));
+  }
+  if (attempt.code != CURLE_OK) {
+    return attempt.error[0] != '\0' ? trim(attempt.error) : curl_easy_strerror(attempt.code);
+  }
+  return attempt.reason.empty() ? fmt::format("HTTP {}", attempt.status)
+                                : fmt::format("HTTP {} {}", attempt.status, attempt.reason);
+}
+
+namespace {
+
+// Options every request gets: TLS verified, http(s) only, no redirects (a
+// redirect would re-send the body and any credential headers to another
+// place without the user seeing it; GETs opt in with follow_redirects), stalls detected.
+void
+set_common_options(CURL* curl, const std::string& url, const HttpOptions& options, Attempt& attempt)
+{
+  set_option(curl, CURLOPT_URL, url.c_str());
+#if LIBCURL_VERSION_NUM >= 0x075500 // 7.85: CURLOPT_PROTOCOLS is deprecated
+  set_option(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+  set_option(curl, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+  set_option(curl, CURLOPT_FOLLOWLOCATION, 0L);
+  set_option(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+  set_option(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!options.ca_file.empty()) {
+    set_option(curl, CURLOPT_CAINFO, options.ca_file.c_str());
+  }
+  set_option(curl, CURLOPT_NOSIGNAL, 1L);
+  set_option(curl, CURLOPT_USERAGENT, "opkit/" OPKIT_VERSION);
+  set_option(curl, CURLOPT_CONNECTTIMEOUT, k_connect_timeout_s);
+  set_option(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  set_option(curl, CURLOPT_LOW_SPEED_TIME, k_stall_time_s);
+  set_option(curl, CURLOPT_ERRORBUFFER, attempt.error);
+  set_option(curl, CURLOPT_HEADERFUNCTION, on_header);
+  set_option(curl, CURLOPT_HEADERDATA, &attempt);
+  set_option(curl, CURLOPT_WRITEFUNCTION, on_body);
+  set_option(curl, CURLOPT_WRITEDATA, &attempt);
+}
+
+} // namespace
+
+// For GETs: a package index answers a file's URL with a redirect to a file host.
+void
+follow_redirects(CURL* curl)
+{
+  set_option(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  set_option(curl, CURLOPT_MAXREDIRS, k_max_redirects);
+#if LIBCURL_VERSION_NUM >= 0x075500 // 7.85: CURLOPT_REDIR_PROTOCOLS is deprecated
+  set_option(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+  set_option(curl, CURLOPT_REDIR_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+}
+
+namespace {
+
+void
+record_answer(CURL* curl, Attempt& attempt)
+{
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &attempt.status);
+#if LIBCURL_VERSION_NUM >= 0x074200 // 7.66
+  curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &attempt.retry_after_s);
+#endif
+  char* location = nullptr;
+  if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location != nullptr) {
+    attempt.location = location;
+  }
+  long redirects = 0;
+  char* final_url = nullptr;
+  if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_COUNT, &redirects) == CURLE_OK && redirects > 0 &&
+      curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &final_url) == CURLE_OK && final_url != nullptr) {
+    attempt.final_url = final_url;
+  }
+}
+
+} // namespace
+
+void
+check_ca_file(const HttpOptions& options)
+{
+  if (!options.ca_file.empty() && !std::filesystem::is_regular_file(options.ca_file)) {
+    fail(ExitCode::usage, "{}: CA bundle not found", options.ca_file);
+  }
+}
+
+Verdict
+default_verdict(const Attempt& attempt)
+{
+  if (attempt.code == CURLE_OK && attempt.status / 100 == 2) {
+    return Verdict::done;
+  }
+  return should_retry(attempt) ? Verdict::retry : Verdict::fail;
+}
+
+HttpResult
+perform_with_retries(const std::string& url, const HttpOptions& options, const Transfer& transfer)
+{
+  CurlList headers;
+  for (const std::string& header : options.headers) {
+    check_http_header(header);
+    curl_slist* list = curl_slist_append(headers.get(), header.c_str());
+    if (list == nullptr) {
+      fail(ExitCode::system, "libcurl: out of memory");
+    }
+    (void)headers.release(); // the same list, now one longer
+    headers.reset(list);
+  }
+  std::string shown = http_display_url(url);
+  bool show_progress = options.progress && ::isatty(STDERR_FILENO) == 1; // never into a log file
+  ProgressBar progress(show_progress);
+  Attempt attempt;
+  int attempts = 0;
+  int retries = 0;
+  int resumes = 0;
+  for (;;) {
+    CurlHandle fresh;
+    CURL* handle = transfer.handle;
+    if (handle != nullptr) {
+      curl_easy_reset(handle); // the options go; the open connection stays
+    } else {
+      fresh = new_handle();
+      handle = fresh.get();
+    }
+    attempt = Attempt();
+    attempt.progress = &progress;
+    set_common_options(handle, url, options, attempt);
+    set_option(handle, CURLOPT_HTTPHEADER, headers.get());
+    if (show_progress) {
+      set_option(handle, CURLOPT_NOPROGRESS, 0L);
+      set_option(handle, CURLOPT_XFERINFOFUNCTION,
+                 transfer.download ? &ProgressBar::on_download_progress : &ProgressBar::on_upload_progress);
+      set_option(handle, CURLOPT_XFERINFODATA, &progress);
+    }
+    progress.restart();
+    transfer.prepare(handle, attempt);
+    ++attempts;
+    attempt.code = curl_easy_perform(handle);
+    progress.clear();
+    if (attempt.code == CURLE_OK) {
+      record_answer(handle, attempt);
+    }
+    Verdict verdict = transfer.judge ? transfer.judge(attempt) : default_verdict(attempt);
+    log_debug("{} {}: attempt {}: {}", transfer.operation, shown, attempts,
+              verdict == Verdict::done ? fmt::format("HTTP {}", attempt.status) : describe_failure(attempt));
+    if (verdict == Verdict::done) {
+      return HttpResult{attempt.status, attempt.reason, attempt.body, attempts, attempt.content_type};
+    }
+    if (verdict == Verdict::resume && resumes < k_max_resumes) {
+      ++resumes;
+      log_debug("trying again at once");
+      continue;
+    }
+    if (verdict == Verdict::fail || retries >= options.retries) {
+      break;
+    }
+    double delay = backoff_seconds(retries, attempt);
+    ++retries;
+    log_debug("retrying in {} s", delay);
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+  }
+  if (!attempt.body.empty()) {
+    log_debug("the server answered: {}", tail_lines(attempt.body, 20));
+  }
+  std::vector<std::string> hints;
+  if (!attempt.location.empty()) {
+    hints.push_back(fmt::format("the server redirects to {}", http_display_url(attempt.location)));
+  } else if (!attempt.final_url.empty()) {
+    hints.push_back(fmt::format("redirected to {}", http_display_url(attempt.final_url)));
+  }
+  if (attempts > 1 && attempt.location.empty()) {
+    hints.push_back(fmt::format("after {} attempts", attempts));
+  }
+  throw Error(ExitCode::failed,
+              fmt::format("{}: {} failed: {}", shown, transfer.operation, describe_failure(attempt)),
+              join(hints, ", "));
+}
+
+
+} // namespace opkit::http_detail

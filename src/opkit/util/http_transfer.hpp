@@ -1,0 +1,199 @@
+#pragma once
+
+// libcurl plumbing shared by util/http*.cpp: handles, one request's answer
+// (Attempt), the progress bar and the retry loop. Internal to util/http*:
+// nothing outside them includes this file, so libcurl stays there.
+
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/http.hpp"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace opkit::http_detail {
+
+const size_t k_body_limit = 64 * 1024; // enough for any error document worth showing
+
+struct CurlDeleter
+{
+  void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
+};
+using CurlHandle = std::unique_ptr<CURL, CurlDeleter>;
+
+struct CurlListDeleter
+{
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+using CurlList = std::unique_ptr<curl_slist, CurlListDeleter>;
+
+struct FileCloser
+{
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+
+// curl_global_init, once, before any handle; a fresh handle.
+void global_init();
+CurlHandle new_handle();
+
+template<typename T>
+void
+set_option(CURL* curl, CURLoption option, T value)
+{
+  CURLcode rc = curl_easy_setopt(curl, option, value);
+  if (rc != CURLE_OK) {
+    fail(ExitCode::system, "libcurl: cannot set option {}: {}", static_cast<int>(option), curl_easy_strerror(rc));
+  }
+}
+
+class ProgressBar;
+
+// What one request ended with: a transport error, or an HTTP answer.
+struct Attempt
+{
+  CURLcode code = CURLE_OK;
+  char error[CURL_ERROR_SIZE] = {}; // libcurl's detailed message, better than curl_easy_strerror
+  long status = 0;
+  std::string reason;
+  std::string body;
+  size_t body_limit = k_body_limit;
+  bool body_must_fit = false;       // a 2xx body over the limit fails the request instead of being cut
+  bool body_too_big = false;
+  curl_off_t retry_after_s = 0;
+  std::string location;
+  std::string final_url;            // where redirects led; empty when there were none
+  // From the headers, while they arrive (a download's sink needs them before the body):
+  // each status line starts over, so after redirects they are the last answer's.
+  long header_status = 0;
+  std::string content_range;
+  std::string content_type;
+  ProgressBar* progress = nullptr;
+};
+
+bool equals_ignoring_case(std::string_view a, std::string_view b);
+
+// Collects an answer's body into attempt.body, up to its limit (a CURLOPT_WRITEFUNCTION).
+size_t on_body(char* data, size_t size, size_t count, void* user);
+
+std::string format_size(double bytes);
+
+// A one-line bar redrawn in place on stderr, at most ten times a second.
+class ProgressBar
+{
+public:
+  explicit ProgressBar(bool enabled) : m_enabled(enabled) {}
+  ~ProgressBar() { clear(); }
+
+  static int on_upload_progress(void* self, curl_off_t, curl_off_t, curl_off_t up_total, curl_off_t up_now)
+  {
+    static_cast<ProgressBar*>(self)->draw(up_now, up_total);
+    return 0;
+  }
+
+  // A resumed download counts the bytes it already had: libcurl counts only this answer's.
+  static int on_download_progress(void* self, curl_off_t down_total, curl_off_t down_now, curl_off_t, curl_off_t)
+  {
+    auto* bar = static_cast<ProgressBar*>(self);
+    bar->draw(bar->m_base + down_now, down_total > 0 ? bar->m_base + down_total : 0);
+    return 0;
+  }
+
+  // Erases the bar, so whatever is printed next starts on a clean line.
+  void clear()
+  {
+    if (m_drawn) {
+      std::fputs("\r\033[K", stderr);
+      std::fflush(stderr);
+      m_drawn = false;
+    }
+  }
+
+  void restart(curl_off_t base = 0)
+  {
+    m_start = Clock::now();
+    m_base = base;
+  }
+
+  // The bytes the file already holds when this answer's body starts.
+  void set_base(curl_off_t base) { m_base = base; }
+
+private:
+  using Clock = std::chrono::steady_clock;
+
+  void draw(curl_off_t now, curl_off_t total)
+  {
+    auto t = Clock::now();
+    bool throttled = now < total && t - m_last < std::chrono::milliseconds(100);
+    if (!m_enabled || total <= 0 || (m_drawn && (now == m_shown || throttled))) {
+      return; // libcurl calls often, also while it waits for the answer
+    }
+    m_last = t;
+    m_shown = now;
+    double fraction = std::min(1.0, static_cast<double>(now) / static_cast<double>(total));
+    double seconds = std::chrono::duration<double>(t - m_start).count();
+    const int width = 30;
+    int filled = static_cast<int>(fraction * width);
+    fmt::print(stderr, "\r\033[K{:3.0f}% [{}{}] {} / {}  {}/s", fraction * 100, std::string(filled, '#'),
+               std::string(width - filled, '-'), format_size(static_cast<double>(now)),
+               format_size(static_cast<double>(total)),
+               format_size(seconds > 0 ? static_cast<double>(now - std::min(now, m_base)) / seconds : 0));
+    std::fflush(stderr);
+    m_drawn = true;
+  }
+
+  bool m_enabled;
+  bool m_drawn = false;
+  Clock::time_point m_start = Clock::now();
+  Clock::time_point m_last;
+  curl_off_t m_shown = -1;
+  curl_off_t m_base = 0;
+};
+
+// Transport failures worth another try: the network or the server may recover.
+bool is_transient(CURLcode code);
+
+// The cause of a failed attempt, for the error message.
+std::string describe_failure(const Attempt& attempt);
+
+// For GETs: a package index answers a file's URL with a redirect to a file host.
+void follow_redirects(CURL* curl);
+
+void check_ca_file(const HttpOptions& options);
+
+// What the retry loop does after an attempt.
+enum class Verdict {
+  done,   // the answer is the result
+  retry,  // a transient failure: try again after a backoff, while retries are left
+  resume, // cut off after progress, or to be asked again differently: try again at once (k_max_resumes)
+  fail,   // final: report it
+};
+
+// done for a 2xx, retry for what should_retry allows, else fail.
+Verdict default_verdict(const Attempt& attempt);
+
+// One kind of request for perform_with_retries.
+struct Transfer
+{
+  std::string_view operation;                    // named in the error: "upload failed"
+  bool download = false;                         // the progress bar counts bytes received, not sent
+  std::function<void(CURL*, Attempt&)> prepare;  // method, body and sinks, on each fresh handle
+  std::function<Verdict(Attempt&)> judge;        // empty: default_verdict
+  CURL* handle = nullptr;                        // reuse this handle (and its open connection) on every
+                                                 // attempt, reset first; null: a fresh handle per attempt
+};
+
+// Runs one request per attempt until one succeeds or fails for good, then
+// returns the answer judged done (by default a 2xx) or throws Error(failed)
+// naming the transfer's operation. Its `prepare` sets the method, the body
+// and the sinks on each fresh handle (and rewinds any body).
+HttpResult perform_with_retries(const std::string& url, const HttpOptions& options, const Transfer& transfer);
+
+} // namespace opkit::http_detail

@@ -1,0 +1,110 @@
+#include "opkit/build/pch.hpp"
+#include "opkit/build/plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace opkit;
+
+namespace {
+
+const std::vector<std::string> k_defines = {"EIGEN_USE_THREADS"};
+
+sdk::Sdk
+fake_sdk(const char* version, int abi, int standard)
+{
+  sdk::Sdk sdk;
+  sdk.id = std::string("tensorflow-") + version;
+  sdk.root = "/store/sdks/" + sdk.id;
+  sdk.version = *project::parse_version(version);
+  sdk.cxx11_abi = abi;
+  sdk.cxx_standard = standard;
+  return sdk;
+}
+
+build::PchSpec
+spec_for(const sdk::Sdk& sdk, const std::string& identity)
+{
+  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  return build::plan_pch(sdk, flags, "/usr/bin/g++", identity, "/home/pch");
+}
+
+bool
+has_include(const build::CompileStep& step)
+{
+  return std::find(step.flags.begin(), step.flags.end(), "-include") != step.flags.end();
+}
+
+} // namespace
+
+TEST(PchSource, TakesAnOpThatIncludesTensorflowHeaders)
+{
+  EXPECT_TRUE(build::source_can_use_pch("// an op\n#include \"tensorflow/core/framework/op.h\"\n", k_defines));
+  EXPECT_TRUE(build::source_can_use_pch("#include <vector>\n#include <tensorflow/core/framework/op_kernel.h>\n",
+                                        k_defines));
+  // The define the PCH itself opens with may come first, as ops write it.
+  EXPECT_TRUE(build::source_can_use_pch("#define EIGEN_USE_THREADS\n#include \"tensorflow/core/framework/op.h\"\n",
+                                        k_defines));
+  // An op's own header first is fine: the PCH is only a prefix.
+  EXPECT_TRUE(build::source_can_use_pch("#include \"my_ops/common.h\"\n#include \"tensorflow/core/framework/op.h\"\n",
+                                        k_defines));
+  // Defines after the first #include cannot change the TF headers the PCH holds.
+  EXPECT_TRUE(build::source_can_use_pch("#include \"tensorflow/core/framework/op.h\"\n#define MY_THING 1\n", k_defines));
+}
+
+TEST(PchSource, RefusesSourcesThatPrepareTheHeadersThemselves)
+{
+  EXPECT_FALSE(build::source_can_use_pch("#define EIGEN_USE_GPU\n#include \"tensorflow/core/framework/op.h\"\n",
+                                         k_defines));
+  EXPECT_FALSE(build::source_can_use_pch("#if GOOGLE_CUDA\n#define EIGEN_USE_GPU\n#endif\n"
+                                         "#include \"tensorflow/core/framework/op_kernel.h\"\n",
+                                         k_defines));
+  EXPECT_FALSE(build::source_can_use_pch("#define EIGEN_USE_THREADS 1\n#include \"tensorflow/core/framework/op.h\"\n",
+                                         k_defines));
+  EXPECT_FALSE(build::source_can_use_pch("#undef NDEBUG\n#include \"tensorflow/core/framework/op.h\"\n", k_defines));
+  // Nothing of TensorFlow included: the PCH would only cost time.
+  EXPECT_FALSE(build::source_can_use_pch("#include <atomic>\nint x;\n", k_defines));
+}
+
+TEST(PchSource, CommentsAreNotDirectives)
+{
+  EXPECT_TRUE(build::source_can_use_pch("// #define EIGEN_USE_GPU\n/* #undef X\n#define Y */\n"
+                                        "#include \"tensorflow/core/framework/op.h\"\n",
+                                        k_defines));
+  EXPECT_FALSE(build::source_can_use_pch("/* #include \"tensorflow/core/framework/op.h\" */\n", k_defines));
+}
+
+TEST(PchSpec, KeyFollowsCompilerSdkAndFlags)
+{
+  sdk::Sdk sdk = fake_sdk("2.10.1", 1, 17);
+  build::PchSpec a = spec_for(sdk, "/usr/bin/g++-12@1:2:3");
+  EXPECT_EQ(a.key, spec_for(sdk, "/usr/bin/g++-12@1:2:3").key);
+  EXPECT_NE(a.key, spec_for(sdk, "/usr/bin/g++-12@1:2:4").key) << "a changed compiler needs a new PCH";
+  EXPECT_NE(a.key, spec_for(fake_sdk("1.12.0", 0, 11), "/usr/bin/g++-12@1:2:3").key);
+  EXPECT_EQ(a.dir, std::filesystem::path("/home/pch/tensorflow-2.10.1") / a.key);
+  EXPECT_NE(a.header_text.find("#define EIGEN_USE_THREADS\n#include \"tensorflow/core/framework/op.h\"\n"),
+            std::string::npos)
+    << a.header_text;
+}
+
+TEST(PchPlan, UsedOnlyWhenTheFlagsMatchExactly)
+{
+  sdk::Sdk sdk = fake_sdk("2.10.1", 1, 17);
+  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  build::PchSpec spec = spec_for(sdk, "g++@1");
+  build::PchUse use{spec.header().string(), spec.flags, {"src/kernels.cc"}};
+  build::TargetPlan plan = build::plan_library("/usr/bin/g++", "op", "/p", {"src/kernels.cc", "src/util.cc"}, {}, sdk,
+                                               flags, {}, "/p/build/tf-2.10.1", std::nullopt, use);
+  ASSERT_EQ(plan.compiles.size(), 2U);
+  EXPECT_TRUE(has_include(plan.compiles[0]));
+  EXPECT_FALSE(has_include(plan.compiles[1])) << "only the sources it was given";
+  EXPECT_NE(build::render_ninja(plan).find("-include /home/pch/tensorflow-2.10.1/" + spec.key + "/opkit_pch.h"),
+            std::string::npos);
+
+  build::FlagOverrides abi0;
+  abi0.cxx11_abi = 0;
+  build::TargetPlan other = build::plan_library("/usr/bin/g++", "op", "/p", {"src/kernels.cc"}, {}, sdk, flags, abi0,
+                                                "/p/build/tf-2.10.1", std::nullopt, use);
+  EXPECT_FALSE(has_include(other.compiles[0])) << "a changed flag compiles plainly";
+}
