@@ -1,11 +1,20 @@
 # Script mode: writes OUTPUT, a C++ file holding every file in FILES ("|"-separated,
-# relative to ROOT) as a byte array.
+# relative to ROOT) and in GENERATED_FILES (relative to GENERATED_ROOT) as a
+# byte array, sorted by path.
 string(REPLACE "|" ";" files "${FILES}")
+string(REPLACE "|" ";" generated "${GENERATED_FILES}")
+list(APPEND files ${generated})
+list(SORT files)
 set(body "")
 set(table "")
 set(i 0)
 foreach(f ${files})
-  file(READ ${ROOT}/${f} hex HEX)
+  list(FIND generated "${f}" generated_index)
+  if(generated_index GREATER -1)
+    file(READ ${GENERATED_ROOT}/${f} hex HEX)
+  else()
+    file(READ ${ROOT}/${f} hex HEX)
+  endif()
   string(LENGTH "${hex}" hex_len)
   math(EXPR size "${hex_len} / 2")
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "'\\\\x\\1'," bytes "${hex}")

@@ -1,7 +1,7 @@
 // Replays a libFuzzer corpus through LLVMFuzzerTestOneInput without libFuzzer,
-// so the seeds run as an ordinary test under g++ (CTest: fuzz.elf_file.replay).
+// so the seeds run as an ordinary test under g++ (CTest: fuzz.*.replay).
 //
-//   opkit_fuzz_replay <file-or-folder>...
+//   opkit_fuzz_<target>_replay <file-or-folder>...
 //
 // Each argument is a file or a folder whose regular files (recursively) are
 // replayed in sorted order. Prints "replayed N inputs" and returns 0; returns

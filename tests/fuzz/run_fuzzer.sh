@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Runs the ELF-reader fuzzer for a bounded time; the CTest test fuzz.elf_file.run.
+# Runs one of opkit's fuzzers for a bounded time; the CTest tests fuzz.*.run.
 #
-#   run_fuzzer.sh --build CMAKE BUILD_DIR TARGET --fuzzer PATH --corpus DIR
-#                 --work DIR --seconds N --hint TEXT
-#   run_fuzzer.sh --missing WHY --hint TEXT      (fails at once, printing both)
+#   run_fuzzer.sh --name TEST --build CMAKE BUILD_DIR TARGET --fuzzer PATH
+#                 --corpus DIR --work DIR --seconds N --hint TEXT
+#   run_fuzzer.sh --name TEST --missing WHY --hint TEXT   (fails at once, printing both)
 #
 # Builds TARGET, copies the seed corpus into WORK/corpus (the source tree is
 # never written), and fuzzes it for N seconds. Exits non-zero when the build
@@ -12,10 +12,11 @@
 # is then WORK/artifacts/crash-* (or leak-*, timeout-*, oom-*).
 set -euo pipefail
 
-cmake_bin="" build_dir="" target="" fuzzer="" corpus="" work="" seconds=20 hint="" missing=""
+name=fuzz.elf_file.run cmake_bin="" build_dir="" target="" fuzzer="" corpus="" work="" seconds=20 hint="" missing=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) cmake_bin=$2 build_dir=$3 target=$4; shift 4 ;;
+    --name) name=$2; shift 2 ;;
     --fuzzer) fuzzer=$2; shift 2 ;;
     --corpus) corpus=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
@@ -27,8 +28,8 @@ while [ $# -gt 0 ]; do
 done
 
 if [ -n "$missing" ]; then
-  echo "fuzz.elf_file.run: FAILED: $missing" >&2
-  echo "fuzz.elf_file.run: to fix: $hint" >&2
+  echo "$name: FAILED: $missing" >&2
+  echo "$name: to fix: $hint" >&2
   exit 1
 fi
 
@@ -39,15 +40,15 @@ for var in cmake_bin build_dir target fuzzer corpus work; do
   fi
 done
 
-echo "fuzz.elf_file.run: building $target"
+echo "$name: building $target"
 if ! "$cmake_bin" --build "$build_dir" --target "$target"; then
-  echo "fuzz.elf_file.run: FAILED: cannot build $target with clang++" >&2
-  echo "fuzz.elf_file.run: if the error is about libclang_rt.fuzzer or the sanitizer runtimes: $hint" >&2
+  echo "$name: FAILED: cannot build $target with clang++" >&2
+  echo "$name: if the error is about libclang_rt.fuzzer or the sanitizer runtimes: $hint" >&2
   exit 1
 fi
 
 if [ ! -d "$corpus" ] || [ -z "$(ls -A "$corpus")" ]; then
-  echo "fuzz.elf_file.run: FAILED: seed corpus $corpus is missing or empty" >&2
+  echo "$name: FAILED: seed corpus $corpus is missing or empty" >&2
   exit 1
 fi
 
@@ -56,7 +57,7 @@ rm -rf "$work/corpus" "$work/artifacts"
 mkdir -p "$work/corpus" "$work/artifacts"
 cp -R "$corpus"/. "$work/corpus"/
 
-echo "fuzz.elf_file.run: fuzzing for ${seconds}s on a copy of $corpus in $work/corpus"
+echo "$name: fuzzing for ${seconds}s on a copy of $corpus in $work/corpus"
 status=0
 "$fuzzer" \
   -max_total_time="$seconds" \
@@ -67,9 +68,9 @@ status=0
   "$work/corpus" || status=$?
 
 if [ "$status" -ne 0 ]; then
-  echo "fuzz.elf_file.run: FAILED: the fuzzer exited with status $status; reproducers:" >&2
+  echo "$name: FAILED: the fuzzer exited with status $status; reproducers:" >&2
   ls -l "$work/artifacts" >&2 || true
-  echo "fuzz.elf_file.run: replay one with: $fuzzer $work/artifacts/<file>" >&2
+  echo "$name: replay one with: $fuzzer $work/artifacts/<file>" >&2
   exit 1
 fi
-echo "fuzz.elf_file.run: no crash in ${seconds}s ($(ls "$work/corpus" | wc -l) inputs in the corpus copy)"
+echo "$name: no crash in ${seconds}s ($(ls "$work/corpus" | wc -l) inputs in the corpus copy)"

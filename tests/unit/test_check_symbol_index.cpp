@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <set>
 #include <tuple>
@@ -45,14 +46,26 @@ definitions(const std::vector<SymbolDefinition>& found)
   return result;
 }
 
-std::multiset<std::tuple<std::string, std::string, bool>>
-everything(const SymbolTable& table)
+using Everything = std::multiset<std::tuple<std::string, std::string, bool>>;
+
+template<typename Table>
+Everything
+everything(const Table& table)
 {
-  std::multiset<std::tuple<std::string, std::string, bool>> all;
+  Everything all;
   table.for_each([&all](std::string_view name, const SymbolDefinition& d) {
     all.emplace(std::string(name), std::string(d.version), d.hidden);
   });
   return all;
+}
+
+// The definitions of `name` in a sound index.
+Definitions
+lookup(const SymbolIndex& index, std::string_view name)
+{
+  std::vector<SymbolDefinition> found;
+  EXPECT_TRUE(index.find(name, found)) << name;
+  return definitions(found);
 }
 
 ProfileLibrary
@@ -69,16 +82,25 @@ parse_ok(std::string bytes)
   return opened.index;
 }
 
-// Every lookup and a full walk of an index that opened: must stay in bounds.
-void
+// Every lookup and a full walk of an index that opened: they stay in bounds,
+// and a walk is refused exactly when the index does not verify. Returns
+// whether any part of it was found corrupt.
+bool
 exercise(const SymbolIndex& index, const std::vector<std::string>& names)
 {
   size_t visited = 0;
-  index.for_each([&visited](std::string_view name, const SymbolDefinition& d) { visited += name.size() + d.version.size(); });
+  bool walked = index.for_each([&visited](std::string_view name, const SymbolDefinition& d) {
+    visited += name.size() + d.version.size();
+  });
+  EXPECT_EQ(walked, index.verify());
+  bool all_found = true;
   for (const std::string& name : names) {
-    visited += index.find(name).size();
+    std::vector<SymbolDefinition> found;
+    all_found = index.find(name, found) && all_found;
+    visited += found.size();
   }
   (void)visited;
+  return !walked || !all_found;
 }
 
 void
@@ -104,13 +126,14 @@ TEST(CheckSymbolIndex, RoundTripAnswersAsTheElfDoes)
   size_t versioned = 0;
   library.symbols.for_each([&](std::string_view name, const SymbolDefinition&) {
     Definitions expected = definitions(library.symbols.find(name));
-    EXPECT_EQ(definitions(index->find(name)), expected) << name;
+    EXPECT_EQ(lookup(*index, name), expected) << name;
     versioned += expected.count({"GLIBCXX_3.4", false});
   });
   EXPECT_GT(versioned, 100U);
-  EXPECT_EQ(everything(*index), everything(library.symbols.table()));
-  EXPECT_TRUE(index->find("opkit_no_such_symbol").empty());
-  EXPECT_TRUE(index->find("").empty());
+  EXPECT_EQ(everything(*index), everything(library.symbols));
+  EXPECT_TRUE(index->verify());
+  EXPECT_TRUE(lookup(*index, "opkit_no_such_symbol").empty());
+  EXPECT_TRUE(lookup(*index, "").empty());
 }
 
 TEST(CheckSymbolIndex, NamesDefinedInSeveralVersionsKeepEach)
@@ -121,13 +144,13 @@ TEST(CheckSymbolIndex, NamesDefinedInSeveralVersionsKeepEach)
   library.symbols = {{"f", "X_1", true}, {"f", "X_2", false}, {"g", "", false}};
   std::shared_ptr<const SymbolIndex> index = parse_ok(build_symbol_index(library, {}));
   ASSERT_TRUE(index);
-  EXPECT_EQ(definitions(index->find("f")), (Definitions{{"X_1", true}, {"X_2", false}}));
-  EXPECT_EQ(definitions(index->find("g")), (Definitions{{"", false}}));
+  EXPECT_EQ(lookup(*index, "f"), (Definitions{{"X_1", true}, {"X_2", false}}));
+  EXPECT_EQ(lookup(*index, "g"), (Definitions{{"", false}}));
   ProfileLibrary empty;
   std::shared_ptr<const SymbolIndex> none = parse_ok(build_symbol_index(empty, {}));
   ASSERT_TRUE(none);
   EXPECT_EQ(none->size(), 0U);
-  EXPECT_TRUE(none->find("f").empty());
+  EXPECT_TRUE(lookup(*none, "f").empty());
 }
 
 TEST(CheckSymbolIndex, AStaleIndexIsDetectedAndRemade)
@@ -142,7 +165,7 @@ TEST(CheckSymbolIndex, AStaleIndexIsDetectedAndRemade)
   ASSERT_TRUE(stdfs::exists(place.file));
   SymbolIndex::Opened current = SymbolIndex::open(place.file, stamp_of(lib));
   ASSERT_TRUE(current.index) << current.problem;
-  EXPECT_EQ(everything(*current.index), everything(first.symbols.table()));
+  EXPECT_EQ(everything(*current.index), everything(first.symbols));
 
   set_mtime(lib, 1000000001); // the library changed (a new mtime is enough)
   SymbolIndex::Opened stale = SymbolIndex::open(place.file, stamp_of(lib));
@@ -177,7 +200,7 @@ TEST(CheckSymbolIndex, TruncatedOrExtendedBytesAreRefused)
   EXPECT_FALSE(SymbolIndex::parse(bytes + '\0').index);
 }
 
-TEST(CheckSymbolIndex, CorruptBytesNeverCrashAndADamagedHeaderIsRefused)
+TEST(CheckSymbolIndex, EveryCorruptByteIsRefusedAtOpenOrWhereItIsRead)
 {
   ProfileLibrary library = read_library(system_library("libgcc_s.so.1"));
   std::vector<std::string> names;
@@ -189,26 +212,54 @@ TEST(CheckSymbolIndex, CorruptBytesNeverCrashAndADamagedHeaderIsRefused)
       std::string damaged = bytes;
       damaged[at] = static_cast<char>(damaged[at] ^ pattern);
       SymbolIndex::Opened opened = SymbolIndex::parse(damaged);
-      if (at < 64) {
-        EXPECT_FALSE(opened.index) << "header byte " << at << " ^ " << int{pattern};
-      }
-      if (opened.index) {
-        exercise(*opened.index, names);
-      } else {
+      if (!opened.index) {
         ++refused;
+        continue;
       }
+      // Opened: the damage is in the hash table, and the walk (which reads all of it) meets it.
+      EXPECT_TRUE(exercise(*opened.index, names)) << "byte " << at << " ^ " << int{pattern} << " went unnoticed";
+      EXPECT_GE(at, 64U) << "a damaged header opened";
     }
   }
   EXPECT_GT(refused, 64U * 3);
-  // Large values in every 32-bit field past the header: refused, or in bounds.
+  // Large values in every 32-bit field past the header: refused at open, or
+  // met where they are read; never read out of bounds.
   for (size_t at = 64; at + 4 <= bytes.size(); at += 4) {
     std::string damaged = bytes;
     damaged.replace(at, 4, "\xff\xff\xff\x7f");
     SymbolIndex::Opened opened = SymbolIndex::parse(damaged);
     if (opened.index) {
-      exercise(*opened.index, names);
+      EXPECT_TRUE(exercise(*opened.index, names)) << "field at " << at << " went unnoticed";
     }
   }
+}
+
+TEST(CheckSymbolIndex, ACorruptEntryMetByALookupFallsBackToTheElf)
+{
+  fs::TempDir dir;
+  stdfs::path lib = system_library("libgcc_s.so.1");
+  IndexPlace place{dir.path() / "libgcc_s.idx", dir.path() / "lock"};
+  ProfileLibrary elf = read_library(lib);
+  std::string bytes = build_symbol_index(elf, stamp_of(lib));
+  // Every entry's name offset past the string table: the header still opens.
+  std::shared_ptr<const SymbolIndex> sound = parse_ok(bytes);
+  ASSERT_TRUE(sound);
+  uint32_t buckets = 0;
+  std::memcpy(&buckets, bytes.data() + 12, 4); // the bucket count (the tests run on little-endian hosts)
+  size_t entries = 64 + (size_t{buckets} + 1) * 4;
+  for (size_t e = 0; e < sound->size(); ++e) {
+    bytes.replace(entries + e * 16 + 4, 4, "\xff\xff\xff\x7f");
+  }
+  fs::write_file_atomic(place.file, bytes);
+  ProfileLibrary mapped = indexed_library(lib, place);
+  EXPECT_TRUE(stdfs::exists(place.file)); // opened: the damage is only met by a lookup
+  EXPECT_EQ(definitions(mapped.symbols.find("__gcc_personality_v0")),
+            definitions(elf.symbols.find("__gcc_personality_v0")));
+  EXPECT_FALSE(mapped.symbols.find("__gcc_personality_v0").empty());
+  EXPECT_EQ(everything(mapped.symbols), everything(elf.symbols));
+  EXPECT_FALSE(stdfs::exists(place.file)); // removed, so that the next run remakes it
+  indexed_library(lib, place);
+  EXPECT_TRUE(SymbolIndex::open(place.file, stamp_of(lib)).index);
 }
 
 TEST(CheckSymbolIndex, AnUnwritablePlaceFallsBackToTheElf)
@@ -234,4 +285,30 @@ TEST(CheckSymbolIndex, TheCachePlaceMirrorsTheLibrarysPath)
   EXPECT_EQ(place.file.filename(), "libc.so.6.idx");
   EXPECT_NE(place.file.string().find("/cache/symbols/usr/lib/x86_64-linux-gnu/"), std::string::npos) << place.file;
   EXPECT_EQ(place.lock.filename(), "cache.lock");
+}
+
+TEST(CheckSymbolIndex, TheFuzzSeedsReadAsTheyAreMeantTo)
+{
+  // tests/fuzz/corpus-src/index_seeds.py writes the format independently.
+  stdfs::path dir = stdfs::path(OPKIT_TEST_SOURCE_DIR) / "tests/fuzz/corpus-index";
+  auto open = [&dir](const char* name) { return SymbolIndex::parse(fs::read_file(dir / name)); };
+  SymbolIndex::Opened seed = open("seed.idx");
+  ASSERT_TRUE(seed.index) << seed.problem;
+  EXPECT_EQ(seed.index->soname(), "libseed.so.1");
+  EXPECT_EQ(seed.index->version_definitions(), (std::vector<std::string>{"SEED_1.0", "SEED_2.0"}));
+  EXPECT_TRUE(seed.index->source() == (SourceStamp{1234, 5678}));
+  EXPECT_EQ(lookup(*seed.index, "seed_add"), (Definitions{{"SEED_1.0", true}, {"SEED_2.0", false}}));
+  EXPECT_EQ(lookup(*seed.index, "_Znwm"), (Definitions{{"", false}}));
+  EXPECT_TRUE(open("empty-table.idx").index);
+  EXPECT_NE(open("truncated.idx").problem.find("corrupt: 271 bytes where its header describes 272"), std::string::npos);
+  EXPECT_EQ(open("checksum-bad.idx").problem, "corrupt: header checksum mismatch");
+  EXPECT_EQ(open("format-2.idx").problem, "format version 2, not 1");
+  EXPECT_EQ(open("buckets-not-power-of-two.idx").problem, "corrupt: impossible table sizes");
+  EXPECT_EQ(open("version-name-changed.idx").problem, "corrupt: the version tables do not match their check");
+  for (const char* name : {"bucket-start-past-end.idx", "entry-name-outside.idx", "entry-version-bad.idx",
+                           "entry-check-bad.idx", "entry-name-changed.idx"}) {
+    SymbolIndex::Opened opened = open(name);
+    ASSERT_TRUE(opened.index) << name << ": " << opened.problem; // met where it is read
+    EXPECT_FALSE(opened.index->verify()) << name;
+  }
 }

@@ -7,11 +7,70 @@
 #include "opkit/util/fs.hpp"
 #include "opkit/util/log.hpp"
 
+#include <atomic>
+#include <mutex>
+
 namespace opkit::check {
 
 namespace stdfs = std::filesystem;
 
 namespace {
+
+// A library's symbols answered from its mapped index. The index is checked
+// where it is read; should a lookup meet a corrupt entry, this process reads
+// the library itself from then on, and the index is deleted so that the next
+// run remakes it.
+class IndexedSymbols : public SymbolTable
+{
+public:
+  IndexedSymbols(std::shared_ptr<const SymbolIndex> index, stdfs::path library, stdfs::path index_file)
+    : m_index(std::move(index)),
+      m_library(std::move(library)),
+      m_index_file(std::move(index_file))
+  {
+  }
+
+  size_t size() const override { return m_corrupt ? fallback().size() : m_index->size(); }
+
+  std::vector<SymbolDefinition>
+  find(std::string_view name) const override
+  {
+    std::vector<SymbolDefinition> found;
+    if (!m_corrupt && m_index->find(name, found)) {
+      return found;
+    }
+    return fallback().find(name);
+  }
+
+  void
+  for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override
+  {
+    if (m_corrupt || !m_index->for_each(visit)) {
+      fallback().for_each(visit);
+    }
+  }
+
+private:
+  const SymbolTable&
+  fallback() const
+  {
+    std::call_once(m_fallback_once, [this] {
+      m_corrupt = true;
+      log_debug("symbol index: {} is corrupt; reading {} itself, and removing the index", m_index_file, m_library);
+      std::error_code ec;
+      stdfs::remove(m_index_file, ec); // the next run remakes it
+      m_read = library_from_elf(read_elf(m_library), m_library).symbols;
+    });
+    return m_read.table();
+  }
+
+  std::shared_ptr<const SymbolIndex> m_index;
+  stdfs::path m_library;
+  stdfs::path m_index_file;
+  mutable std::once_flag m_fallback_once;
+  mutable std::atomic<bool> m_corrupt{false};
+  mutable ExportedSymbols m_read;
+};
 
 ProfileLibrary
 mapped_library(const stdfs::path& library, const IndexPlace& place, std::shared_ptr<const SymbolIndex> index)
@@ -19,7 +78,8 @@ mapped_library(const stdfs::path& library, const IndexPlace& place, std::shared_
   log_debug("symbol index: mapped {} for {} ({} symbols)", place.file, library, index->size());
   std::string soname = index->soname();
   std::vector<std::string> versions = index->version_definitions();
-  return known_library(std::move(soname), library, std::move(versions), ExportedSymbols(std::move(index)));
+  auto symbols = std::make_shared<IndexedSymbols>(std::move(index), library, place.file);
+  return known_library(std::move(soname), library, std::move(versions), ExportedSymbols(std::move(symbols)));
 }
 
 // Reads the library, writes its index, and returns the library as read. The

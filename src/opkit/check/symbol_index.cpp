@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <mutex>
 
 #include <sys/stat.h>
 
@@ -20,15 +21,21 @@ namespace opkit::check {
 //    12  bucket count B (2^k)       40  definition count D
 //    16  source size (u64)          44  string table size S
 //    24  source mtime, ns (i64)     48  soname: string offset, 52 length
-//                                   56  reserved (0); 60 FNV-1a of bytes 0..59
+//                                   56  tables check; 60 FNV-1a of bytes 0..59
 //   buckets      (B + 1) u32: bucket b holds entries [bucket[b], bucket[b+1])
-//   entries      N x 16 bytes: name hash, name offset, name length,
-//                version number | hidden << 31; grouped by bucket (hash & (B-1))
+//   entries      N x 16 bytes: entry check, name offset, name length,
+//                version word (version number | hidden << 31); grouped by
+//                bucket: FNV-1a(name) & (B - 1)
 //   versions     V x 8 bytes: string offset, length; number 0 is "" (unversioned)
 //   definitions  D u32: version numbers of the library's own version definitions
 //   strings      S bytes, names without terminators
 //
-// The file is exactly as long as these parts.
+// The file is exactly as long as these parts. FNV-1a is the 32-bit one; it
+// continues over more bytes by starting from an earlier result. The entry
+// check is FNV-1a(name) continued over the 4 bytes of the version word, so a
+// changed name, version or hidden bit is caught where the entry is read. The
+// tables check is FNV-1a over the versions and definitions tables, continued
+// over each version name and the soname, checked at open.
 
 namespace {
 
@@ -44,14 +51,25 @@ constexpr uint32_t k_version_mask = 0x7fffffffU;
 // keeps every size computation far from overflow.
 constexpr uint32_t k_max_count = 1U << 28;
 
+constexpr uint32_t k_fnv_offset = 2166136261U;
+
 uint32_t
-fnv1a(std::string_view bytes)
+fnv1a(std::string_view bytes, uint32_t hash = k_fnv_offset)
 {
-  uint32_t hash = 2166136261U;
   for (char c : bytes) {
     hash = (hash ^ static_cast<unsigned char>(c)) * 16777619U;
   }
   return hash;
+}
+
+// What an entry stores to be checked: its name's hash continued over its version word.
+uint32_t
+entry_check(uint32_t name_hash, uint32_t version_word)
+{
+  for (int shift = 0; shift < 32; shift += 8) {
+    name_hash = (name_hash ^ ((version_word >> shift) & 0xff)) * 16777619U;
+  }
+  return name_hash;
 }
 
 uint32_t
@@ -119,7 +137,7 @@ private:
 
 struct Entry
 {
-  uint32_t hash;
+  uint32_t hash; // of the name: picks the bucket
   uint32_t name_offset;
   uint32_t name_length;
   uint32_t version;
@@ -181,6 +199,20 @@ build_symbol_index(const ProfileLibrary& library, const SourceStamp& source)
     grouped[next[entry.hash & (bucket_count - 1)]++] = entry;
   }
 
+  std::string tables;
+  for (auto [offset, length] : strings.versions()) {
+    put32(tables, offset);
+    put32(tables, length);
+  }
+  for (uint32_t number : definitions) {
+    put32(tables, number);
+  }
+  uint32_t tables_check = fnv1a(tables);
+  for (auto [offset, length] : strings.versions()) {
+    tables_check = fnv1a(std::string_view(strings.bytes()).substr(offset, length), tables_check);
+  }
+  tables_check = fnv1a(library.soname, tables_check);
+
   std::string out(k_magic);
   put32(out, k_format_version);
   put32(out, bucket_count);
@@ -192,23 +224,17 @@ build_symbol_index(const ProfileLibrary& library, const SourceStamp& source)
   put32(out, static_cast<uint32_t>(strings.bytes().size()));
   put32(out, soname_offset);
   put32(out, soname_length);
-  put32(out, 0);
+  put32(out, tables_check);
   put32(out, fnv1a(std::string_view(out).substr(0, k_checksummed)));
   for (uint32_t start : starts) {
     put32(out, start);
   }
   for (const Entry& entry : grouped) {
-    for (uint32_t field : {entry.hash, entry.name_offset, entry.name_length, entry.version}) {
+    for (uint32_t field : {entry_check(entry.hash, entry.version), entry.name_offset, entry.name_length, entry.version}) {
       put32(out, field);
     }
   }
-  for (auto [offset, length] : strings.versions()) {
-    put32(out, offset);
-    put32(out, length);
-  }
-  for (uint32_t number : definitions) {
-    put32(out, number);
-  }
+  out += tables;
   out += strings.bytes();
   return out;
 }
@@ -299,24 +325,58 @@ SymbolIndex::load(const std::optional<SourceStamp>& source)
     return "corrupt: the soname lies outside the string table";
   }
   m_soname = std::string(m_strings.substr(soname_offset, soname_length));
+  uint32_t tables_check = fnv1a(m_bytes.substr(version_table, string_table - version_table));
+  for (std::string_view version : m_versions) {
+    tables_check = fnv1a(version, tables_check);
+  }
+  if (fnv1a(m_soname, tables_check) != load32(base + 56)) {
+    return "corrupt: the version tables do not match their check";
+  }
   m_bucket_mask = buckets - 1;
+  m_version_count = versions;
   if (bucket_start(0) != 0 || bucket_start(buckets) != m_symbol_count) {
     return "corrupt: the buckets do not cover the entries";
   }
-  for (uint32_t b = 0; b < buckets; ++b) {
-    uint32_t end = bucket_start(b + 1);
-    if (end < bucket_start(b) || end > m_symbol_count) {
-      return "corrupt: the buckets do not cover the entries";
+  return {};
+}
+
+// Every entry of the bucket lies inside the file, names a version, belongs
+// in this bucket, and still matches its check (name, version and hidden bit).
+bool
+SymbolIndex::bucket_is_sound(uint32_t bucket) const
+{
+  uint32_t begin = bucket_start(bucket);
+  uint32_t end = bucket_start(bucket + 1);
+  if (begin > end || end > m_symbol_count) {
+    return false;
+  }
+  for (uint32_t e = begin; e < end; ++e) {
+    const char* entry = m_bytes.data() + m_entries + size_t{e} * k_entry_size;
+    uint32_t offset = load32(entry + 4);
+    uint32_t length = load32(entry + 8);
+    uint32_t version = load32(entry + 12);
+    if (uint64_t{offset} + length > m_strings.size() || (version & k_version_mask) >= m_version_count) {
+      return false;
     }
-    for (uint32_t e = bucket_start(b); e < end; ++e) {
-      const char* entry = base + m_entries + size_t{e} * k_entry_size;
-      if ((load32(entry) & m_bucket_mask) != b || !in_strings(load32(entry + 4), load32(entry + 8))
-          || (load32(entry + 12) & k_version_mask) >= versions) {
-        return fmt::format("corrupt: entry {} is out of bounds", e);
-      }
+    uint32_t hash = fnv1a(m_strings.substr(offset, length));
+    if ((hash & m_bucket_mask) != bucket || entry_check(hash, version) != load32(entry)) {
+      return false;
     }
   }
-  return {};
+  return true;
+}
+
+bool
+SymbolIndex::verify() const
+{
+  std::call_once(m_verify_once, [this] {
+    bool sound = true;
+    for (uint32_t b = 0; sound && b <= m_bucket_mask; ++b) {
+      sound = bucket_is_sound(b);
+    }
+    m_sound = sound;
+  });
+  return m_sound;
 }
 
 uint32_t
@@ -339,26 +399,35 @@ SymbolIndex::definition(uint32_t entry) const
   return {m_versions[version & k_version_mask], (version & k_hidden_bit) != 0};
 }
 
-std::vector<SymbolDefinition>
-SymbolIndex::find(std::string_view wanted) const
+bool
+SymbolIndex::find(std::string_view wanted, std::vector<SymbolDefinition>& found) const
 {
   uint32_t hash = fnv1a(wanted);
   uint32_t bucket = hash & m_bucket_mask;
-  std::vector<SymbolDefinition> found;
+  // Only this bucket is read, so only this bucket is checked: a lookup costs
+  // the pages it touches, not a pass over the whole index.
+  if (!bucket_is_sound(bucket)) {
+    return false;
+  }
   for (uint32_t e = bucket_start(bucket), end = bucket_start(bucket + 1); e < end; ++e) {
-    if (load32(m_bytes.data() + m_entries + size_t{e} * k_entry_size) == hash && name(e) == wanted) {
+    const char* entry = m_bytes.data() + m_entries + size_t{e} * k_entry_size;
+    if (load32(entry) == entry_check(hash, load32(entry + 12)) && name(e) == wanted) {
       found.push_back(definition(e));
     }
   }
-  return found;
+  return true;
 }
 
-void
+bool
 SymbolIndex::for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const
 {
+  if (!verify()) {
+    return false;
+  }
   for (uint32_t e = 0; e < m_symbol_count; ++e) {
     visit(name(e), definition(e));
   }
+  return true;
 }
 
 } // namespace opkit::check

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,10 +37,13 @@ SourceStamp stamp_of(const std::filesystem::path& file);
 // exported symbols, as made from a file with stamp `source`.
 std::string build_symbol_index(const ProfileLibrary& library, const SourceStamp& source);
 
-// An index read back, validated whole before use: every offset and count is
-// checked against the file, so a truncated, corrupt or foreign file is refused
-// and lookups never read outside it.
-class SymbolIndex : public SymbolTable
+// An index read back. Opening checks the header, the sizes against the file
+// and the small tables; the hash table is checked where it is read (the
+// bucket a lookup visits, everything before a walk), so a lookup costs the
+// pages it touches. Nothing is ever read outside the file: a truncated,
+// foreign or stale file is refused at open, a corrupt entry reported by the
+// lookup or walk that meets it.
+class SymbolIndex
 {
 public:
   // What opening an index gave: the index, or why it cannot be used
@@ -58,15 +62,21 @@ public:
   const std::string& soname() const { return m_soname; }
   const std::vector<std::string>& version_definitions() const { return m_definitions; }
   const SourceStamp& source() const { return m_source; }
+  size_t size() const { return m_symbol_count; }
 
-  size_t size() const override { return m_symbol_count; }
-  std::vector<SymbolDefinition> find(std::string_view name) const override;
-  void for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override;
+  // Appends every definition of `name` to `found`; false (nothing appended)
+  // when the bucket it reads is corrupt.
+  bool find(std::string_view name, std::vector<SymbolDefinition>& found) const;
+  // Visits every symbol; false (nothing visited) when any entry is corrupt.
+  bool for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const;
+  // Checks every bucket and entry, once; false when any is corrupt.
+  bool verify() const;
 
 private:
   SymbolIndex() = default;
-  // Checks the layout of m_bytes and fills the fields; the problem, or empty.
+  // Checks the header and small tables of m_bytes and fills the fields; the problem, or empty.
   std::string load(const std::optional<SourceStamp>& source);
+  bool bucket_is_sound(uint32_t bucket) const;
   SymbolDefinition definition(uint32_t entry) const;
   std::string_view name(uint32_t entry) const;
   uint32_t bucket_start(uint32_t bucket) const;
@@ -77,12 +87,15 @@ private:
   SourceStamp m_source;
   uint32_t m_symbol_count = 0;
   uint32_t m_bucket_mask = 0;
+  uint32_t m_version_count = 0;
   size_t m_buckets = 0; // offsets of the sections in m_bytes
   size_t m_entries = 0;
   std::string_view m_strings;
   std::vector<std::string_view> m_versions; // by version number; 0 is the empty one
   std::string m_soname;
   std::vector<std::string> m_definitions;
+  mutable std::once_flag m_verify_once;
+  mutable bool m_sound = false;
 };
 
 } // namespace opkit::check

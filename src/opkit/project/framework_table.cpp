@@ -53,7 +53,12 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
 FrameworkTable
 FrameworkTable::parse(const std::string& text, const std::string& name)
 {
-  YAML::Node root = yaml::load(text, name);
+  return from_node(yaml::load(text, name), name);
+}
+
+FrameworkTable
+FrameworkTable::from_node(YAML::Node root, const std::string& name)
+{
   yaml::expect_keys(root, {"framework", "common", "pch", "cuda", "python_tf", "versions"}, name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
@@ -92,8 +97,8 @@ const FrameworkTable&
 FrameworkTable::tensorflow()
 {
   static const FrameworkTable table = [] {
-    const char* path = "configs/frameworks/tensorflow.yaml";
-    return parse(std::string(require_embedded(path)), path);
+    const std::string path = "configs/frameworks/tensorflow.yaml";
+    return from_node(yaml::load_embedded(path), path);
   }();
   return table;
 }

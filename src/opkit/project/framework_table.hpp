@@ -3,6 +3,10 @@
 #include "opkit/project/version.hpp"
 
 #include <map>
+
+namespace YAML {
+class Node;
+}
 #include <string>
 #include <vector>
 
@@ -62,6 +66,9 @@ public:
   std::string tf_for_python(const std::string& python_version) const;
 
 private:
+  // By value, as yaml::load returns it: a missing key then reads as an empty node.
+  static FrameworkTable from_node(YAML::Node root, const std::string& name);
+
   std::map<std::string, std::string> m_python_tf;
   std::vector<std::pair<Version, FrameworkFlags>> m_ranges; // sorted by `since`
 };

@@ -11,7 +11,7 @@ easyrec_rules()
 {
   static const EasyRecRules rules = [] {
     const char* name = "configs/packages/easyrec.yaml";
-    YAML::Node root = yaml::load(std::string(require_embedded(name)), name);
+    YAML::Node root = yaml::load_embedded(name);
     EasyRecRules parsed;
     for (const YAML::Node& node : root["ops_dirs"]) {
       parsed.ops_dirs.push_back({yaml::get_string(node, "tf", name), yaml::get_string_or(node, "flavor", name, ""),

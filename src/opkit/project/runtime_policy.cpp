@@ -14,12 +14,9 @@ namespace {
 const char* k_dir = "configs/runtimes/";
 const char* k_versions_file = "configs/runtimes/symbol-versions.yaml";
 
-} // namespace
-
 RuntimePolicy
-parse_runtime_policy(const std::string& text, const std::string& name)
+policy_from_node(YAML::Node root, const std::string& name)
 {
-  YAML::Node root = yaml::load(text, name);
   yaml::expect_keys(root, {"name", "description", "search_paths", "libraries"}, name);
   RuntimePolicy policy;
   policy.name = yaml::get_string(root, "name", name);
@@ -36,6 +33,14 @@ parse_runtime_policy(const std::string& text, const std::string& name)
     policy.libraries.push_back(library);
   }
   return policy;
+}
+
+} // namespace
+
+RuntimePolicy
+parse_runtime_policy(const std::string& text, const std::string& name)
+{
+  return policy_from_node(yaml::load(text, name), name);
 }
 
 std::vector<std::string>
@@ -55,11 +60,10 @@ RuntimePolicy
 load_runtime_policy(const std::string& name)
 {
   std::string path = std::string(k_dir) + name + ".yaml";
-  std::optional<std::string_view> text = find_embedded(path);
-  if (!text || path == k_versions_file) {
+  if (!find_embedded(path) || path == k_versions_file) {
     fail(ExitCode::usage, "'{}': unknown runtime (known: host, {})", name, join(runtime_policy_names(), ", "));
   }
-  return parse_runtime_policy(std::string(*text), path);
+  return policy_from_node(yaml::load_embedded(path), path);
 }
 
 std::optional<std::string>
@@ -78,8 +82,7 @@ release_of_version(const std::string& version)
     return "GCC " + number + " (libgcc_s)";
   }
   static const YAML::Node table = [] {
-    std::optional<std::string_view> text = find_embedded(k_versions_file);
-    return text ? yaml::load(std::string(*text), k_versions_file) : YAML::Node();
+    return find_embedded(k_versions_file) ? yaml::load_embedded(k_versions_file) : YAML::Node();
   }();
   YAML::Node releases = table[family];
   if (releases.IsMap() && releases[number].IsScalar()) {

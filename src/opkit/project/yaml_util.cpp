@@ -1,8 +1,10 @@
 #include "opkit/project/yaml_util.hpp"
 
+#include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -42,7 +44,37 @@ scalar(const YAML::Node& node, const char* key, const std::string& name)
   return node.Scalar();
 }
 
+// A twin's JSON as the node yaml-cpp would have made of the YAML: every scalar a string.
+YAML::Node
+from_json(const nlohmann::ordered_json& json)
+{
+  if (json.is_object()) {
+    YAML::Node map(YAML::NodeType::Map);
+    for (const auto& [key, value] : json.items()) {
+      map[key] = from_json(value);
+    }
+    return map;
+  }
+  if (json.is_array()) {
+    YAML::Node sequence(YAML::NodeType::Sequence);
+    for (const nlohmann::ordered_json& item : json) {
+      sequence.push_back(from_json(item));
+    }
+    return sequence;
+  }
+  return json.is_string() ? YAML::Node(json.get<std::string>()) : YAML::Node(YAML::NodeType::Null);
+}
+
 } // namespace
+
+YAML::Node
+load_embedded(const std::string& path)
+{
+  if (std::optional<std::string_view> twin = find_embedded(path + ".json")) {
+    return from_json(nlohmann::ordered_json::parse(*twin));
+  }
+  return load(std::string(require_embedded(path)), path);
+}
 
 YAML::Node
 load(const std::string& text, const std::string& name)

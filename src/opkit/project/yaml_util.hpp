@@ -12,6 +12,13 @@ namespace opkit::project::yaml {
 // Parses text; a syntax error becomes Error(usage) "name:line:col: cause".
 YAML::Node load(const std::string& text, const std::string& name);
 
+// An embedded config (e.g. "configs/frameworks/tensorflow.yaml"): from the JSON
+// twin the build made of it (CMakeLists.txt), which loads several times faster
+// than yaml-cpp scans the YAML, else from the YAML itself. Nodes from a twin
+// carry no line:col (the YAML parsed when opkit was built). Error(system) when
+// this binary has neither.
+YAML::Node load_embedded(const std::string& path);
+
 // "name:line:col" of a node (1-based), for messages.
 std::string where(const std::string& name, const YAML::Node& node);
 

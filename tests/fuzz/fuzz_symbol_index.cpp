@@ -1,0 +1,45 @@
+// libFuzzer target for opkit's symbol index reader (check/symbol_index).
+//
+// An index file is untrusted input: SymbolIndex::parse must refuse what it
+// cannot use and every lookup or walk of what it accepts must stay inside the
+// bytes, reporting a corrupt part instead of reading it. Nothing is swallowed
+// here: the reader reports through return values, so any exception, sanitizer
+// report or crash is a finding. Seeds: corpus-index/ (corpus-src/index_seeds.py).
+
+#include "opkit/check/symbol_index.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+extern "C" int
+LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+  std::string bytes(reinterpret_cast<const char*>(data), size);
+  opkit::check::SymbolIndex::Opened opened = opkit::check::SymbolIndex::parse(bytes);
+  if (!opened.index) {
+    return 0;
+  }
+  const opkit::check::SymbolIndex& index = *opened.index;
+  std::vector<std::string> walked_names;
+  bool walked = index.for_each([&walked_names](std::string_view name, const opkit::check::SymbolDefinition&) {
+    walked_names.emplace_back(name);
+  });
+  // A walk is refused exactly when the index does not verify, and a sound
+  // index finds again every name it walked.
+  if (walked != index.verify()) {
+    __builtin_trap();
+  }
+  for (const std::string& name : walked_names) {
+    std::vector<opkit::check::SymbolDefinition> found;
+    if (!index.find(name, found) || found.empty()) {
+      __builtin_trap();
+    }
+  }
+  for (const std::string& name : {std::string(), std::string("f"), std::string("_Znwm"), std::string(300, 'x')}) {
+    std::vector<opkit::check::SymbolDefinition> found;
+    index.find(name, found);
+  }
+  return 0;
+}
