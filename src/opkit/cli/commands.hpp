@@ -20,6 +20,7 @@ struct GlobalOptions
 
 void add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void add_new_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void add_init_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code);

@@ -48,6 +48,7 @@ run(int argc, char** argv)
   app.add_flag_callback("-q,--quiet", [] { set_verbosity(Verbosity::quiet); }, "Only print results and errors");
   add_sdk_command(app, global, exit_code);
   add_new_command(app, global, exit_code);
+  add_init_command(app, global, exit_code);
   add_build_command(app, global, exit_code);
   add_test_command(app, global, exit_code);
   add_check_command(app, global, exit_code);

@@ -1,0 +1,96 @@
+#pragma once
+
+#include "opkit/project/manifest.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace opkit::adopt {
+
+// Where something was found: a file of the tree (relative, '/' separators) and its line.
+struct Place
+{
+  std::string file;
+  int line = 0;
+
+  std::string str() const;
+};
+
+// A REGISTER_OP chain as opkit.yaml declares it: inputs, outputs and attrs
+// (kernels are the registrations', joined later).
+struct FoundOp
+{
+  project::OpSpec op;
+  Place place;
+};
+
+// One REGISTER_KERNEL_BUILDER, after the file's own macros and TF_CALL_* expanded.
+struct FoundKernel
+{
+  std::string op;
+  std::string device;                                           // "CPU" or "GPU"
+  std::vector<std::pair<std::string, std::string>> constraints; // (attr, dtype) per TypeConstraint
+  bool gpu_build = false; // inside #if GOOGLE_CUDA (or ROCm), or in a .cu.cc/.cu file
+  Place place;
+};
+
+struct FoundInclude
+{
+  std::string path; // as written between the quotes
+  int line = 0;
+};
+
+// What one C++ file holds.
+struct SourceScan
+{
+  std::string file;
+  std::vector<FoundOp> ops;
+  std::vector<FoundKernel> kernels;
+  std::vector<FoundInclude> includes;   // #include "..." (not <...>)
+  std::vector<std::string> identifiers; // the watched identifiers its code uses, sorted
+  std::vector<std::string> problems;    // "file:line: what could not be read", in order
+  bool registers = false;               // it mentions REGISTER_OP or REGISTER_KERNEL_BUILDER in code
+};
+
+// Scans one C++ file's text: comments, line continuations, #if 0, adjacent
+// string literals, the file's own #define macros (object- and function-like,
+// with # and ##), TF_CALL_<type>/TF_CALL_<GROUP> (configs/adopt/cpp_dtypes.yaml)
+// and #if GOOGLE_CUDA blocks. `watched`: identifiers to report when its code
+// uses them (not in comments or strings). Pure.
+SourceScan scan_source(std::string_view text, const std::string& file, const std::vector<std::string>& watched = {});
+
+// REGISTER_OP's strings: "x: T", "xs: N * T", "r: Ref(T)", "y: int64" (type
+// is a dtype or the attr's name). Nothing, with `problem` set, when unreadable.
+std::optional<project::OpArg> parse_arg_spec(const std::string& spec, std::string& problem);
+
+// "T: {float, double} = DT_FLOAT", "n: int >= 1", "salt: string", "l: list(int) = []":
+// the attr's name, opkit.yaml type and allowed dtypes. Nothing, with `problem`
+// set, for a type opkit.yaml cannot declare (func, list(string), ...);
+// `problem` may also be set on success (an unknown dtype left out of {...}).
+std::optional<project::OpAttr> parse_attr_spec(const std::string& spec, std::string& problem);
+
+struct TreeText
+{
+  std::string path; // relative to the tree root, '/' separators
+  std::string text;
+};
+
+// A scanned tree: every file's path (for resolving includes) and the scans of
+// its C++ files; the Python files' texts (for the library file names they load).
+struct AdoptedTree
+{
+  std::vector<std::string> files; // sorted
+  std::vector<SourceScan> scans;  // sorted by file
+  std::vector<TreeText> python;
+
+  const SourceScan* find(const std::string& path) const;
+  bool has_file(const std::string& path) const;
+};
+
+// Scans the C++ texts (watching configs/adopt/compat.yaml's identifiers). Pure.
+AdoptedTree scan_tree(std::vector<std::string> files, const std::vector<TreeText>& cpp, std::vector<TreeText> python);
+
+} // namespace opkit::adopt

@@ -1,0 +1,46 @@
+#include "opkit/adopt/adopt.hpp"
+#include "opkit/cli/commands.hpp"
+#include "opkit/util/format.hpp"
+
+#include <fmt/format.h>
+
+namespace opkit::cli {
+
+void
+add_init_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
+{
+  static std::string dir = ".";
+  static adopt::AdoptOptions options;
+  static std::vector<std::string> versions;
+  static bool dry_run = false;
+  static bool per_folder = false;
+  CLI::App* cmd = app.add_subcommand("init", "Write opkit.yaml for an existing op source tree (never overwrites one)");
+  cmd->add_option("dir", dir, "The source tree (default: the current folder, or -C DIR)");
+  cmd->add_option("--name", options.name, "The project's name (default: the folder's, in snake_case)");
+  cmd->add_option("--tf", versions, "The TensorFlow versions to target, e.g. 1.12,2.10.1 (default: none written)");
+  CLI::Option* folder = cmd->add_flag("--lib-per-folder", per_folder,
+                                      "One library per folder of op sources (the default)");
+  cmd->add_option("--single-library", options.single_library, "One library of every op source, named NAME")
+    ->option_text("NAME")
+    ->excludes(folder);
+  cmd->add_flag("--dry-run", dry_run, "Print opkit.yaml to stdout (the findings to stderr) instead of writing it");
+  cmd->callback([&exit_code] {
+    options.tf_versions = split_versions(versions);
+    adopt::InitResult result = adopt::init_project(dir, options, dry_run);
+    std::FILE* report = dry_run ? stderr : stdout;
+    for (const std::string& line : result.adoption.report) {
+      fmt::print(report, "{}\n", line);
+    }
+    if (dry_run) {
+      std::fflush(stderr);
+      fmt::print("{}", result.text);
+    } else {
+      size_t count = result.adoption.libraries.size();
+      fmt::print("wrote {} ({} librar{}); next: opkit build{}\n", result.manifest, count, count == 1 ? "y" : "ies",
+                 options.tf_versions.empty() ? " --tf VERSIONS" : "");
+    }
+    exit_code = 0;
+  });
+}
+
+} // namespace opkit::cli

@@ -1,0 +1,107 @@
+#include "opkit/project/adopt_rules.hpp"
+
+#include "opkit/project/manifest.hpp"
+#include "opkit/project/version.hpp"
+#include "opkit/project/yaml_util.hpp"
+#include "opkit/util/embedded.hpp"
+#include "opkit/util/error.hpp"
+
+#include <algorithm>
+
+namespace opkit::project {
+
+namespace {
+
+const char* const k_dtypes_file = "configs/adopt/cpp_dtypes.yaml";
+const char* const k_compat_file = "configs/adopt/compat.yaml";
+
+void
+require_dtype(const YAML::Node& node, const std::string& dtype)
+{
+  const std::vector<std::string>& known = known_dtypes();
+  if (std::find(known.begin(), known.end(), dtype) == known.end()) {
+    fail(ExitCode::system, "{}: unknown dtype '{}'", yaml::where(k_dtypes_file, node), dtype);
+  }
+}
+
+void
+load_dtypes(AdoptRules& rules)
+{
+  YAML::Node root = yaml::load(std::string(require_embedded(k_dtypes_file)), k_dtypes_file);
+  for (const auto& entry : root["cpp_types"]) {
+    std::string dtype = entry.first.as<std::string>();
+    require_dtype(entry.first, dtype);
+    for (const std::string& spelling : yaml::get_string_list(root["cpp_types"], dtype.c_str(), k_dtypes_file)) {
+      rules.cpp_types[spelling] = dtype;
+    }
+  }
+  for (const auto& entry : root["dtype_aliases"]) {
+    require_dtype(entry.second, entry.second.as<std::string>());
+    rules.dtype_aliases[entry.first.as<std::string>()] = entry.second.as<std::string>();
+  }
+  for (const auto& entry : root["type_shorthands"]) {
+    std::string shorthand = entry.first.as<std::string>();
+    rules.type_shorthands[shorthand] = yaml::get_string_list(root["type_shorthands"], shorthand.c_str(), k_dtypes_file);
+    for (const std::string& dtype : rules.type_shorthands[shorthand]) {
+      require_dtype(entry.second, dtype);
+    }
+  }
+  for (const auto& entry : root["tf_call"]) {
+    rules.tf_call[entry.first.as<std::string>()] = entry.second.as<std::string>();
+  }
+  for (const auto& entry : root["tf_call_groups"]) {
+    std::string group = entry.first.as<std::string>();
+    rules.tf_call_groups[group] = yaml::get_string_list(root["tf_call_groups"], group.c_str(), k_dtypes_file);
+    for (const std::string& name : rules.tf_call_groups[group]) {
+      if (rules.tf_call.count(name) == 0) {
+        fail(ExitCode::system, "{}: group {} names unknown TF_CALL_{}", yaml::where(k_dtypes_file, entry.second), group,
+             name);
+      }
+    }
+  }
+}
+
+void
+load_compat(AdoptRules& rules)
+{
+  YAML::Node root = yaml::load(std::string(require_embedded(k_compat_file)), k_compat_file);
+  for (const YAML::Node& node : root["identifiers"]) {
+    AdoptRules::IdentifierRule rule{
+      yaml::get_string(node, "identifier", k_compat_file), yaml::get_string(node, "tensorflow", k_compat_file),
+      yaml::get_string_list(node, "defines", k_compat_file), yaml::get_string_or(node, "why", k_compat_file, "")};
+    if (!parse_version_range(rule.tensorflow)) {
+      fail(ExitCode::system, "{}: invalid version range '{}'", yaml::where(k_compat_file, node), rule.tensorflow);
+    }
+    rules.identifiers.push_back(rule);
+  }
+  for (const YAML::Node& node : root["include_notes"]) {
+    rules.include_notes.push_back(
+      {yaml::get_string(node, "include", k_compat_file), yaml::get_string(node, "note", k_compat_file)});
+  }
+  rules.sdk_includes = yaml::get_string_list(root, "sdk_includes", k_compat_file);
+  rules.gpu_macros = yaml::get_string_list(root, "gpu_macros", k_compat_file);
+}
+
+} // namespace
+
+std::string
+AdoptRules::dtype_of(const std::string& cpp_type) const
+{
+  std::string spelling = cpp_type.rfind("::", 0) == 0 ? cpp_type.substr(2) : cpp_type;
+  auto found = cpp_types.find(spelling);
+  return found == cpp_types.end() ? "" : found->second;
+}
+
+const AdoptRules&
+adopt_rules()
+{
+  static const AdoptRules rules = [] {
+    AdoptRules parsed;
+    load_dtypes(parsed);
+    load_compat(parsed);
+    return parsed;
+  }();
+  return rules;
+}
+
+} // namespace opkit::project
