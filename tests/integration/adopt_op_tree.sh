@@ -96,6 +96,34 @@ expect_contains "$work/err" 'no-such-g\+\+: C\+\+ compiler not found'
 [ ! -e build-missing ] || fail "build-missing/ created without a compiler"
 unset CCACHE_DIR
 
+# Every library goes into the packages: the EasyRec resource carries all three.
+run_opkit 0 package easyrec --tf 2.10.1 --version 0_1_0 -o dist
+tar tzf dist/easy_rec_ext_0_1_0_res.tar.gz >"$work/members"
+for lib in _text_ops _embed_ops _resampler_ops; do
+  expect_contains "$work/members" "^easy_rec/python/ops/2\.10/$lib\.so$"
+done
+
+# A header listed among the sources is a dependency, never compiled.
+sed -i 's#sources: \[acme/text/text_kernels.cc, acme/text/text_ops.cc\]#sources: [acme/text/text_kernels.cc, acme/text/text_ops.cc, acme/common/hash.h]#' opkit.yaml
+grep -q 'acme/common/hash.h\]' opkit.yaml || fail "could not list the header"
+run_opkit 0 build --tf 2.10.1 --lib text
+[ -z "$(find build -name 'hash.h*' -o -name '*.gch' | grep -v '^build/tf-[^/]*/sdk')" ] || fail "a listed header was compiled"
+# An unknown --lib: one line naming the libraries there are.
+run_opkit 2 build --lib nope
+expect_one_error_line
+expect_contains "$work/err" '--lib nope: no such library .*\(it has: embed, resampler, text\)'
+
+# The README's opkit.yaml example is valid (it gets as far as looking for the SDK).
+mkdir -p "$work/readme" && python3 - "$OPKIT_SOURCE_DIR/README.md" "$work/readme/opkit.yaml" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+section = text[text.index("## `opkit.yaml`"):]
+start = section.index("```yaml\n") + len("```yaml\n")
+open(sys.argv[2], "w").write(section[start:section.index("```", start)])
+PY
+run_opkit 3 -C "$work/readme" build --tf 0.1
+expect_contains "$work/err" 'tensorflow 0\.1: no SDK imported'
+
 # Breaking one kernel's type registration: exit 1, naming it.
 sed -i 's/^TF_CALL_double(REGISTER_CPU);$//' acme/resampler/resampler_kernels.cc
 run_opkit 0 build --tf 2.10.1 --lib resampler
