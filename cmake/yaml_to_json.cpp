@@ -18,24 +18,24 @@ nlohmann::ordered_json
 convert(const YAML::Node& node)
 {
   switch (node.Type()) {
-  case YAML::NodeType::Map: {
-    nlohmann::ordered_json object = nlohmann::ordered_json::object();
-    for (const auto& entry : node) {
-      object[entry.first.Scalar()] = convert(entry.second);
+    case YAML::NodeType::Map: {
+      nlohmann::ordered_json object = nlohmann::ordered_json::object();
+      for (const auto& entry : node) {
+        object[entry.first.Scalar()] = convert(entry.second);
+      }
+      return object;
     }
-    return object;
-  }
-  case YAML::NodeType::Sequence: {
-    nlohmann::ordered_json array = nlohmann::ordered_json::array();
-    for (const YAML::Node& item : node) {
-      array.push_back(convert(item));
+    case YAML::NodeType::Sequence: {
+      nlohmann::ordered_json array = nlohmann::ordered_json::array();
+      for (const YAML::Node& item : node) {
+        array.push_back(convert(item));
+      }
+      return array;
     }
-    return array;
-  }
-  case YAML::NodeType::Scalar:
-    return node.Scalar();
-  default:
-    return nullptr;
+    case YAML::NodeType::Scalar:
+      return node.Scalar();
+    default:
+      return nullptr;
   }
 }
 

@@ -23,9 +23,9 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     try {
       opkit::check::ElfInfo info = opkit::check::read_elf_bytes(bytes, "fuzz-input", scope);
       // Touch the result so the reader's output is materialised, not optimised away.
-      volatile size_t total = info.machine.size() + info.soname.size() + info.needed.size() +
-                              info.rpath.size() + info.runpath.size() + info.dynamic_symbols.size() +
-                              info.version_definitions.size() + info.version_needs.size();
+      volatile size_t total = info.machine.size() + info.soname.size() + info.needed.size() + info.rpath.size()
+                              + info.runpath.size() + info.dynamic_symbols.size() + info.version_definitions.size()
+                              + info.version_needs.size();
       (void)total;
     } catch (const opkit::Error&) {
       // Malformed input, reported the documented way.

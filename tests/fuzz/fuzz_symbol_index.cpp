@@ -23,9 +23,8 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
   }
   const opkit::check::SymbolIndex& index = *opened.index;
   std::vector<std::string> walked_names;
-  bool walked = index.for_each([&walked_names](std::string_view name, const opkit::check::SymbolDefinition&) {
-    walked_names.emplace_back(name);
-  });
+  bool walked = index.for_each(
+    [&walked_names](std::string_view name, const opkit::check::SymbolDefinition&) { walked_names.emplace_back(name); });
   // A walk is refused exactly when the index does not verify, and a sound
   // index finds again every name it walked.
   if (walked != index.verify()) {

@@ -20,7 +20,8 @@
 #include <system_error>
 #include <vector>
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+extern "C" int
+LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
 

@@ -29,7 +29,11 @@ failing_report()
   report.loads = false;
   report.needed = {"libc.so.6"};
   report.undefined = 12;
-  report.findings.push_back({"version-too-new", true, "needs GLIBCXX_3.4.30", "d", "r",
+  report.findings.push_back({"version-too-new",
+                             true,
+                             "needs GLIBCXX_3.4.30",
+                             "d",
+                             "r",
                              {{"_ZNSt6vectorIiSaIiEE", "std::vector<int>", "GLIBCXX_3.4.30"}}});
   return report;
 }

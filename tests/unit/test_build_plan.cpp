@@ -101,9 +101,11 @@ TEST(BuildPlan, LibrarySettingsBecomeFlagsOfItsStepsOnly)
 {
   sdk::Sdk sdk = fake_sdk_facts("2.10.1", 1, 17);
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
-  build::TargetInput input{{{"/usr/bin/ccache"}, "/usr/bin/g++", {"-m64"}}, "/r", {"/r/build/opkit/compat.cc"}, "/r/build"};
-  build::LibraryInput fast{"fast", "_fast_ops.so", {"fast/a.cc"}, {"/r", "/r/third_party/x"}, {"USE_FMA", "tstring=std::string"},
-                           {"-O3", "-mfma"}, {"-fopenmp"}, {"gomp"}};
+  build::TargetInput input{
+    {{"/usr/bin/ccache"}, "/usr/bin/g++", {"-m64"}}, "/r", {"/r/build/opkit/compat.cc"}, "/r/build"};
+  build::LibraryInput fast{
+    "fast",           "_fast_ops.so", {"fast/a.cc"}, {"/r", "/r/third_party/x"}, {"USE_FMA", "tstring=std::string"},
+    {"-O3", "-mfma"}, {"-fopenmp"},   {"gomp"}};
   build::LibraryInput plain{"plain", "libplain.so", {"plain/b.cc"}, {}, {}, {}, {}, {}};
   build::TargetPlan plan = build::plan_target(input, {fast, plain}, sdk, flags, {});
   ASSERT_EQ(plan.compiles.size(), 3U);

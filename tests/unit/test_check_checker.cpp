@@ -34,8 +34,8 @@ library_needing_cudart10(const stdfs::path& dir)
   std::string d = dir.string();
   sh("echo 'extern \"C\" int cudaGetDeviceCount(int* n) { *n = 0; return 0; }' > " + d + "/cudart.cc");
   sh("g++ -shared -fPIC -Wl,-soname,libcudart.so.10.0 -o " + d + "/libcudart.so.10.0 " + d + "/cudart.cc");
-  sh("echo 'extern \"C\" int cudaGetDeviceCount(int*); int gpus() { int n; cudaGetDeviceCount(&n); return n; }' > " +
-     d + "/op.cc");
+  sh("echo 'extern \"C\" int cudaGetDeviceCount(int*); int gpus() { int n; cudaGetDeviceCount(&n); return n; }' > " + d
+     + "/op.cc");
   sh("g++ -shared -fPIC -o " + d + "/libop.so " + d + "/op.cc -L" + d + " -l:libcudart.so.10.0");
   return dir / "libop.so";
 }

@@ -46,14 +46,12 @@ TEST(CheckDiagnose, SortsUnresolvedSymbolsByCause)
   target.framework_version = "1.12.0";
   target.cxx11_abi = 0;
   target.cxx_standard = 11;
-  std::vector<Finding> findings = diagnose_unresolved(
-    {ref("_ZN10tensorflow12OpDefBuilder4AttrENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"),
-     ref("_ZN10tensorflow3fooESt17basic_string_viewIcSt11char_traitsIcEE"),
-     ref("_ZN3tsl6Status8ToStringEv"),
-     ref("_ZN10tensorflow3barEN4absl12lts_202301256StatusE"),
-     ref("_ZN10tensorflow16NotInAnyVersionEv"),
-     ref("some_c_function")},
-    {&framework}, target);
+  std::vector<Finding> findings =
+    diagnose_unresolved({ref("_ZN10tensorflow12OpDefBuilder4AttrENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"),
+                         ref("_ZN10tensorflow3fooESt17basic_string_viewIcSt11char_traitsIcEE"),
+                         ref("_ZN3tsl6Status8ToStringEv"), ref("_ZN10tensorflow3barEN4absl12lts_202301256StatusE"),
+                         ref("_ZN10tensorflow16NotInAnyVersionEv"), ref("some_c_function")},
+                        {&framework}, target);
   ASSERT_EQ(findings.size(), 5U);
   EXPECT_EQ(findings[0].kind, "dual-abi-mismatch");
   EXPECT_EQ(findings[0].diagnosis,

@@ -63,8 +63,7 @@ struct Fixtures
 
   Fixtures() { error = build(); }
 
-  std::string
-  compile(const std::string& arguments)
+  std::string compile(const std::string& arguments)
   {
     stdfs::path log = dir.path() / "compile.log";
     std::string command = fmt::format("c++ {} >'{}' 2>&1", arguments, log.string());
@@ -75,8 +74,7 @@ struct Fixtures
     return {};
   }
 
-  std::string
-  write_sources()
+  std::string write_sources()
   {
     fs::write_file_atomic(dir.path() / "lib.cpp", k_library_source);
     fs::write_file_atomic(dir.path() / "lib.map", k_version_script);
@@ -85,8 +83,7 @@ struct Fixtures
     return {};
   }
 
-  std::string
-  build()
+  std::string build()
   {
     write_sources();
     const stdfs::path& d = dir.path();
@@ -237,16 +234,16 @@ uint8_t
 corrupt_value(std::mt19937& rng, uint8_t old_value)
 {
   switch (rng() % 5) {
-  case 0:
-    return 0;
-  case 1:
-    return 0xff;
-  case 2:
-    return static_cast<uint8_t>(old_value + 1);
-  case 3:
-    return static_cast<uint8_t>(old_value ^ (1u << (rng() % 8)));
-  default:
-    return static_cast<uint8_t>(rng());
+    case 0:
+      return 0;
+    case 1:
+      return 0xff;
+    case 2:
+      return static_cast<uint8_t>(old_value + 1);
+    case 3:
+      return static_cast<uint8_t>(old_value ^ (1u << (rng() % 8)));
+    default:
+      return static_cast<uint8_t>(rng());
   }
 }
 
@@ -434,7 +431,9 @@ TEST(ElfFile, RejectsNonElf)
 {
   expect_usage_error("", "empty.so", "not an ELF file");
   expect_usage_error("not elf at all, just some text\n", "text.so", "not an ELF file");
-  expect_usage_error("\x7f" "EL", "short.so", "not an ELF file");
+  expect_usage_error("\x7f"
+                     "EL",
+                     "short.so", "not an ELF file");
 }
 
 TEST(ElfFile, RejectsTruncated)

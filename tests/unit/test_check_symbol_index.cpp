@@ -89,9 +89,8 @@ bool
 exercise(const SymbolIndex& index, const std::vector<std::string>& names)
 {
   size_t visited = 0;
-  bool walked = index.for_each([&visited](std::string_view name, const SymbolDefinition& d) {
-    visited += name.size() + d.version.size();
-  });
+  bool walked = index.for_each(
+    [&visited](std::string_view name, const SymbolDefinition& d) { visited += name.size() + d.version.size(); });
   EXPECT_EQ(walked, index.verify());
   bool all_found = true;
   for (const std::string& name : names) {
@@ -106,7 +105,10 @@ exercise(const SymbolIndex& index, const std::vector<std::string>& names)
 void
 set_mtime(const stdfs::path& path, time_t seconds)
 {
-  struct utimbuf times {seconds, seconds};
+  struct utimbuf times
+  {
+    seconds, seconds
+  };
   ASSERT_EQ(::utime(path.c_str(), &times), 0);
 }
 

@@ -49,7 +49,8 @@ TEST(PackageRules, SupportedOpsAddedOnceInTheLastList)
   std::optional<std::string> once = package::add_supported_op(build, label, "BUILD");
   ASSERT_TRUE(once);
   EXPECT_EQ(*once, "X = 1\nSUPPORTED_TENSORFLOW_OPS = if_v2([]) + if_not_v2([\n    \"a\",\n]) + [\n"
-                   "    \"b\",\n    # comment\n    \"c\",\n    \"" + label + "\",\n]\n\ncc_library(name = \"s\")\n");
+                   "    \"b\",\n    # comment\n    \"c\",\n    \""
+                     + label + "\",\n]\n\ncc_library(name = \"s\")\n");
   EXPECT_FALSE(package::add_supported_op(*once, label, "BUILD"));
   EXPECT_EQ(*package::add_supported_op("SUPPORTED_TENSORFLOW_OPS = [\"a\"]\n", label, "BUILD"),
             "SUPPORTED_TENSORFLOW_OPS = [\"a\", \"" + label + "\"]\n");

@@ -83,10 +83,11 @@ TEST(Manifest, RuleErrorsPointAtTheOffendingNode)
   EXPECT_EQ(error_of(replace(k_good, "      type: T\n  outputs", "      type: Q\n  outputs")),
             "opkit.yaml:7:13: type 'Q' is neither a dtype nor a type attr of this op");
   EXPECT_EQ(error_of(replace(k_good, "[int32, float]", "[int32, flaot]")), "opkit.yaml:14:16: unknown dtype 'flaot'");
-  EXPECT_EQ(error_of(replace(k_good, "sources:", "srcs:")),
-            "opkit.yaml:17:1: unknown key 'srcs' (expected one of: name, version, template, op, sources, when, libraries, "
-            "targets, "
-            "build)");
+  EXPECT_EQ(
+    error_of(replace(k_good, "sources:", "srcs:")),
+    "opkit.yaml:17:1: unknown key 'srcs' (expected one of: name, version, template, op, sources, when, libraries, "
+    "targets, "
+    "build)");
   EXPECT_EQ(error_of(replace(k_good, "name: zero_out", "name: ZeroOut")),
             "opkit.yaml:1:7: invalid project name 'ZeroOut': it must be snake_case (did you mean 'zero_out'?)");
   EXPECT_EQ(error_of(replace(k_good, "\"2.10.1\"", "\"2.x\"")), "opkit.yaml:20:15: invalid TensorFlow version '2.x'");
@@ -99,10 +100,12 @@ TEST(Manifest, RuleErrorsPointAtTheOffendingNode)
 
 TEST(Manifest, MissingPiecesAreNamed)
 {
-  EXPECT_EQ(error_of("name: zero_out\nsources: [a.cc]\n"), "opkit.yaml:1:1: missing required key 'op' (or 'libraries')");
+  EXPECT_EQ(error_of("name: zero_out\nsources: [a.cc]\n"),
+            "opkit.yaml:1:1: missing required key 'op' (or 'libraries')");
   EXPECT_EQ(error_of("op:\n  name: X\n"), "opkit.yaml:1:1: missing required key 'name'");
   EXPECT_EQ(error_of("- a\n- b\n"), "opkit.yaml:1:1: expected a mapping at the top level");
-  EXPECT_EQ(error_of(replace(k_good, "  - src/zero_out_op.cc\n", "")), "opkit.yaml:1:1: 'sources' must list at least one file");
+  EXPECT_EQ(error_of(replace(k_good, "  - src/zero_out_op.cc\n", "")),
+            "opkit.yaml:1:1: 'sources' must list at least one file");
 }
 
 namespace {

@@ -20,8 +20,8 @@ TEST(Scaffold, ListsTheTensorflowOpTemplate)
                             [](const scaffold::TemplateInfo& t) { return t.name == "tensorflow-op"; });
   ASSERT_NE(found, templates.end());
   EXPECT_NE(found->description.find("TensorFlow custom op"), std::string::npos);
-  EXPECT_TRUE(std::is_sorted(templates.begin(), templates.end(),
-                             [](const auto& a, const auto& b) { return a.name < b.name; }));
+  EXPECT_TRUE(
+    std::is_sorted(templates.begin(), templates.end(), [](const auto& a, const auto& b) { return a.name < b.name; }));
 }
 
 TEST(Scaffold, NewProjectParsesAndNamesFollowTheName)

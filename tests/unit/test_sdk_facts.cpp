@@ -42,19 +42,18 @@ TEST(SdkFacts, BuildInfoInBothSpellings)
 TEST(SdkFacts, AbiFromMangledNames)
 {
   // Real exports of the 1.12.0 and 2.10.1 framework libraries.
-  std::vector<std::string> old_abi = {"_ZN10tensorflow12OpDefBuilder4AttrESs",
-                                      "_ZN10tensorflow6Status9SlowCopyFromEPKNS0_5StateE",
-                                      "_ZN10tensorflow10DataTypeStringB5cxx11ENS_8DataTypeE_not_really",
-                                      "_ZN10tensorflow7strings8StrSplitERKSsc"};
+  std::vector<std::string> old_abi = {
+    "_ZN10tensorflow12OpDefBuilder4AttrESs", "_ZN10tensorflow6Status9SlowCopyFromEPKNS0_5StateE",
+    "_ZN10tensorflow10DataTypeStringB5cxx11ENS_8DataTypeE_not_really", "_ZN10tensorflow7strings8StrSplitERKSsc"};
   SpellingCounts c = count_spellings({old_abi[0], old_abi[1], old_abi[3]});
   EXPECT_EQ(c.old_string, 2U);
   EXPECT_EQ(c.cxx11, 0U);
   EXPECT_EQ(abi_from_counts(c), 0);
 
-  SpellingCounts n = count_spellings(
-    {"_ZN10tensorflow12OpDefBuilder4AttrENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE",
-     "_ZN10tensorflow22KernelsRegisteredForOpB5cxx11ESt17basic_string_viewIcSt11char_traitsIcEE",
-     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE7reserveEm"});
+  SpellingCounts n =
+    count_spellings({"_ZN10tensorflow12OpDefBuilder4AttrENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE",
+                     "_ZN10tensorflow22KernelsRegisteredForOpB5cxx11ESt17basic_string_viewIcSt11char_traitsIcEE",
+                     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE7reserveEm"});
   EXPECT_EQ(n.cxx11, 2U); // the std:: one is not a tensorflow:: export
   EXPECT_EQ(n.std_string_view, 1U);
   EXPECT_EQ(abi_from_counts(n), 1);

@@ -8,10 +8,10 @@ using opkit::sdk::EntryKind;
 
 TEST(SdkImporter, FindsHeadersUnderEveryKnownLayout)
 {
-  for (const char* path : {"tensorflow/include/tensorflow/core/framework/op.h",
-                           "tensorflow_core/include/tensorflow/core/framework/op.h",
-                           "tensorflow-1.12.0.data/purelib/tensorflow/include/tensorflow/core/framework/op.h",
-                           "site-packages/tensorflow/include/tensorflow/core/framework/op.h"}) {
+  for (const char* path :
+       {"tensorflow/include/tensorflow/core/framework/op.h", "tensorflow_core/include/tensorflow/core/framework/op.h",
+        "tensorflow-1.12.0.data/purelib/tensorflow/include/tensorflow/core/framework/op.h",
+        "site-packages/tensorflow/include/tensorflow/core/framework/op.h"}) {
     auto plan = classify_entry(path);
     EXPECT_EQ(plan.kind, EntryKind::header) << path;
     EXPECT_EQ(plan.dest, "include/tensorflow/core/framework/op.h") << path;
@@ -41,8 +41,8 @@ TEST(SdkImporter, SkipsEverythingElse)
 
 TEST(SdkImporter, RefusesEntriesThatEscape)
 {
-  for (const char* path : {"tensorflow/include/../../../etc/passwd", "tensorflow/include/a/../../../x.h",
-                           "tensorflow/include/.."}) {
+  for (const char* path :
+       {"tensorflow/include/../../../etc/passwd", "tensorflow/include/a/../../../x.h", "tensorflow/include/.."}) {
     try {
       classify_entry(path);
       ADD_FAILURE() << "accepted " << path;

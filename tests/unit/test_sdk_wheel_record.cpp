@@ -30,9 +30,9 @@ TEST(SdkWheelRecord, RecognisesTheRecordPath)
 {
   EXPECT_TRUE(is_record_path("tensorflow_cpu-2.10.1.dist-info/RECORD"));
   EXPECT_TRUE(is_record_path("./tensorflow-1.12.0.dist-info//RECORD"));
-  for (const char* path : {"tensorflow-1.12.0.dist-info/METADATA", "x/tensorflow-1.12.0.dist-info/RECORD",
-                           ".dist-info/RECORD", "tensorflow-1.12.0.dist-info/RECORD/x", "RECORD",
-                           "tensorflow-1.12.0.data/RECORD"}) {
+  for (const char* path :
+       {"tensorflow-1.12.0.dist-info/METADATA", "x/tensorflow-1.12.0.dist-info/RECORD", ".dist-info/RECORD",
+        "tensorflow-1.12.0.dist-info/RECORD/x", "RECORD", "tensorflow-1.12.0.data/RECORD"}) {
     EXPECT_FALSE(is_record_path(path)) << path;
   }
 }
@@ -69,8 +69,8 @@ TEST(SdkWheelRecord, AcceptsMembersWhoseSha256Matches)
 
 TEST(SdkWheelRecord, RefusesChangedUnlistedAndUnhashedMembers)
 {
-  std::string record = "tensorflow/include/a.h,sha256=" + to_base64url(sha256_digest("hello")) +
-                       ",5\ntensorflow/include/c.h,md5=xyz,5\n";
+  std::string record =
+    "tensorflow/include/a.h,sha256=" + to_base64url(sha256_digest("hello")) + ",5\ntensorflow/include/c.h,md5=xyz,5\n";
   // What checking one member read as `content` says.
   auto check_one = [&record](const std::string& path, const std::string& content) {
     RecordCheck check("t.whl");
@@ -79,8 +79,8 @@ TEST(SdkWheelRecord, RefusesChangedUnlistedAndUnhashedMembers)
     return verdict(check);
   };
   for (auto [path, content, expected] :
-       {std::tuple<std::string, std::string, std::string>{"tensorflow/include/a.h", "hellO",
-                                                          "t.whl: tensorflow/include/a.h: sha256 differs from the wheel's RECORD"},
+       {std::tuple<std::string, std::string, std::string>{
+          "tensorflow/include/a.h", "hellO", "t.whl: tensorflow/include/a.h: sha256 differs from the wheel's RECORD"},
         {"tensorflow/include/b.h", "hello", "t.whl: tensorflow/include/b.h: not listed in the wheel's RECORD"},
         {"tensorflow/include/c.h", "hello", "t.whl: tensorflow/include/c.h: no sha256 in the wheel's RECORD"}}) {
     auto [code, message] = check_one(path, content);

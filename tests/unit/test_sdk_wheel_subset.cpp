@@ -74,14 +74,14 @@ TEST(SdkWheelSubset, CoalescesOverlappingTouchingAndNearRanges)
 {
   EXPECT_TRUE(coalesce({}).empty());
   EXPECT_EQ(coalesce({{5, 10}}), (std::vector<ByteRange>{{5, 10}}));
-  EXPECT_EQ(coalesce({{0, 10}, {5, 20}}), (std::vector<ByteRange>{{0, 20}}));       // overlapping
-  EXPECT_EQ(coalesce({{0, 10}, {2, 3}}), (std::vector<ByteRange>{{0, 10}}));        // contained
-  EXPECT_EQ(coalesce({{0, 10}, {10, 20}}, 0), (std::vector<ByteRange>{{0, 20}}));   // touching
-  EXPECT_EQ(coalesce({{0, 10}, {20, 30}}, 10), (std::vector<ByteRange>{{0, 30}}));  // a gap of max_gap
+  EXPECT_EQ(coalesce({{0, 10}, {5, 20}}), (std::vector<ByteRange>{{0, 20}}));      // overlapping
+  EXPECT_EQ(coalesce({{0, 10}, {2, 3}}), (std::vector<ByteRange>{{0, 10}}));       // contained
+  EXPECT_EQ(coalesce({{0, 10}, {10, 20}}, 0), (std::vector<ByteRange>{{0, 20}}));  // touching
+  EXPECT_EQ(coalesce({{0, 10}, {20, 30}}, 10), (std::vector<ByteRange>{{0, 30}})); // a gap of max_gap
   EXPECT_EQ(coalesce({{0, 10}, {21, 30}}, 10), (std::vector<ByteRange>{{0, 10}, {21, 30}}));
-  EXPECT_EQ(coalesce({{50, 60}, {0, 10}, {25, 30}}, 10),                             // unsorted
+  EXPECT_EQ(coalesce({{50, 60}, {0, 10}, {25, 30}}, 10), // unsorted
             (std::vector<ByteRange>{{0, 10}, {25, 30}, {50, 60}}));
-  EXPECT_EQ(coalesce({{7, 7}, {9, 3}, {0, 1}}), (std::vector<ByteRange>{{0, 1}}));  // empty ones dropped
+  EXPECT_EQ(coalesce({{7, 7}, {9, 3}, {0, 1}}), (std::vector<ByteRange>{{0, 1}})); // empty ones dropped
   EXPECT_EQ(coalesce({{0, 1}, {~std::uint64_t{0} - 1, ~std::uint64_t{0}}}, ~std::uint64_t{0}),
             (std::vector<ByteRange>{{0, ~std::uint64_t{0}}})); // no overflow in first + gap
 }
@@ -110,11 +110,10 @@ TEST(SdkWheelSubset, KeepsWhatTheImporterKeepsAndRecord)
   for (const ZipMember& m : subset_members(parse(zip.bytes))) {
     names.push_back(m.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"tensorflow_cpu-2.10.1.dist-info/RECORD",
-                                             "tensorflow/include/tensorflow/core/framework/op.h",
-                                             "tensorflow/libtensorflow_framework.so.2",
-                                             "tensorflow_cpu-2.10.1.dist-info/METADATA",
-                                             "tensorflow/python/platform/build_info.py"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                     "tensorflow_cpu-2.10.1.dist-info/RECORD", "tensorflow/include/tensorflow/core/framework/op.h",
+                     "tensorflow/libtensorflow_framework.so.2", "tensorflow_cpu-2.10.1.dist-info/METADATA",
+                     "tensorflow/python/platform/build_info.py"}));
   // An entry that would escape the SDK folder refuses the archive, as the importer does.
   test::TestZip evil = test::build_zip({{"tensorflow/include/../../../x.h", "x"}});
   EXPECT_THROW(subset_members(parse(evil.bytes)), Error);

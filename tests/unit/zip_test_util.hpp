@@ -40,10 +40,10 @@ struct TestEntry
 struct TestZip
 {
   std::string bytes;
-  std::vector<std::size_t> offsets;  // each entry's local header
-  std::vector<std::size_t> records;  // each entry's central directory record
+  std::vector<std::size_t> offsets; // each entry's local header
+  std::vector<std::size_t> records; // each entry's central directory record
   std::size_t directory_offset = 0;
-  std::size_t end_record = 0;        // the End Of Central Directory record
+  std::size_t end_record = 0; // the End Of Central Directory record
 };
 
 // zip64: the central records keep sizes and offsets in ZIP64 extra fields,

@@ -145,8 +145,8 @@ so_mentions(const std::vector<TreeText>& python)
       while (begin < at && (text[begin] == '.' || text[begin] == '-')) {
         ++begin;
       }
-      bool whole = at + 3 == text.size()
-                   || !(std::isalnum(static_cast<unsigned char>(text[at + 3])) || text[at + 3] == '_');
+      bool whole =
+        at + 3 == text.size() || !(std::isalnum(static_cast<unsigned char>(text[at + 3])) || text[at + 3] == '_');
       if (begin < at && whole) {
         found.push_back({text.substr(begin, at + 3 - begin), file.path});
       }
@@ -520,10 +520,10 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
          "{}: no op sources: no .cc file registers an op (REGISTER_OP) or a kernel (REGISTER_KERNEL_BUILDER)", folder);
   }
   std::vector<Folders> groups = group_folders(planner.by_folder, !options.single_library.empty(), adoption.report);
-  std::vector<std::string> names = options.single_library.empty()
-                                     ? library_names(groups, folder_name)
-                                     : std::vector<std::string>{
-                                       project::derive_names(options.single_library, "library name").snake};
+  std::vector<std::string> names =
+    options.single_library.empty()
+      ? library_names(groups, folder_name)
+      : std::vector<std::string>{project::derive_names(options.single_library, "library name").snake};
   for (size_t i = 0; i < groups.size(); ++i) {
     project::LibrarySpec library;
     library.name = names[i];
@@ -575,9 +575,8 @@ read_tree(const stdfs::path& root)
     std::string path = entry.path().lexically_relative(root).generic_string();
     files.push_back(path);
     std::string extension = entry.path().extension().string();
-    bool is_cpp = std::set<std::string>{".cc", ".cpp", ".cxx", ".cu", ".h", ".hpp", ".hh", ".cuh", ".inc"}.count(
-                    extension)
-                  != 0;
+    bool is_cpp =
+      std::set<std::string>{".cc", ".cpp", ".cxx", ".cu", ".h", ".hpp", ".hh", ".cuh", ".inc"}.count(extension) != 0;
     uintmax_t size = entry.file_size(type_ec);
     if (type_ec || size > (4u << 20) || !(is_cpp || extension == ".py") || has_component(path, "third_party")) {
       continue;

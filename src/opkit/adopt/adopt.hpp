@@ -34,15 +34,18 @@ struct Adoption
 // finds the include roots and the compatibility settings. `folder` is
 // the tree's folder (its last component is the default project name). Pure;
 // bad names, or no op source at all, are Error(usage).
-Adoption plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOptions& options);
+Adoption
+plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOptions& options);
 
 // opkit.yaml's text (the `libraries:` form) for an adoption.
-std::string render_manifest(const Adoption& adoption);
+std::string
+render_manifest(const Adoption& adoption);
 
 // Reads a folder: every file's path; the texts of its C++ files (not under
 // third_party/) and *.py files. Skips hidden folders, build/, bazel-*,
 // virtualenvs and SDKs (opkit's home, folders holding sdk.json).
-AdoptedTree read_tree(const std::filesystem::path& root);
+AdoptedTree
+read_tree(const std::filesystem::path& root);
 
 struct InitResult
 {
@@ -55,6 +58,7 @@ struct InitResult
 // not with `dry_run`), scans, plans, renders, checks the text with
 // project::parse_manifest (a failure is an internal Error(system)) and, unless
 // `dry_run`, writes it atomically without ever replacing a file.
-InitResult init_project(const std::filesystem::path& dir, const AdoptOptions& options, bool dry_run);
+InitResult
+init_project(const std::filesystem::path& dir, const AdoptOptions& options, bool dry_run);
 
 } // namespace opkit::adopt

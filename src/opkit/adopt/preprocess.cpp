@@ -77,7 +77,9 @@ class Scanner
 {
 public:
   Scanner(std::string_view text, SourceScan& scan, const std::vector<std::string>& watched)
-    : m_text(text), m_scan(scan), m_watched(watched.begin(), watched.end())
+    : m_text(text)
+    , m_scan(scan)
+    , m_watched(watched.begin(), watched.end())
   {
   }
 

@@ -32,18 +32,21 @@ struct Token
   bool space_before = false; // whitespace precedes it (a function-like #define needs none)
 };
 
-bool is_ident_char(char c);
+bool
+is_ident_char(char c);
 
-bool is_punct(const Token& token, std::string_view text);
+bool
+is_punct(const Token& token, std::string_view text);
 
 // The arguments of a call whose "(" is at `open`: split at top-level commas;
 // `close` is set to the ")" (nothing when unbalanced).
-std::optional<std::vector<std::vector<Token>>> call_arguments(const std::vector<Token>& tokens, size_t open,
-                                                              size_t& close);
+std::optional<std::vector<std::vector<Token>>>
+call_arguments(const std::vector<Token>& tokens, size_t open, size_t& close);
 
 // The code of one C++ file as tokens, after its directives ran and its macros
 // (and TF_CALL_*) expanded; code under #if 0 is dropped. Fills `scan`'s
 // includes, identifiers (those of `watched` the code uses) and `registers`.
-std::vector<Token> preprocess(std::string_view text, SourceScan& scan, const std::vector<std::string>& watched);
+std::vector<Token>
+preprocess(std::string_view text, SourceScan& scan, const std::vector<std::string>& watched);
 
 } // namespace opkit::adopt::preprocess_detail

@@ -29,7 +29,11 @@ is_dtype(const std::string& name)
 class RegistrationParser
 {
 public:
-  RegistrationParser(const std::vector<Token>& code, SourceScan& scan) : m_code(code), m_scan(scan) {}
+  RegistrationParser(const std::vector<Token>& code, SourceScan& scan)
+    : m_code(code)
+    , m_scan(scan)
+  {
+  }
 
   void run()
   {

@@ -60,17 +60,20 @@ struct SourceScan
 // with # and ##), TF_CALL_<type>/TF_CALL_<GROUP> (configs/adopt/cpp_dtypes.yaml)
 // and #if GOOGLE_CUDA blocks. `watched`: identifiers to report when its code
 // uses them (not in comments or strings). Pure.
-SourceScan scan_source(std::string_view text, const std::string& file, const std::vector<std::string>& watched = {});
+SourceScan
+scan_source(std::string_view text, const std::string& file, const std::vector<std::string>& watched = {});
 
 // REGISTER_OP's strings: "x: T", "xs: N * T", "r: Ref(T)", "y: int64" (type
 // is a dtype or the attr's name). Nothing, with `problem` set, when unreadable.
-std::optional<project::OpArg> parse_arg_spec(const std::string& spec, std::string& problem);
+std::optional<project::OpArg>
+parse_arg_spec(const std::string& spec, std::string& problem);
 
 // "T: {float, double} = DT_FLOAT", "n: int >= 1", "salt: string", "l: list(int) = []":
 // the attr's name, opkit.yaml type and allowed dtypes. Nothing, with `problem`
 // set, for a type opkit.yaml cannot declare (func, list(string), ...);
 // `problem` may also be set on success (an unknown dtype left out of {...}).
-std::optional<project::OpAttr> parse_attr_spec(const std::string& spec, std::string& problem);
+std::optional<project::OpAttr>
+parse_attr_spec(const std::string& spec, std::string& problem);
 
 struct TreeText
 {
@@ -91,6 +94,7 @@ struct AdoptedTree
 };
 
 // Scans the C++ texts (watching configs/adopt/compat.yaml's identifiers). Pure.
-AdoptedTree scan_tree(std::vector<std::string> files, const std::vector<TreeText>& cpp, std::vector<TreeText> python);
+AdoptedTree
+scan_tree(std::vector<std::string> files, const std::vector<TreeText>& cpp, std::vector<TreeText> python);
 
 } // namespace opkit::adopt

@@ -86,7 +86,10 @@ count_pch_compiles(const TargetPlan& plan)
 class LazyCompilerVersion
 {
 public:
-  explicit LazyCompilerVersion(std::string compiler) : m_compiler(std::move(compiler)) {}
+  explicit LazyCompilerVersion(std::string compiler)
+    : m_compiler(std::move(compiler))
+  {
+  }
   const std::string& get()
   {
     std::call_once(m_once, [this] { m_version = compiler_version(m_compiler); });
@@ -125,9 +128,8 @@ check_target_sources(const project::Manifest& manifest, const sdk::Sdk& sdk, con
                      const std::vector<const project::LibrarySpec*>& selected)
 {
   for (const project::LibrarySpec* library : selected) {
-    project::ResolvedSettings settings = project::resolve_settings(manifest.root, manifest.settings,
-                                                                   library->settings, sdk.version,
-                                                                   sdk.cuda.is_cuda_build);
+    project::ResolvedSettings settings = project::resolve_settings(manifest.root, manifest.settings, library->settings,
+                                                                   sdk.version, sdk.cuda.is_cuda_build);
     for (const std::vector<std::string>* files : {&settings.sources, &settings.headers}) {
       for (const std::string& source : *files) {
         std::error_code ec;
@@ -161,12 +163,13 @@ check_target_sources(const project::Manifest& manifest, const sdk::Sdk& sdk, con
   for (const LibraryInput& input : inputs) {
     auto device = std::find_if(input.sources.begin(), input.sources.end(), is_device_source);
     if (device != input.sources.end()) {
-      throw Error(ExitCode::missing,
-                  fmt::format("{}: a CPU-only build of TensorFlow cannot compile device code ({} of library {})",
-                              sdk.id, *device, input.name),
-                  fmt::format("fetch the CUDA build: `opkit sdk fetch tensorflow=={} --variant gpu`, then "
-                              "`--tf tensorflow-{}-cuda`; or list the file under `when: [{{device: gpu, sources: ...}}]`",
-                              sdk.version.str(), sdk.version.str()));
+      throw Error(
+        ExitCode::missing,
+        fmt::format("{}: a CPU-only build of TensorFlow cannot compile device code ({} of library {})", sdk.id, *device,
+                    input.name),
+        fmt::format("fetch the CUDA build: `opkit sdk fetch tensorflow=={} --variant gpu`, then "
+                    "`--tf tensorflow-{}-cuda`; or list the file under `when: [{{device: gpu, sources: ...}}]`",
+                    sdk.version.str(), sdk.version.str()));
     }
   }
 }
@@ -240,11 +243,10 @@ library_inputs(const project::Manifest& manifest, const std::vector<const projec
     if (!library->tensorflow.contains(sdk.version)) {
       continue;
     }
-    project::ResolvedSettings settings = project::resolve_settings(manifest.root, manifest.settings,
-                                                                   library->settings, sdk.version,
-                                                                   sdk.cuda.is_cuda_build);
-    LibraryInput input{library->name, library->output, settings.sources, {}, settings.defines,
-                       settings.cflags, settings.ldflags, settings.libs};
+    project::ResolvedSettings settings = project::resolve_settings(manifest.root, manifest.settings, library->settings,
+                                                                   sdk.version, sdk.cuda.is_cuda_build);
+    LibraryInput input{library->name,    library->output, settings.sources, {},
+                       settings.defines, settings.cflags, settings.ldflags, settings.libs};
     for (const stdfs::path& dir : settings.include_dirs) {
       input.include_dirs.push_back(dir.string());
     }
@@ -385,7 +387,8 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
       pch = spec;
     }
     TargetPlan plan = plan_target(input, inputs[t], seen, flags, options.overrides, cuda, use);
-    TargetPlan plain = use && count_pch_compiles(plan) > 0 ? plan_target(input, inputs[t], seen, flags, options.overrides, cuda) : plan;
+    TargetPlan plain =
+      use && count_pch_compiles(plan) > 0 ? plan_target(input, inputs[t], seen, flags, options.overrides, cuda) : plan;
     if (count_pch_compiles(plan) == 0) {
       if (use && !use->sources.empty()) {
         log_debug("{}: the flags differ from the SDK's own: no precompiled header", sdk.id);

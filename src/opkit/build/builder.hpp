@@ -15,17 +15,17 @@ namespace opkit::build {
 
 struct BuildOptions
 {
-  std::vector<std::string> tf_specs;     // empty: the manifest's targets
-  int jobs = 0;                          // 0: the number of CPUs
+  std::vector<std::string> tf_specs; // empty: the manifest's targets
+  int jobs = 0;                      // 0: the number of CPUs
   FlagOverrides overrides;
-  std::filesystem::path build_root;      // empty: <project>/build
-  bool check = true;                     // run opkit check on each library after linking
-  bool static_archive = false;           // also lib<name>.a (for static linking, e.g. TF Serving)
-  std::string runtime;                   // the check's runtime (empty: opkit.yaml's, else the TF default)
-  std::filesystem::path profile_file;    // or a captured profile
-  bool pch = true;                       // use the SDK's precompiled header where a source can
-  std::optional<bool> cache;             // --cache/--no-cache: ccache on or off, whatever the settings say
-  std::vector<std::string> libraries;    // --lib: only these (empty: every library)
+  std::filesystem::path build_root;   // empty: <project>/build
+  bool check = true;                  // run opkit check on each library after linking
+  bool static_archive = false;        // also lib<name>.a (for static linking, e.g. TF Serving)
+  std::string runtime;                // the check's runtime (empty: opkit.yaml's, else the TF default)
+  std::filesystem::path profile_file; // or a captured profile
+  bool pch = true;                    // use the SDK's precompiled header where a source can
+  std::optional<bool> cache;          // --cache/--no-cache: ccache on or off, whatever the settings say
+  std::vector<std::string> libraries; // --lib: only these (empty: every library)
 };
 
 // One library of a target.
@@ -33,23 +33,23 @@ struct LibraryResult
 {
   std::string name;
   std::filesystem::path library;
-  bool check_reused = false;   // the library and target were unchanged: the last verdict stands
+  bool check_reused = false;               // the library and target were unchanged: the last verdict stands
   std::optional<check::CheckReport> check; // the verdict on the linked library, unless --no-check
 };
 
 // The outcome of one target, as data; cli/ prints it.
 struct TargetResult
 {
-  std::string spec;            // what the user asked for ("2.10")
-  std::string sdk_id;          // what it resolved to ("tensorflow-2.10.1")
-  std::string version;         // "2.10.1"
-  std::filesystem::path dir;   // the target's build folder
+  std::string spec;          // what the user asked for ("2.10")
+  std::string sdk_id;        // what it resolved to ("tensorflow-2.10.1")
+  std::string version;       // "2.10.1"
+  std::filesystem::path dir; // the target's build folder
   bool ok = false;
-  bool up_to_date = false;     // ninja had no work to do
-  int compiled = 0;            // compile steps ninja ran
-  int pch_compiles = 0;        // of the plan's compile steps, those using the SDK's precompiled header
+  bool up_to_date = false;         // ninja had no work to do
+  int compiled = 0;                // compile steps ninja ran
+  int pch_compiles = 0;            // of the plan's compile steps, those using the SDK's precompiled header
   std::optional<CacheStats> cache; // ccache's hits and misses, when the compiles went through it
-  std::string log;             // ninja's output, shown when the target failed
+  std::string log;                 // ninja's output, shown when the target failed
   std::vector<LibraryResult> libraries;
   std::vector<std::string> skipped; // libraries whose `tensorflow:` range leaves this version out
 
@@ -65,31 +65,37 @@ struct BuildReport
 // The C++ compiler opkit builds with: $CXX (a compiler, optionally after a
 // launcher and before flags: "ccache g++", "g++ -m64"), else g++.
 // Error(missing) naming the program looked for when it is absent.
-CompilerCommand find_compiler();
+CompilerCommand
+find_compiler();
 
 // Runs the plan's build.ninja with ninja, writing build.ninja and
 // compile_commands.json first (only when their content changed).
-TargetResult run_plan(const TargetPlan& plan, int jobs);
+TargetResult
+run_plan(const TargetPlan& plan, int jobs);
 
 // Resolves every SDK first (a missing one is an error before anything is
 // written), then plans, writes and runs one ninja per target in parallel.
-BuildReport build_project(const project::Manifest& manifest, const BuildOptions& options);
+BuildReport
+build_project(const project::Manifest& manifest, const BuildOptions& options);
 
 // The facts of one built library, written beside it as opkit-build.json so
 // packages can carry them in their manifests.
-Json build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& compiler_version);
+Json
+build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& compiler_version);
 
 // The compiler's own version line ("g++ (Debian 12.2.0-14) 12.2.0").
-std::string compiler_version(const std::string& compiler);
+std::string
+compiler_version(const std::string& compiler);
 
 // The build folder of one target: <root>/tf-<version>, and tf-<version>-cuda
 // for a CUDA build (each SDK its own).
-std::filesystem::path target_dir(const std::filesystem::path& build_root, const sdk::Sdk& sdk);
+std::filesystem::path
+target_dir(const std::filesystem::path& build_root, const sdk::Sdk& sdk);
 
 // The libraries of `selected` that build for this SDK's version, each with its
 // settings resolved for it (pure).
-std::vector<LibraryInput> library_inputs(const project::Manifest& manifest,
-                                         const std::vector<const project::LibrarySpec*>& selected,
-                                         const sdk::Sdk& sdk);
+std::vector<LibraryInput>
+library_inputs(const project::Manifest& manifest, const std::vector<const project::LibrarySpec*>& selected,
+               const sdk::Sdk& sdk);
 
 } // namespace opkit::build

@@ -17,12 +17,15 @@ struct CheckCacheKey
   std::string value; // those stamps, as text
 };
 
-CheckCacheKey check_cache_key(const std::filesystem::path& library, const sdk::Sdk& sdk, const std::string& runtime,
-                              const std::filesystem::path& profile_file);
+CheckCacheKey
+check_cache_key(const std::filesystem::path& library, const sdk::Sdk& sdk, const std::string& runtime,
+                const std::filesystem::path& profile_file);
 
 // The stored report when its key is `key`; nullopt when absent, stale or unreadable.
-std::optional<check::CheckReport> load_cached_check(const std::filesystem::path& file, const CheckCacheKey& key);
+std::optional<check::CheckReport>
+load_cached_check(const std::filesystem::path& file, const CheckCacheKey& key);
 
-void store_check(const std::filesystem::path& file, const CheckCacheKey& key, const check::CheckReport& report);
+void
+store_check(const std::filesystem::path& file, const CheckCacheKey& key, const check::CheckReport& report);
 
 } // namespace opkit::build

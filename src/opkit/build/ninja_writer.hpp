@@ -7,10 +7,12 @@
 namespace opkit::build {
 
 // Escapes text for a ninja variable value: only '$' is special.
-std::string ninja_escape(std::string_view text);
+std::string
+ninja_escape(std::string_view text);
 
 // Escapes a path in a build line: '$', ' ' and ':' are special.
-std::string ninja_escape_path(std::string_view path);
+std::string
+ninja_escape_path(std::string_view path);
 
 // Builds a .ninja file as text, in the order calls are made, so the same calls
 // give the same bytes.

@@ -18,12 +18,12 @@ struct PchSpec
 {
   std::string sdk_id;
   std::string compiler;
-  std::string compiler_identity;  // see compiler_identity()
-  std::vector<std::string> flags; // the compile flags it is made with, and a source must have
+  std::string compiler_identity;    // see compiler_identity()
+  std::vector<std::string> flags;   // the compile flags it is made with, and a source must have
   std::vector<std::string> defines; // macros the header defines before its includes
-  std::string header_text;        // opkit_pch.h
-  std::string key;                // digest of all of the above
-  std::filesystem::path dir;      // <store>/<sdk-id>/<key>
+  std::string header_text;          // opkit_pch.h
+  std::string key;                  // digest of all of the above
+  std::filesystem::path dir;        // <store>/<sdk-id>/<key>
 
   std::filesystem::path header() const { return dir / "opkit_pch.h"; }
   std::filesystem::path gch() const { return dir / "opkit_pch.h.gch"; }
@@ -32,28 +32,34 @@ struct PchSpec
 
 // What a compiler is, without running it: its real path, size and mtime (as
 // ccache's compiler_check=mtime), so an upgraded compiler gets new PCHs.
-std::string compiler_identity(const std::string& compiler);
+std::string
+compiler_identity(const std::string& compiler);
 
 // The PCH folder of this machine: $OPKIT_HOME/pch.
-std::filesystem::path pch_store_dir();
+std::filesystem::path
+pch_store_dir();
 
 // The PCH for an SDK's own flags (pure).
-PchSpec plan_pch(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const std::string& compiler,
-                 const std::string& identity, const std::filesystem::path& store);
+PchSpec
+plan_pch(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const std::string& compiler,
+         const std::string& identity, const std::filesystem::path& store);
 
 // Whether a source can take the PCH as a prefix (-include): it includes a
 // TensorFlow header, and before its first #include it defines no macro but
 // the PCH's own (an op that sets something up for the TF headers keeps the
 // order it wrote, compiled plainly).
-bool source_can_use_pch(std::string_view text, const std::vector<std::string>& pch_defines);
+bool
+source_can_use_pch(std::string_view text, const std::vector<std::string>& pch_defines);
 
 // Makes the PCH unless it is there, under a lock per PCH (a concurrent build
 // of another project waits, then uses it). False, with a warning, when the
 // compiler cannot make it: the build then compiles plainly.
-bool ensure_pch(const PchSpec& spec);
+bool
+ensure_pch(const PchSpec& spec);
 
 // Removes PCHs whose SDK is gone, whose compiler changed or vanished, and
 // unfinished ones; adds them to `report`.
-void collect_stale_pchs(sdk::GcReport& report);
+void
+collect_stale_pchs(sdk::GcReport& report);
 
 } // namespace opkit::build

@@ -87,8 +87,8 @@ sdk_link_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags)
 
 TargetPlan
 plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries, const sdk::Sdk& sdk,
-            const project::FrameworkFlags& flags, const FlagOverrides& overrides, const std::optional<CudaToolkit>& cuda,
-            const std::optional<PchUse>& pch)
+            const project::FrameworkFlags& flags, const FlagOverrides& overrides,
+            const std::optional<CudaToolkit>& cuda, const std::optional<PchUse>& pch)
 {
   TargetPlan plan;
   plan.compiler = input.compiler.compiler;
@@ -141,7 +141,8 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
         step_flags.insert(step_flags.end(), {"-include", pch->header, "-Winvalid-pch"});
       }
       std::string object = "obj/" + library.name + "/" + source + ".o";
-      plan.compiles.push_back({(input.source_root / source).lexically_normal().string(), object, step_flags, on_device});
+      plan.compiles.push_back(
+        {(input.source_root / source).lexically_normal().string(), object, step_flags, on_device});
       link.objects.push_back(object);
     }
     if (input.static_archive) {
@@ -180,8 +181,9 @@ render_ninja(const TargetPlan& plan)
     writer.variable("nvcc", shell_quote(plan.nvcc));
   }
   writer.newline();
-  writer.rule("cxx", plan.launcher.empty() ? "$cxx -MD -MF $out.d $flags -c $in -o $out"
-                                            : "$launcher $cxx -MD -MF $out.d $flags -c $in -o $out",
+  writer.rule("cxx",
+              plan.launcher.empty() ? "$cxx -MD -MF $out.d $flags -c $in -o $out"
+                                    : "$launcher $cxx -MD -MF $out.d $flags -c $in -o $out",
               "CXX $in", "$out.d", "gcc");
   if (!plan.nvcc.empty()) {
     writer.rule("nvcc", "$nvcc -MD -MF $out.d $flags -c $in -o $out", "NVCC $in", "$out.d", "gcc");
@@ -229,8 +231,10 @@ render_compile_commands(const TargetPlan& plan)
     }
     arguments.insert(arguments.end(), step.flags.begin(), step.flags.end());
     arguments.insert(arguments.end(), {"-c", step.source, "-o", step.object});
-    entries.push_back(
-      {{"directory", plan.build_dir.string()}, {"file", step.source}, {"arguments", arguments}, {"output", step.object}});
+    entries.push_back({{"directory", plan.build_dir.string()},
+                       {"file", step.source},
+                       {"arguments", arguments},
+                       {"output", step.object}});
   }
   return entries.dump(2) + "\n";
 }

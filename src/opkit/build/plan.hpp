@@ -46,7 +46,8 @@ struct PchUse
 };
 
 // True for a source nvcc compiles (*.cu.cc, *.cu).
-bool is_device_source(const std::string& path);
+bool
+is_device_source(const std::string& path);
 
 // One library of the project for one SDK, as the project's settings resolve
 // for it (project::resolve_settings): pure data.
@@ -59,40 +60,41 @@ struct LibraryInput
   std::vector<std::string> defines;      // NAME or NAME=VALUE
   std::vector<std::string> cflags;
   std::vector<std::string> ldflags;
-  std::vector<std::string> libs;         // -l<name>
+  std::vector<std::string> libs; // -l<name>
 };
 
 // Linking one library from its objects.
 struct LinkStep
 {
-  std::string library;               // the library's name
-  std::string output;                // relative to the build folder
+  std::string library; // the library's name
+  std::string output;  // relative to the build folder
   std::vector<std::string> objects;
-  std::vector<std::string> flags;    // after the objects: -shared, the library's ldflags, -L<sdk> -l..., its libs
-  std::string static_output;         // also an archive of the library's own objects; empty: none
+  std::vector<std::string> flags; // after the objects: -shared, the library's ldflags, -L<sdk> -l..., its libs
+  std::string static_output;      // also an archive of the library's own objects; empty: none
 };
 
 // Everything needed to build a project's libraries against one SDK: pure data,
 // so the same inputs always render the same build.ninja.
 struct TargetPlan
 {
-  std::string compiler;                 // the C++ compiler's path
+  std::string compiler;                   // the C++ compiler's path
   std::vector<std::string> compiler_args; // what CXX gave after the compiler ("g++ -m64")
-  std::string nvcc;                     // nvcc's path, when there are device sources
-  std::filesystem::path build_dir;      // absolute
+  std::string nvcc;                       // nvcc's path, when there are device sources
+  std::filesystem::path build_dir;        // absolute
   std::vector<CompileStep> compiles;
   std::vector<LinkStep> links;
-  std::vector<std::string> launcher;    // before the C++ compiler: ccache, distcc (build/sharing, or CXX's own)
-  int link_jobs = 0;                    // >0: links at most this many at once (compiles go to distcc helpers)
+  std::vector<std::string> launcher; // before the C++ compiler: ccache, distcc (build/sharing, or CXX's own)
+  int link_jobs = 0;                 // >0: links at most this many at once (compiles go to distcc helpers)
 };
 
 // The compile flags a version's SDK needs, in order: -std, the ABI macro,
 // Eigen's alignment, common flags, warnings, then the SDK's include folder.
-std::vector<std::string> sdk_compile_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags,
-                                           const FlagOverrides& overrides);
+std::vector<std::string>
+sdk_compile_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const FlagOverrides& overrides);
 
 // The flags that link against the SDK's framework library (after the objects).
-std::vector<std::string> sdk_link_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags);
+std::vector<std::string>
+sdk_link_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags);
 
 // The C++ compiler as $CXX names it: an optional launcher (ccache, distcc),
 // the compiler, and flags ("ccache g++", "g++ -m64"). Resolved against PATH.
@@ -110,20 +112,23 @@ struct TargetInput
   std::filesystem::path source_root;
   std::vector<std::filesystem::path> generated; // sources opkit writes (absolute): linked into every library
   std::filesystem::path build_dir;
-  bool static_archive = false;                 // also lib<name>.a of each library's own objects
+  bool static_archive = false; // also lib<name>.a of each library's own objects
 };
 
 // Plans every library against one SDK. Sources with a device suffix go to nvcc
 // (`cuda` must be set then). Compiles with the SDK's own flags plus only
 // include folders may take the precompiled header.
-TargetPlan plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries, const sdk::Sdk& sdk,
-                       const project::FrameworkFlags& flags, const FlagOverrides& overrides,
-                       const std::optional<CudaToolkit>& cuda = {}, const std::optional<PchUse>& pch = {});
+TargetPlan
+plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries, const sdk::Sdk& sdk,
+            const project::FrameworkFlags& flags, const FlagOverrides& overrides,
+            const std::optional<CudaToolkit>& cuda = {}, const std::optional<PchUse>& pch = {});
 
 // build.ninja for a plan.
-std::string render_ninja(const TargetPlan& plan);
+std::string
+render_ninja(const TargetPlan& plan);
 
 // compile_commands.json for a plan (clangd, clang-tidy).
-std::string render_compile_commands(const TargetPlan& plan);
+std::string
+render_compile_commands(const TargetPlan& plan);
 
 } // namespace opkit::build

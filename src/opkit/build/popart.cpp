@@ -34,8 +34,8 @@ find_popart_sdk(const stdfs::path& given)
 PopartBuildResult
 build_popart(const project::Manifest& manifest, const stdfs::path& sdk, int jobs)
 {
-  ProcessResult make = run_process({"make", "-C", manifest.root.string(), "-j", std::to_string(jobs),
-                                    "POPART_SDK=" + sdk.string()});
+  ProcessResult make =
+    run_process({"make", "-C", manifest.root.string(), "-j", std::to_string(jobs), "POPART_SDK=" + sdk.string()});
   return {make.exit_code == 0, make.out + make.err};
 }
 

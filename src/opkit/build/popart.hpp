@@ -10,7 +10,8 @@ namespace opkit::build {
 // The PopART SDK to build against: --popart-sdk, else $POPART_SDK. Graphcore's
 // SDK is neither on PyPI nor in Debian, so opkit cannot fetch it: absent, this
 // is Error(missing) saying so; a folder without include/popart is Error(usage).
-std::filesystem::path find_popart_sdk(const std::filesystem::path& given);
+std::filesystem::path
+find_popart_sdk(const std::filesystem::path& given);
 
 struct PopartBuildResult
 {
@@ -19,6 +20,7 @@ struct PopartBuildResult
 };
 
 // Runs the project's Makefile against the SDK (make POPART_SDK=...).
-PopartBuildResult build_popart(const project::Manifest& manifest, const std::filesystem::path& sdk, int jobs);
+PopartBuildResult
+build_popart(const project::Manifest& manifest, const std::filesystem::path& sdk, int jobs);
 
 } // namespace opkit::build

@@ -28,17 +28,20 @@ struct Sharing
 
 // The settings in force: opkit.yaml's, then OPKIT_CACHE, OPKIT_CACHE_REMOTE
 // and OPKIT_DISTCC_HOSTS, then --cache/--no-cache.
-project::CompileSharing effective_sharing(const project::CompileSharing& manifest, std::optional<bool> cache_flag);
+project::CompileSharing
+effective_sharing(const project::CompileSharing& manifest, std::optional<bool> cache_flag);
 
 // Decides the launcher. `ccache`/`distcc`: the programs' paths, empty when not
 // installed; Error(missing) when the settings ask for one that is not.
 // `base_dir` is the folder under which ccache makes paths relative (the project
 // and its build folder).
-Sharing plan_sharing(const project::CompileSharing& settings, const std::string& ccache, const std::string& distcc,
-                     const std::filesystem::path& base_dir);
+Sharing
+plan_sharing(const project::CompileSharing& settings, const std::string& ccache, const std::string& distcc,
+             const std::filesystem::path& base_dir);
 
 // The launcher of one target: ccache writes that target's counters to `stats_log`.
-std::vector<std::string> target_launcher(const Sharing& sharing, const std::filesystem::path& stats_log);
+std::vector<std::string>
+target_launcher(const Sharing& sharing, const std::filesystem::path& stats_log);
 
 // What ccache's stats log says of one build: one entry per compile.
 struct CacheStats
@@ -48,6 +51,7 @@ struct CacheStats
   int misses = 0;      // compiled, and stored
 };
 
-CacheStats parse_ccache_stats_log(std::string_view text);
+CacheStats
+parse_ccache_stats_log(std::string_view text);
 
 } // namespace opkit::build

@@ -11,10 +11,12 @@ namespace opkit::build {
 // Splits $CXX into launcher, compiler and flags: the first word that is not a
 // known launcher (ccache, distcc, sccache, icecc) is the compiler; each program
 // is resolved against PATH. Error(missing) names the program it looked for.
-CompilerCommand parse_compiler_command(std::string_view cxx);
+CompilerCommand
+parse_compiler_command(std::string_view cxx);
 
 // Where the CUDA toolkit is: $CUDA_HOME (or $CUDA_PATH), else around the nvcc
 // on PATH. Error(missing) naming the source that needs it.
-CudaToolkit find_cuda_toolkit(const std::string& needed_by);
+CudaToolkit
+find_cuda_toolkit(const std::string& needed_by);
 
 } // namespace opkit::build

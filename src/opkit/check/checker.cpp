@@ -92,16 +92,17 @@ missing_library_finding(const std::string& soname, const LoadSet& set, const Che
   if (starts_with(soname, "libtensorflow_framework") && framework != nullptr) {
     finding.kind = "wrong-framework-soname";
     finding.summary = fmt::format("needs {}, but the target's framework library is {}", soname, framework->soname);
-    finding.diagnosis = fmt::format("the library was built for another TensorFlow version{}",
-                                    target.framework_version.empty() ? "" : " than the target's " + target.framework_version);
+    finding.diagnosis =
+      fmt::format("the library was built for another TensorFlow version{}",
+                  target.framework_version.empty() ? "" : " than the target's " + target.framework_version);
     finding.remedy = fmt::format("build it for the target: {}", rebuild_command(target));
   } else if (starts_with(soname, "libcudart.so") && !target.cuda_version.empty()) {
     finding.kind = "cuda-runtime-mismatch";
-    finding.summary = fmt::format("needs {}, but the framework is built with CUDA {} ({})", soname,
-                                  target.cuda_version, cuda_soname_for(target.cuda_version));
+    finding.summary = fmt::format("needs {}, but the framework is built with CUDA {} ({})", soname, target.cuda_version,
+                                  cuda_soname_for(target.cuda_version));
     finding.diagnosis = "the op's CUDA runtime differs from the one the framework loads";
-    finding.remedy = fmt::format("build the GPU kernel with CUDA {}'s nvcc, or link cudart statically",
-                                 target.cuda_version);
+    finding.remedy =
+      fmt::format("build the GPU kernel with CUDA {}'s nvcc, or link cudart statically", target.cuda_version);
   } else {
     std::error_code ec;
     bool bundled = stdfs::exists(op_dir / soname, ec);
@@ -110,8 +111,9 @@ missing_library_finding(const std::string& soname, const LoadSet& set, const Che
                               : fmt::format("needs {}, which the target does not have", soname);
     finding.diagnosis = bundled ? "the loader does not look in the library's own folder unless RUNPATH says $ORIGIN"
                                 : "no library of the target profile has this soname";
-    finding.remedy = bundled ? "link with -Wl,-rpath,'$ORIGIN' so bundled libraries are found"
-                             : "bundle it next to the op (linked with -Wl,-rpath,'$ORIGIN'), or install it in the target";
+    finding.remedy = bundled
+                       ? "link with -Wl,-rpath,'$ORIGIN' so bundled libraries are found"
+                       : "bundle it next to the op (linked with -Wl,-rpath,'$ORIGIN'), or install it in the target";
   }
   return finding;
 }
@@ -207,8 +209,9 @@ check_version_needs(const ElfInfo& elf, const LoadSet& set, std::vector<Finding>
       finding.summary = finding.summary.empty() ? fmt::format("needs {} from {}", introduced, need.file)
                                                 : finding.summary + "; also " + version;
       finding.diagnosis = fmt::format("the target provides {}", ceiling_text(*library, family_of(version)));
-      finding.remedy = "build with a toolchain no newer than the target's (e.g. the manylinux2014 devtoolset image "
-                       "for CentOS 7-based runtimes), or target a runtime that has it (opkit check --runtime/--profile)";
+      finding.remedy =
+        "build with a toolchain no newer than the target's (e.g. the manylinux2014 devtoolset image "
+        "for CentOS 7-based runtimes), or target a runtime that has it (opkit check --runtime/--profile)";
       for (const ElfSymbol& symbol : elf.dynamic_symbols) {
         if (!symbol.defined && symbol.version == version) {
           finding.symbols.push_back({symbol.name, demangle(symbol.name), symbol.version});
@@ -238,8 +241,8 @@ need_file_by_version(const ElfInfo& elf)
 void
 add_cuda_finding(const ElfInfo& elf, const CheckTarget& target, std::vector<Finding>& findings)
 {
-  bool device_code = std::find(elf.section_names.begin(), elf.section_names.end(), ".nv_fatbin")
-                     != elf.section_names.end();
+  bool device_code =
+    std::find(elf.section_names.begin(), elf.section_names.end(), ".nv_fatbin") != elf.section_names.end();
   if (!device_code) {
     return;
   }

@@ -20,7 +20,7 @@ struct SymbolRef
 // One reason a library will not load (fatal) or might surprise (warning).
 struct Finding
 {
-  std::string kind;      // stable id, e.g. "dual-abi-mismatch" (README lists them)
+  std::string kind; // stable id, e.g. "dual-abi-mismatch" (README lists them)
   bool fatal = true;
   std::string summary;   // one line
   std::string diagnosis; // why
@@ -36,7 +36,7 @@ struct CheckTarget
   std::string framework_version; // "2.10.1"; empty when no SDK was named
   int cxx11_abi = -1;            // the framework's, -1 when unknown
   int cxx_standard = 0;
-  std::string cuda_version;      // the framework's CUDA version, when it is a CUDA build
+  std::string cuda_version; // the framework's CUDA version, when it is a CUDA build
 };
 
 struct CheckReport
@@ -53,12 +53,15 @@ struct CheckReport
 // Decides, without loading it, whether `library` will load into the target
 // process: every DT_NEEDED present, every required symbol version provided,
 // every non-weak undefined symbol resolved as glibc's loader would resolve it.
-CheckReport check_library(const std::filesystem::path& library, const CheckTarget& target);
+CheckReport
+check_library(const std::filesystem::path& library, const CheckTarget& target);
 
 // The report as JSON, schema "opkit.check/1" (README documents it).
-Json to_json(const CheckReport& report);
+Json
+to_json(const CheckReport& report);
 
 // A mangled C++ name demangled, or the name itself when it is not one.
-std::string demangle(const std::string& mangled);
+std::string
+demangle(const std::string& mangled);
 
 } // namespace opkit::check

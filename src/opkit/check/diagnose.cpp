@@ -102,7 +102,8 @@ make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const Chec
   size_t n = symbols.size();
   std::string fw = target.framework_version.empty() ? "the framework" : "TF " + target.framework_version;
   if (kind == "dual-abi-mismatch") {
-    finding.summary = fmt::format("{} symbol{} spelled with the other C++ ABI than {}'s", n, n == 1 ? " is" : "s are", fw);
+    finding.summary =
+      fmt::format("{} symbol{} spelled with the other C++ ABI than {}'s", n, n == 1 ? " is" : "s are", fw);
     finding.diagnosis = target.cxx11_abi < 0
                           ? "the library and the framework were compiled with different _GLIBCXX_USE_CXX11_ABI"
                           : fmt::format("the framework exports these with _GLIBCXX_USE_CXX11_ABI={}, the library "
@@ -110,8 +111,8 @@ make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const Chec
                                         target.cxx11_abi, 1 - target.cxx11_abi);
     finding.remedy = fmt::format("rebuild with the framework's ABI flag: {}", rebuild_command(target));
   } else if (kind == "cxx-standard-mismatch") {
-    finding.summary = fmt::format("{} symbol{} use{} the other string_view than {}'s", n, n == 1 ? "" : "s",
-                                  n == 1 ? "s" : "", fw);
+    finding.summary =
+      fmt::format("{} symbol{} use{} the other string_view than {}'s", n, n == 1 ? "" : "s", n == 1 ? "s" : "", fw);
     finding.diagnosis = fmt::format(
       "absl::string_view is std::string_view under C++17 and its own type before; the framework was built as "
       "C++{}, the library with another -std",
@@ -126,11 +127,12 @@ make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const Chec
                                     fw);
     finding.remedy = fmt::format("rebuild against the target's SDK: {}", rebuild_command(target));
   } else if (kind == "framework-symbol-missing") {
-    finding.summary = fmt::format("{} TensorFlow symbol{} not exported by {}'s framework library", n,
-                                  n == 1 ? " is" : "s are", fw);
+    finding.summary =
+      fmt::format("{} TensorFlow symbol{} not exported by {}'s framework library", n, n == 1 ? " is" : "s are", fw);
     finding.diagnosis = "the symbol exists in another TF version, lives in _pywrap_tensorflow_internal.so rather than "
                         "libtensorflow_framework, or is hidden: an op cannot link against it";
-    finding.remedy = fmt::format("build against the target's SDK ({}) and use only the framework's public API", rebuild_command(target));
+    finding.remedy = fmt::format("build against the target's SDK ({}) and use only the framework's public API",
+                                 rebuild_command(target));
   } else {
     finding.summary = fmt::format("{} undefined symbol{} nothing in the target provides", n, n == 1 ? "" : "s");
     finding.diagnosis = "no library in the target process defines these (check the library's DT_NEEDED and the "

@@ -10,18 +10,21 @@ namespace opkit::check {
 // Sorts unresolved symbols into findings with a diagnosis and a remedy:
 // the other C++ ABI's spelling, the other string_view, tsl:: vs tensorflow::,
 // a TF symbol the framework does not export, anything else.
-std::vector<Finding> diagnose_unresolved(const std::vector<SymbolRef>& unresolved,
-                                         const std::vector<const ProfileLibrary*>& frameworks,
-                                         const CheckTarget& target);
+std::vector<Finding>
+diagnose_unresolved(const std::vector<SymbolRef>& unresolved, const std::vector<const ProfileLibrary*>& frameworks,
+                    const CheckTarget& target);
 
 // The `opkit build` command that rebuilds for the target's framework version.
-std::string rebuild_command(const CheckTarget& target);
+std::string
+rebuild_command(const CheckTarget& target);
 
 // The demangled name with C++11-ABI markers removed (std::__cxx11::, [abi:cxx11]),
 // so both ABIs' spellings of one function compare equal.
-std::string without_abi_tags(const std::string& demangled);
+std::string
+without_abi_tags(const std::string& demangled);
 
 // ... and with std::string_view and absl::string_view made equal.
-std::string without_string_view_flavour(const std::string& demangled);
+std::string
+without_string_view_flavour(const std::string& demangled);
 
 } // namespace opkit::check

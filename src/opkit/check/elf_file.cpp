@@ -39,7 +39,10 @@ using VersionNames = std::map<uint16_t, std::string>;
 class ElfHandle
 {
 public:
-  explicit ElfHandle(Elf* elf) : m_elf(elf) {}
+  explicit ElfHandle(Elf* elf)
+    : m_elf(elf)
+  {
+  }
   ~ElfHandle() { elf_end(m_elf); }
   ElfHandle(const ElfHandle&) = delete;
   ElfHandle& operator=(const ElfHandle&) = delete;
@@ -121,14 +124,14 @@ std::string
 describe_type(GElf_Half type)
 {
   switch (type) {
-  case ET_EXEC:
-    return "an executable";
-  case ET_REL:
-    return "a relocatable object (.o)";
-  case ET_CORE:
-    return "a core dump";
-  default:
-    return fmt::format("an ELF file of type {}", type);
+    case ET_EXEC:
+      return "an executable";
+    case ET_REL:
+      return "a relocatable object (.o)";
+    case ET_CORE:
+      return "a core dump";
+    default:
+      return fmt::format("an ELF file of type {}", type);
   }
 }
 
@@ -192,23 +195,23 @@ find_sections(Elf* elf, std::string_view name, std::vector<std::string>& section
     }
     Section* slot = nullptr;
     switch (header.sh_type) {
-    case SHT_DYNAMIC:
-      slot = &sections.dynamic;
-      break;
-    case SHT_DYNSYM:
-      slot = &sections.dynsym;
-      break;
-    case SHT_GNU_versym:
-      slot = &sections.versym;
-      break;
-    case SHT_GNU_verdef:
-      slot = &sections.verdef;
-      break;
-    case SHT_GNU_verneed:
-      slot = &sections.verneed;
-      break;
-    default:
-      continue;
+      case SHT_DYNAMIC:
+        slot = &sections.dynamic;
+        break;
+      case SHT_DYNSYM:
+        slot = &sections.dynsym;
+        break;
+      case SHT_GNU_versym:
+        slot = &sections.versym;
+        break;
+      case SHT_GNU_verdef:
+        slot = &sections.verdef;
+        break;
+      case SHT_GNU_verneed:
+        slot = &sections.verneed;
+        break;
+      default:
+        continue;
     }
     if (slot->data) {
       continue;
@@ -280,22 +283,22 @@ read_dynamic(Elf* elf, const Section& dynamic, ElfInfo& info, std::string_view n
       fail_libelf(name);
     }
     switch (entry.d_tag) {
-    case DT_NULL:
-      return;
-    case DT_NEEDED:
-      info.needed.push_back(string_at(elf, strtab, entry.d_un.d_val, name));
-      break;
-    case DT_SONAME:
-      info.soname = string_at(elf, strtab, entry.d_un.d_val, name);
-      break;
-    case DT_RPATH:
-      info.rpath = split_path_list(string_at(elf, strtab, entry.d_un.d_val, name));
-      break;
-    case DT_RUNPATH:
-      info.runpath = split_path_list(string_at(elf, strtab, entry.d_un.d_val, name));
-      break;
-    default:
-      break;
+      case DT_NULL:
+        return;
+      case DT_NEEDED:
+        info.needed.push_back(string_at(elf, strtab, entry.d_un.d_val, name));
+        break;
+      case DT_SONAME:
+        info.soname = string_at(elf, strtab, entry.d_un.d_val, name);
+        break;
+      case DT_RPATH:
+        info.rpath = split_path_list(string_at(elf, strtab, entry.d_un.d_val, name));
+        break;
+      case DT_RUNPATH:
+        info.runpath = split_path_list(string_at(elf, strtab, entry.d_un.d_val, name));
+        break;
+      default:
+        break;
     }
   }
 }
@@ -307,15 +310,14 @@ class VersionWalker
 {
 public:
   VersionWalker(const Section& section, std::string_view name)
-    : m_data(section.data),
-      m_budget(section.data->d_size / k_min_version_record + 1),
-      m_name(name)
+    : m_data(section.data)
+    , m_budget(section.data->d_size / k_min_version_record + 1)
+    , m_name(name)
   {
   }
 
   // Converts a record offset into the int that gelf_get* wants.
-  int
-  offset(size_t value)
+  int offset(size_t value)
   {
     if (m_budget == 0) {
       fail_malformed(m_name, "version records loop or overlap");
@@ -342,8 +344,7 @@ private:
 // Only the first auxiliary entry names the definition; the others name parents.
 // Returns vd_next, the distance to the next definition (0 at the end).
 uint32_t
-read_one_definition(Elf* elf, VersionWalker& walker, size_t strtab, size_t offset, ElfInfo& info,
-                    VersionNames& names)
+read_one_definition(Elf* elf, VersionWalker& walker, size_t strtab, size_t offset, ElfInfo& info, VersionNames& names)
 {
   GElf_Verdef definition;
   if (!gelf_getverdef(walker.data(), walker.offset(offset), &definition)) {
@@ -366,8 +367,7 @@ read_one_definition(Elf* elf, VersionWalker& walker, size_t strtab, size_t offse
 }
 
 void
-read_version_definitions(Elf* elf, const Section& verdef, ElfInfo& info, VersionNames& names,
-                         std::string_view name)
+read_version_definitions(Elf* elf, const Section& verdef, ElfInfo& info, VersionNames& names, std::string_view name)
 {
   VersionWalker walker(verdef, name);
   size_t offset = 0;
@@ -424,8 +424,7 @@ read_version_needs(Elf* elf, const Section& verneed, ElfInfo& info, VersionNames
 }
 
 void
-apply_version(const Section& versym, size_t index, const VersionNames& names, ElfSymbol& symbol,
-              std::string_view name)
+apply_version(const Section& versym, size_t index, const VersionNames& names, ElfSymbol& symbol, std::string_view name)
 {
   GElf_Versym entry;
   if (!gelf_getversym(versym.data, static_cast<int>(index), &entry)) {
@@ -468,8 +467,8 @@ read_symbol(Elf* elf, const Section& dynsym, size_t index, SymbolScope scope, st
 }
 
 void
-read_symbols(Elf* elf, const DynamicSections& sections, const VersionNames& names, SymbolScope scope,
-             ElfInfo& info, std::string_view name)
+read_symbols(Elf* elf, const DynamicSections& sections, const VersionNames& names, SymbolScope scope, ElfInfo& info,
+             std::string_view name)
 {
   size_t count = entry_count(elf, sections.dynsym, ELF_T_SYM, name);
   bool versioned = sections.versym.data != nullptr;

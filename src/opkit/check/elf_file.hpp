@@ -11,12 +11,12 @@ namespace opkit::check {
 // One entry of .dynsym (index 0, the null symbol, is skipped).
 struct ElfSymbol
 {
-  std::string name;          // mangled, as stored
-  bool defined = false;      // st_shndx != SHN_UNDEF
-  bool weak = false;         // STB_WEAK
-  bool global = false;       // STB_GLOBAL or STB_GNU_UNIQUE
-  uint8_t type = 0;          // STT_* (STT_FUNC, STT_OBJECT, ...)
-  std::string version;       // e.g. "GLIBCXX_3.4.29"; empty when unversioned/local/base
+  std::string name;            // mangled, as stored
+  bool defined = false;        // st_shndx != SHN_UNDEF
+  bool weak = false;           // STB_WEAK
+  bool global = false;         // STB_GLOBAL or STB_GNU_UNIQUE
+  uint8_t type = 0;            // STT_* (STT_FUNC, STT_OBJECT, ...)
+  std::string version;         // e.g. "GLIBCXX_3.4.29"; empty when unversioned/local/base
   bool version_hidden = false; // the 0x8000 bit of .gnu.version (foo@VER, not foo@@VER)
 };
 
@@ -30,12 +30,12 @@ struct ElfVersionNeed
 // What opkit reads from a shared object's dynamic view.
 struct ElfInfo
 {
-  std::string machine;                      // "x86_64" or "aarch64"
-  std::string soname;                       // DT_SONAME, may be empty
-  std::vector<std::string> needed;          // DT_NEEDED, in order
-  std::vector<std::string> rpath;           // DT_RPATH, split on ':'
-  std::vector<std::string> runpath;         // DT_RUNPATH, split on ':'
-  std::vector<ElfSymbol> dynamic_symbols;   // .dynsym
+  std::string machine;                          // "x86_64" or "aarch64"
+  std::string soname;                           // DT_SONAME, may be empty
+  std::vector<std::string> needed;              // DT_NEEDED, in order
+  std::vector<std::string> rpath;               // DT_RPATH, split on ':'
+  std::vector<std::string> runpath;             // DT_RUNPATH, split on ':'
+  std::vector<ElfSymbol> dynamic_symbols;       // .dynsym
   std::vector<std::string> version_definitions; // .gnu.version_d names (excluding the file's base entry)
   std::vector<ElfVersionNeed> version_needs;    // .gnu.version_r
   std::vector<std::string> section_names;       // e.g. ".nv_fatbin" marks CUDA device code; unreadable names skipped
@@ -44,15 +44,21 @@ struct ElfInfo
 // Which .dynsym entries read_elf reports. A library under check only needs
 // its undefined symbols: the names of its definitions (most of a framework
 // library's 50k entries) are then not read at all.
-enum class SymbolScope { all, undefined };
+enum class SymbolScope
+{
+  all,
+  undefined
+};
 
 // Reads a 64-bit little-endian x86-64 or aarch64 ELF shared object (ET_DYN).
 // Anything else (not ELF, truncated, 32-bit, big-endian, other machine, an
 // executable or relocatable object) throws opkit::Error(ExitCode::usage) with
 // "<path>: <what is wrong>"; it never crashes on malformed input.
-ElfInfo read_elf(const std::filesystem::path& path, SymbolScope scope = SymbolScope::all);
+ElfInfo
+read_elf(const std::filesystem::path& path, SymbolScope scope = SymbolScope::all);
 
 // The same over bytes in memory; `name` is used in error messages (fuzzing, tests).
-ElfInfo read_elf_bytes(std::string_view bytes, std::string_view name, SymbolScope scope = SymbolScope::all);
+ElfInfo
+read_elf_bytes(std::string_view bytes, std::string_view name, SymbolScope scope = SymbolScope::all);
 
 } // namespace opkit::check

@@ -24,16 +24,15 @@ class IndexedSymbols : public SymbolTable
 {
 public:
   IndexedSymbols(std::shared_ptr<const SymbolIndex> index, stdfs::path library, stdfs::path index_file)
-    : m_index(std::move(index)),
-      m_library(std::move(library)),
-      m_index_file(std::move(index_file))
+    : m_index(std::move(index))
+    , m_library(std::move(library))
+    , m_index_file(std::move(index_file))
   {
   }
 
   size_t size() const override { return m_corrupt ? fallback().size() : m_index->size(); }
 
-  std::vector<SymbolDefinition>
-  find(std::string_view name) const override
+  std::vector<SymbolDefinition> find(std::string_view name) const override
   {
     std::vector<SymbolDefinition> found;
     if (!m_corrupt && m_index->find(name, found)) {
@@ -42,8 +41,7 @@ public:
     return fallback().find(name);
   }
 
-  void
-  for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override
+  void for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override
   {
     if (m_corrupt || !m_index->for_each(visit)) {
       fallback().for_each(visit);
@@ -51,8 +49,7 @@ public:
   }
 
 private:
-  const SymbolTable&
-  fallback() const
+  const SymbolTable& fallback() const
   {
     std::call_once(m_fallback_once, [this] {
       m_corrupt = true;

@@ -16,17 +16,20 @@ struct IndexPlace
 // The place for a library that belongs to no SDK (a system library): its
 // absolute path mirrored under $OPKIT_HOME/cache/symbols/, with ".idx"
 // appended, written under $OPKIT_HOME/locks/cache.lock.
-IndexPlace cache_place(const std::filesystem::path& library);
+IndexPlace
+cache_place(const std::filesystem::path& library);
 
 // Reads `library` and writes its index to `index_file` atomically (opkit sdk
 // add: into the staging folder, so the index is part of the import).
-void write_symbol_index(const std::filesystem::path& library, const std::filesystem::path& index_file);
+void
+write_symbol_index(const std::filesystem::path& library, const std::filesystem::path& index_file);
 
 // `library` as a profile library whose symbols are looked up in its index.
 // The index at place.file is mapped when it is current; when it is missing,
 // stale, foreign or corrupt it is remade from the ELF, atomically, under
 // place.lock; when it cannot be written (a read-only store), the library is
 // read from the ELF for this process alone. Errors: those of read_elf.
-ProfileLibrary indexed_library(const std::filesystem::path& library, const IndexPlace& place);
+ProfileLibrary
+indexed_library(const std::filesystem::path& library, const IndexPlace& place);
 
 } // namespace opkit::check

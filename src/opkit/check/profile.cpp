@@ -17,8 +17,8 @@ namespace {
 
 // The system libraries every TF process has; a policy lists these too.
 const std::vector<std::string> k_system_sonames = {
-  "libc.so.6",     "libm.so.6",     "libpthread.so.0", "libdl.so.2",
-  "librt.so.1",    "libstdc++.so.6", "libgcc_s.so.1",  "ld-linux-x86-64.so.2",
+  "libc.so.6",  "libm.so.6",      "libpthread.so.0", "libdl.so.2",
+  "librt.so.1", "libstdc++.so.6", "libgcc_s.so.1",   "ld-linux-x86-64.so.2",
 };
 
 // Where this machine's system libraries are, in k_system_sonames' order.
@@ -53,10 +53,14 @@ library_json(const ProfileLibrary& library)
   library.symbols.for_each([&symbols](std::string_view name, const SymbolDefinition& definition) {
     symbols.push_back(Json::array({name, definition.version, definition.hidden}));
   });
-  return {{"soname", library.soname},           {"path", library.path},
-          {"framework", library.framework},     {"symbols_known", library.symbols_known},
-          {"versions", library.versions},       {"ceilings", library.ceilings},
-          {"extra_versions", library.extra_versions}, {"symbols", symbols}};
+  return {{"soname", library.soname},
+          {"path", library.path},
+          {"framework", library.framework},
+          {"symbols_known", library.symbols_known},
+          {"versions", library.versions},
+          {"ceilings", library.ceilings},
+          {"extra_versions", library.extra_versions},
+          {"symbols", symbols}};
 }
 
 ProfileLibrary
@@ -145,8 +149,14 @@ profile_from_policy(const project::RuntimePolicy& policy)
 std::vector<std::string>
 host_search_paths()
 {
-  return {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
-          "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+  return {"/lib/x86_64-linux-gnu",
+          "/usr/lib/x86_64-linux-gnu",
+          "/lib/aarch64-linux-gnu",
+          "/usr/lib/aarch64-linux-gnu",
+          "/lib64",
+          "/usr/lib64",
+          "/lib",
+          "/usr/lib"};
 }
 
 Profile
@@ -187,8 +197,10 @@ to_json(const Profile& profile)
   for (const ProfileLibrary& library : profile.libraries) {
     libraries.push_back(library_json(library));
   }
-  return {{"schema", "opkit.profile/1"},           {"name", profile.name},
-          {"description", profile.description},    {"search_paths", profile.search_paths},
+  return {{"schema", "opkit.profile/1"},
+          {"name", profile.name},
+          {"description", profile.description},
+          {"search_paths", profile.search_paths},
           {"libraries", libraries}};
 }
 

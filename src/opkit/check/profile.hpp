@@ -29,7 +29,7 @@ struct ProfileLibrary
 // The process an op library will be loaded into.
 struct Profile
 {
-  std::string name;                      // "host", "manylinux2014", a capture's name
+  std::string name; // "host", "manylinux2014", a capture's name
   std::string description;
   std::vector<ProfileLibrary> libraries; // framework libraries first, then system ones
   std::vector<std::string> search_paths; // where the loader looks on that machine
@@ -39,33 +39,43 @@ struct Profile
 };
 
 // Does the library provide this symbol version (e.g. "GLIBCXX_3.4.21")?
-bool provides_version(const ProfileLibrary& library, const std::string& version);
+bool
+provides_version(const ProfileLibrary& library, const std::string& version);
 
 // A profile library read from a real ELF file.
-ProfileLibrary library_from_elf(const ElfInfo& elf, const std::filesystem::path& path);
+ProfileLibrary
+library_from_elf(const ElfInfo& elf, const std::filesystem::path& path);
 
 // A library whose symbols are known (read from a file, or from its index).
-ProfileLibrary known_library(std::string soname, const std::filesystem::path& path, std::vector<std::string> versions,
-                             ExportedSymbols symbols);
+ProfileLibrary
+known_library(std::string soname, const std::filesystem::path& path, std::vector<std::string> versions,
+              ExportedSymbols symbols);
 
 // The system part of a target from a policy in configs/runtimes/.
-Profile profile_from_policy(const project::RuntimePolicy& policy);
+Profile
+profile_from_policy(const project::RuntimePolicy& policy);
 
 // This machine's system libraries (libc, libm, libpthread, libdl, librt,
 // libstdc++, libgcc_s, the dynamic loader), read through their symbol indexes
 // in $OPKIT_HOME/cache (check/indexed_library).
-Profile host_profile();
+Profile
+host_profile();
 
 // A profile of exactly the given libraries (`opkit profile capture --lib`), or
 // of this machine's system libraries when `libraries` is empty.
-Profile capture_profile(const std::vector<std::filesystem::path>& libraries, const std::string& name);
+Profile
+capture_profile(const std::vector<std::filesystem::path>& libraries, const std::string& name);
 
-Json to_json(const Profile& profile);
+Json
+to_json(const Profile& profile);
 // Parses a captured profile; Error(usage) naming `name` when malformed.
-Profile profile_from_json(const Json& json, const std::string& name);
-Profile load_profile_file(const std::filesystem::path& path);
+Profile
+profile_from_json(const Json& json, const std::string& name);
+Profile
+load_profile_file(const std::filesystem::path& path);
 
 // The directories this machine's loader searches by default.
-std::vector<std::string> host_search_paths();
+std::vector<std::string>
+host_search_paths();
 
 } // namespace opkit::check

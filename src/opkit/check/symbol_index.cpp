@@ -104,8 +104,7 @@ put64(std::string& out, uint64_t value)
 class StringsBuilder
 {
 public:
-  std::pair<uint32_t, uint32_t>
-  add(std::string_view text)
+  std::pair<uint32_t, uint32_t> add(std::string_view text)
   {
     if (m_bytes.size() + text.size() > UINT32_MAX) {
       fail(ExitCode::usage, "symbol index: cannot build: the library's names exceed 4 GiB");
@@ -116,8 +115,7 @@ public:
   }
 
   // Version names are few and repeated on every symbol: each is stored once.
-  uint32_t
-  version(std::string_view name)
+  uint32_t version(std::string_view name)
   {
     auto [it, added] = m_version_numbers.emplace(std::string(name), static_cast<uint32_t>(m_versions.size()));
     if (added) {
@@ -158,7 +156,8 @@ bucket_count_for(size_t symbols)
 SourceStamp
 stamp_of(const std::filesystem::path& file)
 {
-  struct stat st {};
+  struct stat st
+  {};
   if (::stat(file.c_str(), &st) != 0) {
     fail(ExitCode::system, "{}: cannot read: {}", file, std::strerror(errno));
   }
@@ -173,7 +172,8 @@ build_symbol_index(const ProfileLibrary& library, const SourceStamp& source)
   std::vector<Entry> entries;
   library.symbols.for_each([&](std::string_view name, const SymbolDefinition& definition) {
     auto [offset, length] = strings.add(name);
-    entries.push_back({fnv1a(name), offset, length, strings.version(definition.version) | (definition.hidden ? k_hidden_bit : 0)});
+    entries.push_back(
+      {fnv1a(name), offset, length, strings.version(definition.version) | (definition.hidden ? k_hidden_bit : 0)});
   });
   std::vector<uint32_t> definitions;
   for (const std::string& version : library.versions) {
@@ -230,7 +230,8 @@ build_symbol_index(const ProfileLibrary& library, const SourceStamp& source)
     put32(out, start);
   }
   for (const Entry& entry : grouped) {
-    for (uint32_t field : {entry_check(entry.hash, entry.version), entry.name_offset, entry.name_length, entry.version}) {
+    for (uint32_t field :
+         {entry_check(entry.hash, entry.version), entry.name_offset, entry.name_length, entry.version}) {
       put32(out, field);
     }
   }

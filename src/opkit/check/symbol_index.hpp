@@ -26,7 +26,8 @@ struct SourceStamp
 };
 
 // The stamp of a file as it is now; Error(system) when it cannot be stat'ed.
-SourceStamp stamp_of(const std::filesystem::path& file);
+SourceStamp
+stamp_of(const std::filesystem::path& file);
 
 // A symbol index is a small binary file that answers "does this library
 // export name (at version)?" without reading the library: a header (magic,
@@ -35,7 +36,8 @@ SourceStamp stamp_of(const std::filesystem::path& file);
 
 // The bytes of an index of `library`: its soname, version definitions and
 // exported symbols, as made from a file with stamp `source`.
-std::string build_symbol_index(const ProfileLibrary& library, const SourceStamp& source);
+std::string
+build_symbol_index(const ProfileLibrary& library, const SourceStamp& source);
 
 // An index read back. Opening checks the header, the sizes against the file
 // and the small tables; the hash table is checked where it is read (the

@@ -6,8 +6,8 @@
 namespace opkit::check {
 
 MemorySymbolTable::MemorySymbolTable(std::vector<ExportedSymbol> symbols)
-  : m_symbols(std::move(symbols)),
-    m_by_name(m_symbols.size())
+  : m_symbols(std::move(symbols))
+  , m_by_name(m_symbols.size())
 {
   std::iota(m_by_name.begin(), m_by_name.end(), size_t{0});
   std::stable_sort(m_by_name.begin(), m_by_name.end(),
@@ -37,7 +37,8 @@ MemorySymbolTable::for_each(const std::function<void(std::string_view, const Sym
 ExportedSymbols::ExportedSymbols()
 {
   // Policy libraries export nothing known; they all share one empty table.
-  static const std::shared_ptr<const SymbolTable> k_empty = std::make_shared<MemorySymbolTable>(std::vector<ExportedSymbol>());
+  static const std::shared_ptr<const SymbolTable> k_empty =
+    std::make_shared<MemorySymbolTable>(std::vector<ExportedSymbol>());
   m_table = k_empty;
 }
 
@@ -51,6 +52,9 @@ ExportedSymbols::ExportedSymbols(std::initializer_list<ExportedSymbol> symbols)
 {
 }
 
-ExportedSymbols::ExportedSymbols(std::shared_ptr<const SymbolTable> table) : m_table(std::move(table)) {}
+ExportedSymbols::ExportedSymbols(std::shared_ptr<const SymbolTable> table)
+  : m_table(std::move(table))
+{
+}
 
 } // namespace opkit::check

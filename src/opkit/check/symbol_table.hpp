@@ -60,7 +60,7 @@ class ExportedSymbols
 {
 public:
   ExportedSymbols();
-  ExportedSymbols(std::vector<ExportedSymbol> symbols);          // NOLINT: a list converts implicitly
+  ExportedSymbols(std::vector<ExportedSymbol> symbols);           // NOLINT: a list converts implicitly
   ExportedSymbols(std::initializer_list<ExportedSymbol> symbols); // NOLINT
   explicit ExportedSymbols(std::shared_ptr<const SymbolTable> table);
 

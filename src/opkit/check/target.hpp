@@ -15,15 +15,17 @@ namespace opkit::check {
 struct TargetOptions
 {
   std::string tf_spec;
-  std::string runtime;               // empty: the TF version's default, or host
+  std::string runtime; // empty: the TF version's default, or host
   std::filesystem::path profile_file;
 };
 
 // The profile and framework facts to check against. Errors: unknown runtime
 // (usage), unreadable profile (usage), no SDK for the version (missing).
-CheckTarget make_check_target(const TargetOptions& options);
+CheckTarget
+make_check_target(const TargetOptions& options);
 
 // The same, from an SDK already resolved (opkit build).
-CheckTarget make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::filesystem::path& profile_file);
+CheckTarget
+make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::filesystem::path& profile_file);
 
 } // namespace opkit::check

@@ -18,8 +18,8 @@ void
 print_target(const build::TargetResult& target)
 {
   std::string name = target.dir.filename().string();
-  std::string status = !target.loads() ? "CHECK FAILED"
-                       : !target.ok    ? "FAILED"
+  std::string status = !target.loads()     ? "CHECK FAILED"
+                       : !target.ok        ? "FAILED"
                        : target.up_to_date ? "up to date"
                                            : fmt::format("built ({} compiled)", target.compiled);
   // One library: its path on the target's line; several: one line each below.
@@ -59,8 +59,9 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   static int standard = -1;
   static std::string build_dir;
   CLI::App* cmd = app.add_subcommand("build", "Compile the op for each TensorFlow version, in parallel");
-  cmd->add_option("--tf", versions,
-                 "Versions or SDK ids to build, e.g. 1.12,2.10.1,tensorflow-2.10.1-cuda (default: opkit.yaml's targets)");
+  cmd->add_option(
+    "--tf", versions,
+    "Versions or SDK ids to build, e.g. 1.12,2.10.1,tensorflow-2.10.1-cuda (default: opkit.yaml's targets)");
   cmd->add_option("--lib", options.libraries, "Build only these libraries of opkit.yaml (repeatable)");
   cmd->add_option("-j,--jobs", options.jobs, "Parallel compile jobs (default: number of CPUs)")
     ->check(CLI::PositiveNumber);
@@ -78,8 +79,9 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   cmd->add_flag("--no-cache", no_cache, "Compile without ccache, whatever the settings say")->excludes("--cache");
   static bool no_pch = false;
   cmd->add_flag("--no-pch", no_pch, "Compile every source plainly, without the SDK's precompiled header");
-  cmd->add_flag("--static", options.static_archive,
-                "Also build lib<name>.a; link it with -Wl,--whole-archive (or Bazel alwayslink) so registrations survive");
+  cmd->add_flag(
+    "--static", options.static_archive,
+    "Also build lib<name>.a; link it with -Wl,--whole-archive (or Bazel alwayslink) so registrations survive");
   cmd->add_option("--runtime", options.runtime,
                   "Runtime to check against: host or a configs/runtimes policy (default: opkit.yaml's "
                   "targets.runtime, else the one each TF version's wheel assumes)");

@@ -15,23 +15,34 @@ namespace opkit::cli {
 
 struct GlobalOptions
 {
-  bool json = false;               // --json on commands that support it
+  bool json = false; // --json on commands that support it
 };
 
-void add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code);
-void add_new_command(CLI::App& app, GlobalOptions& global, int& exit_code);
-void add_init_command(CLI::App& app, GlobalOptions& global, int& exit_code);
-void add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code);
-void add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code);
-void add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code);
-void add_profile_command(CLI::App& app, GlobalOptions& global, int& exit_code);
-void add_package_command(CLI::App& app, GlobalOptions& global, int& exit_code);
-void add_publish_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
+add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
+add_new_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
+add_init_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
+add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
+add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
+add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
+add_profile_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
+add_package_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
+add_publish_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 
 // Prints a check report as text (build and check share it).
-void print_check_report(const check::CheckReport& report, std::FILE* out);
+void
+print_check_report(const check::CheckReport& report, std::FILE* out);
 
 // Splits "1.12,2.10.1" (and repeated --tf flags) into specs.
-std::vector<std::string> split_versions(const std::vector<std::string>& values);
+std::vector<std::string>
+split_versions(const std::vector<std::string>& values);
 
 } // namespace opkit::cli

@@ -110,8 +110,8 @@ add_tf_serving(CLI::App& package_app, int& exit_code)
     }
     if (!options.serving_dir.empty() && !options.patch_only) {
       fmt::print("{}: {}\n", result.serving_bundle, result.bundle_changed ? "written" : "unchanged");
-      fmt::print("model_servers/BUILD: {}\n", result.build_changed ? "label added to SUPPORTED_TENSORFLOW_OPS"
-                                                                   : "unchanged (label already listed)");
+      fmt::print("model_servers/BUILD: {}\n",
+                 result.build_changed ? "label added to SUPPORTED_TENSORFLOW_OPS" : "unchanged (label already listed)");
     }
     exit_code = 0;
   });

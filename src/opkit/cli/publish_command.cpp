@@ -77,8 +77,9 @@ add_publish_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   cmd->add_option("url", url, "Where to PUT it (http:// or https://)")->required();
   cmd->add_option("-H,--header", user_headers, "Add a request header 'Name: value' (repeatable)")
     ->allow_extra_args(false); // one value per -H, so FILE and URL may follow
-  cmd->add_option("--retries", options.retries,
-                  "Retries on connection errors, timeouts, 429 and 5xx, after 0.5 s, 1 s, 2 s, ... (default 3)")
+  cmd
+    ->add_option("--retries", options.retries,
+                 "Retries on connection errors, timeouts, 429 and 5xx, after 0.5 s, 1 s, 2 s, ... (default 3)")
     ->check(CLI::Range(0, 10));
   cmd->add_option("--cacert", options.ca_file, "Trust the CAs in this PEM file instead of the system bundle");
   cmd->callback([&exit_code] {
@@ -91,8 +92,8 @@ add_publish_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
     options.headers = request_headers(digest, user_headers);
     options.progress = verbosity() >= Verbosity::normal && ::isatty(STDERR_FILENO) == 1;
     HttpResult result = http_put_file(url, file, options);
-    fmt::print("published {} -> {} ({} bytes, sha256 {}, HTTP {})\n", file, http_display_url(url), size,
-               to_hex(digest), result.status);
+    fmt::print("published {} -> {} ({} bytes, sha256 {}, HTTP {})\n", file, http_display_url(url), size, to_hex(digest),
+               result.status);
     exit_code = static_cast<int>(ExitCode::ok);
   });
 }

@@ -44,8 +44,10 @@ run(int argc, char** argv)
       }
     },
     "Run as if started in DIR (the project folder)");
-  app.add_flag_callback("-v,--verbose", [] { set_verbosity(Verbosity::verbose); }, "Log every command opkit runs");
-  app.add_flag_callback("-q,--quiet", [] { set_verbosity(Verbosity::quiet); }, "Only print results and errors");
+  app.add_flag_callback(
+    "-v,--verbose", [] { set_verbosity(Verbosity::verbose); }, "Log every command opkit runs");
+  app.add_flag_callback(
+    "-q,--quiet", [] { set_verbosity(Verbosity::quiet); }, "Only print results and errors");
   add_sdk_command(app, global, exit_code);
   add_new_command(app, global, exit_code);
   add_init_command(app, global, exit_code);

@@ -4,6 +4,7 @@ namespace opkit::cli {
 
 // The whole CLI: parses argv, runs one command, prints errors as
 // "opkit: error: ...", and returns the process exit code (see util/error.hpp).
-int run(int argc, char** argv);
+int
+run(int argc, char** argv);
 
 } // namespace opkit::cli

@@ -87,7 +87,8 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   add->add_flag("--json", global.json, "Print the imported SDK's facts as JSON");
 
   static sdk::FetchOptions fetch;
-  CLI::App* fetch_cmd = sdk_app->add_subcommand("fetch", "Download a TensorFlow SDK from a package index and import it");
+  CLI::App* fetch_cmd =
+    sdk_app->add_subcommand("fetch", "Download a TensorFlow SDK from a package index and import it");
   fetch_cmd->add_option("requirement", fetch.requirement, "tensorflow==VERSION")->required();
   fetch_cmd->add_option("--variant", fetch.variant, "cpu or gpu (the CUDA build)")->capture_default_str();
   fetch_cmd->add_option("--index-url", fetch.index_url,

@@ -45,8 +45,8 @@ add_tree(const stdfs::path& root, const std::string& prefix, std::map<std::strin
 {
   std::error_code ec;
   auto options = stdfs::directory_options::follow_directory_symlink;
-  for (auto it = stdfs::recursive_directory_iterator(root, options, ec); !ec && it != stdfs::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = stdfs::recursive_directory_iterator(root, options, ec);
+       !ec && it != stdfs::recursive_directory_iterator(); it.increment(ec)) {
     if (!it->is_regular_file(ec) || it->path().extension() == ".pyc") {
       continue;
     }
@@ -77,8 +77,8 @@ add_easyrec_checkout(const stdfs::path& dir, std::map<std::string, ArchiveMember
     }
   }
   if (!absent.empty()) {
-    result.notes.push_back(fmt::format("not in pai_jobs/, so not packed: {} (deploy_ext.sh downloads them)",
-                                       join(absent, ", ")));
+    result.notes.push_back(
+      fmt::format("not in pai_jobs/, so not packed: {} (deploy_ext.sh downloads them)", join(absent, ", ")));
   }
 }
 
@@ -107,8 +107,8 @@ add_project_overlay(const stdfs::path& project_root, std::map<std::string, Archi
     std::string target = path.substr(0, path.size() - 4);
     auto found = members.find(target);
     if (found == members.end()) {
-      result.notes.push_back(fmt::format("add the lines of {} to EasyRec's {} (pass --easyrec-dir to have it done)",
-                                         path, target));
+      result.notes.push_back(
+        fmt::format("add the lines of {} to EasyRec's {} (pass --easyrec-dir to have it done)", path, target));
       continue;
     }
     std::string text = found->second.source.empty() ? found->second.content : fs::read_file(found->second.source);
@@ -128,8 +128,7 @@ validate_easyrec_version(const std::string& version)
 {
   static const std::regex k_allowed("[0-9A-Za-z_-]+");
   if (!std::regex_match(version, k_allowed)) {
-    fail(ExitCode::usage, "'{}': invalid EasyRec resource version (deploy_ext.sh allows only [0-9A-Za-z_-])",
-         version);
+    fail(ExitCode::usage, "'{}': invalid EasyRec resource version (deploy_ext.sh allows only [0-9A-Za-z_-])", version);
   }
 }
 
@@ -161,8 +160,7 @@ package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options
   std::vector<std::pair<std::string, Json>> libraries;
   std::map<std::string, std::string> dir_owner;
   for (const BuiltLibrary& lib : built) {
-    std::string dir = project::easyrec_ops_dir(project::easyrec_rules(), lib.sdk.version,
-                                               options.flavor);
+    std::string dir = project::easyrec_ops_dir(project::easyrec_rules(), lib.sdk.version, options.flavor);
     if (!dir_owner.emplace(dir, lib.version()).second && dir_owner[dir] != lib.version()) {
       fail(ExitCode::usage, "tensorflow {} and {} both map to easy_rec/python/ops/{}; package one of them",
            dir_owner[dir], lib.version(), dir);

@@ -150,8 +150,8 @@ make_manifest(const std::string& kind, const std::string& name, const std::vecto
                     {"compiler", facts.value("compiler", "")},
                     {"opkit_version", facts.value("opkit_version", "")}});
   }
-  return {{"schema", "opkit.manifest/1"}, {"kind", kind}, {"name", name}, {"opkit_version", OPKIT_VERSION},
-          {"files", files}, {"libraries", libs}};
+  return {{"schema", "opkit.manifest/1"},   {"kind", kind},   {"name", name},
+          {"opkit_version", OPKIT_VERSION}, {"files", files}, {"libraries", libs}};
 }
 
 std::vector<std::string>
@@ -162,8 +162,8 @@ verify_package(const stdfs::path& package)
     fail(ExitCode::usage, "{}: no such package", package);
   }
   std::string manifest_text;
-  Listing actual = stdfs::is_directory(package, ec) ? list_folder(package, manifest_text)
-                                                    : list_archive(package, manifest_text);
+  Listing actual =
+    stdfs::is_directory(package, ec) ? list_folder(package, manifest_text) : list_archive(package, manifest_text);
   if (manifest_text.empty()) {
     fail(ExitCode::usage, "{}: carries no {}", package, k_manifest_name);
   }

@@ -15,10 +15,10 @@ namespace opkit::package {
 // A library `opkit build` made, with the facts it recorded in opkit-build.json.
 struct BuiltLibrary
 {
-  sdk::Sdk sdk;                   // the SDK it was built against
-  std::string name;               // the library's name in opkit.yaml
-  std::filesystem::path path;     // build/tf-<version>/<output>
-  Json facts;                     // opkit-build.json
+  sdk::Sdk sdk;               // the SDK it was built against
+  std::string name;           // the library's name in opkit.yaml
+  std::filesystem::path path; // build/tf-<version>/<output>
+  Json facts;                 // opkit-build.json
 
   std::string version() const { return sdk.version.str(); }
 };
@@ -27,18 +27,21 @@ struct BuiltLibrary
 // targets), each resolved to an imported SDK: every library of opkit.yaml
 // whose `tensorflow:` range holds the version. A library not built yet is
 // Error(missing) naming the `opkit build` command.
-std::vector<BuiltLibrary> collect_built(const project::Manifest& manifest, const std::vector<std::string>& specs,
-                                        const std::filesystem::path& build_root);
+std::vector<BuiltLibrary>
+collect_built(const project::Manifest& manifest, const std::vector<std::string>& specs,
+              const std::filesystem::path& build_root);
 
 // The timestamp every packaged file gets: $SOURCE_DATE_EPOCH, else the
 // project's last git commit, else 1980-01-01 (the earliest a zip can say).
-int64_t source_date_epoch(const std::filesystem::path& project_root);
+int64_t
+source_date_epoch(const std::filesystem::path& project_root);
 
 // The manifest a package carries (opkit-manifest.json): each file's path, size
 // and sha256, and per library its TF version, ABI, C++ standard, compiler and
 // opkit version. `libraries` pairs a path inside the package with its facts.
-Json make_manifest(const std::string& kind, const std::string& name, const std::vector<ArchiveMember>& members,
-                   const std::vector<std::pair<std::string, Json>>& libraries);
+Json
+make_manifest(const std::string& kind, const std::string& name, const std::vector<ArchiveMember>& members,
+              const std::vector<std::pair<std::string, Json>>& libraries);
 
 // The manifest's own file name inside every package.
 inline const char* k_manifest_name = "opkit-manifest.json";
@@ -46,6 +49,7 @@ inline const char* k_manifest_name = "opkit-manifest.json";
 // Checks a package (a .tar.gz, a .whl or a folder) against the manifest it
 // carries. Returns the problems found, empty when it verifies; Error(usage)
 // when it carries no manifest or cannot be read.
-std::vector<std::string> verify_package(const std::filesystem::path& package);
+std::vector<std::string>
+verify_package(const std::filesystem::path& package);
 
 } // namespace opkit::package

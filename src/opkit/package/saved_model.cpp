@@ -33,10 +33,9 @@ newest_target(const project::Manifest& manifest)
   if (manifest.tf_versions.empty()) {
     fail(ExitCode::usage, "saved-model: pass --tf (the serving runtime's TensorFlow version)");
   }
-  return *std::max_element(manifest.tf_versions.begin(), manifest.tf_versions.end(),
-                           [](const std::string& a, const std::string& b) {
-                             return *project::parse_version(a) < *project::parse_version(b);
-                           });
+  return *std::max_element(
+    manifest.tf_versions.begin(), manifest.tf_versions.end(),
+    [](const std::string& a, const std::string& b) { return *project::parse_version(a) < *project::parse_version(b); });
 }
 
 void
@@ -88,10 +87,10 @@ package_saved_model(const project::Manifest& manifest, const SavedModelOptions& 
     result.check = check::check_library(library.path, check::make_check_target(library.sdk, options.runtime, {}));
     if (!result.check.loads && !options.force) {
       const check::Finding& first = result.check.findings.front();
-      throw Error(ExitCode::failed,
-                  fmt::format("{}: would not load in {}: [{}] {}", library.path, result.check.target, first.kind,
-                              first.summary),
-                  "`opkit check` shows every finding; --force adds it anyway");
+      throw Error(
+        ExitCode::failed,
+        fmt::format("{}: would not load in {}: [{}] {}", library.path, result.check.target, first.kind, first.summary),
+        "`opkit check` shows every finding; --force adds it anyway");
     }
     if (!result.check.loads) {
       break; // the one --force lets through is the one reported

@@ -31,6 +31,7 @@ struct SavedModelResult
 // EXPORT_DIR/assets/ as EasyRec's --asset_files does, with a manifest. The new
 // assets/ is staged beside the old one and swapped in; running it twice gives
 // the same folder.
-SavedModelResult package_saved_model(const project::Manifest& manifest, const SavedModelOptions& options);
+SavedModelResult
+package_saved_model(const project::Manifest& manifest, const SavedModelOptions& options);
 
 } // namespace opkit::package

@@ -29,19 +29,22 @@ struct TfServingResult
 // serving checkout, adds its label to SUPPORTED_TENSORFLOW_OPS in
 // tensorflow_serving/model_servers/BUILD (in place, or as a patch).
 // Idempotent: a second run changes nothing.
-TfServingResult package_tf_serving(const project::Manifest& manifest, const TfServingOptions& options);
+TfServingResult
+package_tf_serving(const project::Manifest& manifest, const TfServingOptions& options);
 
 // BUILD text with `label` added to the last list of SUPPORTED_TENSORFLOW_OPS;
 // nothing when it is already there. Error(usage) naming `name` when the
 // assignment cannot be found.
-std::optional<std::string> add_supported_op(const std::string& build_text, const std::string& label,
-                                            const std::string& name);
+std::optional<std::string>
+add_supported_op(const std::string& build_text, const std::string& label, const std::string& name);
 
 // A unified diff of two texts that differ in one place (as add_supported_op makes).
-std::string unified_diff(const std::string& before, const std::string& after, const std::string& path);
+std::string
+unified_diff(const std::string& before, const std::string& after, const std::string& path);
 
 // The BUILD file of the bundle.
-std::string bundle_build_file(const project::Manifest& manifest, const std::vector<std::string>& sources,
-                              const std::vector<std::string>& headers);
+std::string
+bundle_build_file(const project::Manifest& manifest, const std::vector<std::string>& sources,
+                  const std::vector<std::string>& headers);
 
 } // namespace opkit::package

@@ -64,7 +64,8 @@ package_members(const project::Manifest& manifest, const std::vector<BuiltLibrar
   }
   std::string pkg = manifest.name;
   std::vector<ArchiveMember> members = {
-    {pkg + "/__init__.py", {},
+    {pkg + "/__init__.py",
+     {},
      fmt::format("\"\"\"The {} op, with a library for each TensorFlow version it was built for.\"\"\"\n"
                  "from .{}_ops import *  # noqa: F401,F403\n",
                  manifest.primary_op().name, pkg),
@@ -103,23 +104,27 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
 
   std::string dist_info = manifest.name + "-" + manifest.version + ".dist-info";
   std::string tag = "py3-none-" + platform_tag();
-  members.push_back({dist_info + "/METADATA", {},
+  members.push_back({dist_info + "/METADATA",
+                     {},
                      fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: The {} TensorFlow op, "
                                  "built by opkit for TensorFlow {}\nRequires-Dist: {}\n",
                                  manifest.name, manifest.version, manifest.primary_op().name,
-                                 join([&] {
-                                   std::vector<std::string> v;
-                                   for (const auto& b : built) v.push_back(b.version());
-                                   return v;
-                                 }(),
-                                      ", "),
+                                 join(
+                                   [&] {
+                                     std::vector<std::string> v;
+                                     for (const auto& b : built)
+                                       v.push_back(b.version());
+                                     return v;
+                                   }(),
+                                   ", "),
                                  result.requirement),
                      false});
   // Root-Is-Purelib false: the libraries are platform code, so pip installs into platlib.
-  members.push_back({dist_info + "/WHEEL", {},
-                     fmt::format("Wheel-Version: 1.0\nGenerator: opkit {}\nRoot-Is-Purelib: false\nTag: {}\n",
-                                 OPKIT_VERSION, tag),
-                     false});
+  members.push_back(
+    {dist_info + "/WHEEL",
+     {},
+     fmt::format("Wheel-Version: 1.0\nGenerator: opkit {}\nRoot-Is-Purelib: false\nTag: {}\n", OPKIT_VERSION, tag),
+     false});
   members.push_back({dist_info + "/top_level.txt", {}, manifest.name + "\n", false});
   Json manifest_json = make_manifest("wheel", manifest.name, members, libraries);
   members.push_back({dist_info + "/" + k_manifest_name, {}, manifest_json.dump(2) + "\n", false});

@@ -10,9 +10,9 @@ namespace opkit::package {
 
 struct WheelOptions
 {
-  std::vector<std::string> tf_specs;   // default: opkit.yaml's targets
-  std::string requirement;             // default: the SDKs' distribution with a version range
-  std::filesystem::path output_dir;    // default: <project>/dist
+  std::vector<std::string> tf_specs; // default: opkit.yaml's targets
+  std::string requirement;           // default: the SDKs' distribution with a version range
+  std::filesystem::path output_dir;  // default: <project>/dist
   std::filesystem::path build_root;
 };
 
@@ -27,9 +27,11 @@ struct WheelResult
 // package <name>, a library per built TF version under <name>/tf-<version>/,
 // and a dist-info with METADATA (with a TensorFlow requirement), WHEEL, RECORD
 // and opkit-manifest.json.
-WheelResult package_wheel(const project::Manifest& manifest, const WheelOptions& options);
+WheelResult
+package_wheel(const project::Manifest& manifest, const WheelOptions& options);
 
 // "sha256=<urlsafe base64, no padding>" as RECORD wants it.
-std::string record_hash(const std::string& sha256_base64);
+std::string
+record_hash(const std::string& sha256_base64);
 
 } // namespace opkit::package

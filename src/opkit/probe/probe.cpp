@@ -56,17 +56,16 @@ describe_args(const std::vector<project::OpArg>& args)
 }
 
 void
-compare_args(const char* what, const std::vector<project::OpArg>& expected,
-             const std::vector<project::OpArg>& actual, std::vector<std::string>& differences)
+compare_args(const char* what, const std::vector<project::OpArg>& expected, const std::vector<project::OpArg>& actual,
+             std::vector<std::string>& differences)
 {
   bool same = expected.size() == actual.size();
   for (size_t i = 0; same && i < expected.size(); ++i) {
     same = expected[i].name == actual[i].name && expected[i].type == actual[i].type;
   }
   if (!same) {
-    differences.push_back(
-      fmt::format("{}: opkit.yaml declares {}, the library registered {}", what, describe_args(expected),
-                  describe_args(actual)));
+    differences.push_back(fmt::format("{}: opkit.yaml declares {}, the library registered {}", what,
+                                      describe_args(expected), describe_args(actual)));
   }
 }
 
@@ -74,7 +73,8 @@ void
 compare_attrs(const project::OpSpec& spec, const RegisteredOp& op, std::vector<std::string>& differences)
 {
   for (const project::OpAttr& attr : spec.attrs) {
-    auto found = std::find_if(op.attrs.begin(), op.attrs.end(), [&](const RegisteredAttr& a) { return a.name == attr.name; });
+    auto found =
+      std::find_if(op.attrs.begin(), op.attrs.end(), [&](const RegisteredAttr& a) { return a.name == attr.name; });
     if (found == op.attrs.end()) {
       differences.push_back(fmt::format("attr {}: declared in opkit.yaml but not registered", attr.name));
       continue;
@@ -88,7 +88,8 @@ compare_attrs(const project::OpSpec& spec, const RegisteredOp& op, std::vector<s
     }
   }
   for (const RegisteredAttr& attr : op.attrs) {
-    if (std::none_of(spec.attrs.begin(), spec.attrs.end(), [&](const project::OpAttr& a) { return a.name == attr.name; })) {
+    if (std::none_of(spec.attrs.begin(), spec.attrs.end(),
+                     [&](const project::OpAttr& a) { return a.name == attr.name; })) {
       differences.push_back(fmt::format("attr {}: registered but not declared in opkit.yaml", attr.name));
     }
   }
@@ -174,7 +175,8 @@ std::vector<std::string>
 compare_op(const project::OpSpec& spec, const ProbeReport& report, bool gpu)
 {
   std::vector<std::string> differences;
-  auto op = std::find_if(report.ops.begin(), report.ops.end(), [&](const RegisteredOp& o) { return o.name == spec.name; });
+  auto op =
+    std::find_if(report.ops.begin(), report.ops.end(), [&](const RegisteredOp& o) { return o.name == spec.name; });
   if (op == report.ops.end()) {
     differences.push_back(fmt::format("op {} is not registered by the library", spec.name));
     return differences;
@@ -197,7 +199,8 @@ compare_op(const project::OpSpec& spec, const ProbeReport& report, bool gpu)
                                  [&](const project::KernelSpec& k) { return k.device == device; });
     if (declared == spec.kernels.end()) {
       if (!registered.empty()) {
-        differences.push_back(fmt::format("{} kernel of {}: registered but not declared in opkit.yaml", device, spec.name));
+        differences.push_back(
+          fmt::format("{} kernel of {}: registered but not declared in opkit.yaml", device, spec.name));
       }
       continue;
     }
@@ -223,7 +226,8 @@ compare_op(const project::OpSpec& spec, const ProbeReport& report, bool gpu)
       auto text = [](const std::map<std::string, std::set<std::string>>& constraints) {
         std::vector<std::string> parts;
         for (const auto& [attr, dtypes] : constraints) {
-          parts.push_back(fmt::format("{} in {{{}}}", attr, join(std::vector<std::string>(dtypes.begin(), dtypes.end()), ", ")));
+          parts.push_back(
+            fmt::format("{} in {{{}}}", attr, join(std::vector<std::string>(dtypes.begin(), dtypes.end()), ", ")));
         }
         return parts.empty() ? std::string("no type constraint") : join(parts, "; ");
       };
@@ -243,7 +247,8 @@ compare_with_spec(const project::LibrarySpec& library, const ProbeReport& report
     differences.insert(differences.end(), more.begin(), more.end());
   }
   for (const RegisteredOp& op : report.ops) {
-    if (std::none_of(library.ops.begin(), library.ops.end(), [&](const project::OpSpec& o) { return o.name == op.name; })) {
+    if (std::none_of(library.ops.begin(), library.ops.end(),
+                     [&](const project::OpSpec& o) { return o.name == op.name; })) {
       differences.push_back(fmt::format("op {} is registered by the library but not declared in opkit.yaml", op.name));
     }
   }

@@ -35,28 +35,33 @@ struct RegisteredKernel
 struct ProbeReport
 {
   bool loaded = false;
-  std::string error;       // the loader's own message when not loaded
-  std::string tf_version;  // TF_VERSION_STRING of the framework the probe ran in
+  std::string error;      // the loader's own message when not loaded
+  std::string tf_version; // TF_VERSION_STRING of the framework the probe ran in
   std::vector<RegisteredOp> ops;
   std::vector<RegisteredKernel> kernels;
 };
 
 // The probe executable for an SDK, compiled once and cached under
 // <OPKIT_HOME>/probes/<sdk-id>/; concurrent callers wait on a lock.
-std::filesystem::path ensure_probe(const sdk::Sdk& sdk);
+std::filesystem::path
+ensure_probe(const sdk::Sdk& sdk);
 
 // Runs the probe on a library inside that SDK's real libtensorflow_framework.
-ProbeReport run_probe(const std::filesystem::path& probe, const std::filesystem::path& library);
+ProbeReport
+run_probe(const std::filesystem::path& probe, const std::filesystem::path& library);
 
 // Parses the probe's JSON output; Error(system) if it is not what the probe prints.
-ProbeReport parse_probe_output(const std::string& json_text);
+ProbeReport
+parse_probe_output(const std::string& json_text);
 
 // How the registration differs from one op of opkit.yaml: its args, attrs, and
 // each device's kernels with their type constraints (GPU kernels only when
 // `gpu`: the SDK is a CUDA build). One sentence per difference.
-std::vector<std::string> compare_op(const project::OpSpec& spec, const ProbeReport& report, bool gpu);
+std::vector<std::string>
+compare_op(const project::OpSpec& spec, const ProbeReport& report, bool gpu);
 
 // The same for every op of a library, plus each op it registers that opkit.yaml does not declare.
-std::vector<std::string> compare_with_spec(const project::LibrarySpec& library, const ProbeReport& report, bool gpu);
+std::vector<std::string>
+compare_with_spec(const project::LibrarySpec& library, const ProbeReport& report, bool gpu);
 
 } // namespace opkit::probe

@@ -26,10 +26,10 @@ run_or_fail(const std::vector<std::string>& argv, const std::string& what)
 {
   ProcessResult result = run_process(argv);
   if (result.exit_code != 0) {
-    throw Error(ExitCode::missing,
-                fmt::format("{} failed (exit {}): {}", what, result.exit_code,
-                            trim(tail_lines(result.err + result.out, 3))),
-                "scripts/setup.sh installs python3-venv; PyPI must be reachable");
+    throw Error(
+      ExitCode::missing,
+      fmt::format("{} failed (exit {}): {}", what, result.exit_code, trim(tail_lines(result.err + result.out, 3))),
+      "scripts/setup.sh installs python3-venv; PyPI must be reachable");
   }
 }
 
@@ -79,7 +79,8 @@ PythonTestResult
 run_python_test(const project::Manifest& manifest, const project::TemplateSpec& spec)
 {
   PythonTestResult result;
-  result.script = scaffold::render_mustache(spec.test, {{"name", manifest.name}, {"op_name", manifest.primary_op().name}});
+  result.script =
+    scaffold::render_mustache(spec.test, {{"name", manifest.name}, {"op_name", manifest.primary_op().name}});
   if (!stdfs::is_regular_file(manifest.root / result.script)) {
     fail(ExitCode::usage, "{}: the template's test script is missing", manifest.root / result.script);
   }

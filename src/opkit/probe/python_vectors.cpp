@@ -29,8 +29,7 @@ std::string
 local_python_version()
 {
   std::string python = local_python();
-  ProcessResult result =
-    run_process({python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"});
+  ProcessResult result = run_process({python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"});
   if (result.exit_code != 0) {
     throw Error(ExitCode::missing, fmt::format("{}: cannot run: {}", python, trim(result.err)),
                 "scripts/setup.sh installs python3");

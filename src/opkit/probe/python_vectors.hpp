@@ -33,6 +33,7 @@ struct PythonVectorsReport
 // Python), builds the op for that version (importing its SDK from the venv
 // when the store lacks it), loads it with tf.load_op_library and runs it on
 // opkit.yaml's test vectors. No vectors is Error(usage).
-PythonVectorsReport test_in_python(const project::Manifest& manifest, const std::filesystem::path& build_root);
+PythonVectorsReport
+test_in_python(const project::Manifest& manifest, const std::filesystem::path& build_root);
 
 } // namespace opkit::probe

@@ -48,8 +48,11 @@ report_json(const ProbeReport& report)
   for (const RegisteredKernel& kernel : report.kernels) {
     kernels.push_back({{"op", kernel.op}, {"device", kernel.device}, {"constraints", attrs_json(kernel.constraints)}});
   }
-  return {{"loaded", report.loaded}, {"error", report.error}, {"tf_version", report.tf_version},
-          {"ops", ops}, {"kernels", kernels}};
+  return {{"loaded", report.loaded},
+          {"error", report.error},
+          {"tf_version", report.tf_version},
+          {"ops", ops},
+          {"kernels", kernels}};
 }
 
 } // namespace
@@ -79,8 +82,8 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
       if (!library->tensorflow.contains(sdk.version)) {
         continue;
       }
-      TestTarget target{spec, sdk.id, sdk.version.str(), library->name,
-                        build::target_dir(root, sdk) / library->output, {}, {}};
+      TestTarget target{spec, sdk.id, sdk.version.str(), library->name, build::target_dir(root, sdk) / library->output,
+                        {},   {}};
       std::error_code ec;
       if (!stdfs::is_regular_file(target.library, ec)) {
         throw Error(ExitCode::missing, fmt::format("{}: not built for {}", target.library, sdk.id),

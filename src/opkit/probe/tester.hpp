@@ -33,9 +33,11 @@ struct TestReport
 // framework and compares what registered with opkit.yaml. A library not built
 // yet is Error(missing) naming the `opkit build` command; a library whose
 // `tensorflow:` range leaves a version out is not tested there.
-TestReport test_project(const project::Manifest& manifest, const std::vector<std::string>& specs,
-                        const std::filesystem::path& build_root, const std::vector<std::string>& libraries = {});
+TestReport
+test_project(const project::Manifest& manifest, const std::vector<std::string>& specs,
+             const std::filesystem::path& build_root, const std::vector<std::string>& libraries = {});
 
-Json to_json(const TestReport& report);
+Json
+to_json(const TestReport& report);
 
 } // namespace opkit::probe

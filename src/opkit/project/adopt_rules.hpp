@@ -40,6 +40,7 @@ struct AdoptRules
 };
 
 // The embedded rules, parsed once.
-const AdoptRules& adopt_rules();
+const AdoptRules&
+adopt_rules();
 
 } // namespace opkit::project

@@ -8,7 +8,8 @@ namespace opkit::project {
 
 namespace {
 
-const std::vector<std::string> k_header_suffixes = {".h", ".hh", ".hpp", ".hxx", ".h++", ".cuh", ".inc", ".inl", ".tcc"};
+const std::vector<std::string> k_header_suffixes = {".h",   ".hh",  ".hpp", ".hxx", ".h++",
+                                                    ".cuh", ".inc", ".inl", ".tcc"};
 
 bool
 holds(const VersionRange::Bound& bound, const Version& version)

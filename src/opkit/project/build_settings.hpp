@@ -27,7 +27,8 @@ struct VersionRange
 };
 
 // Parses a range; nothing when malformed.
-std::optional<VersionRange> parse_version_range(const std::string& text);
+std::optional<VersionRange>
+parse_version_range(const std::string& text);
 
 // Which builds a settings block applies to: the SDK's device ("cpu" for a
 // CPU-only framework, "gpu" for a CUDA build) and its version.
@@ -54,8 +55,8 @@ struct SettingsBlock
 // in order (project blocks first), concatenated. Pure.
 struct ResolvedSettings
 {
-  std::vector<std::string> sources;      // compiled sources (headers dropped), relative to the project
-  std::vector<std::string> headers;      // listed headers: dependencies, never compiled
+  std::vector<std::string> sources;                // compiled sources (headers dropped), relative to the project
+  std::vector<std::string> headers;                // listed headers: dependencies, never compiled
   std::vector<std::filesystem::path> include_dirs; // absolute
   std::vector<std::string> defines;
   std::vector<std::string> cflags;
@@ -63,10 +64,12 @@ struct ResolvedSettings
   std::vector<std::string> libs;
 };
 
-ResolvedSettings resolve_settings(const std::filesystem::path& root, const std::vector<SettingsBlock>& project,
-                                  const std::vector<SettingsBlock>& library, const Version& version, bool gpu);
+ResolvedSettings
+resolve_settings(const std::filesystem::path& root, const std::vector<SettingsBlock>& project,
+                 const std::vector<SettingsBlock>& library, const Version& version, bool gpu);
 
 // True for a file the compiler reads only through #include (.h, .hpp, .cuh, ...).
-bool is_header(const std::string& path);
+bool
+is_header(const std::string& path);
 
 } // namespace opkit::project

@@ -22,23 +22,23 @@ struct Quirk
 // The build facts for one TensorFlow version, from configs/frameworks/tensorflow.yaml.
 struct FrameworkFlags
 {
-  std::string since;                 // the range this came from
-  bool verified = false;             // checked against a real wheel
-  bool namespaced_op_names = true;   // registers Vendor>OpName (older TF aborts the process on '>')
-  int cxx_standard = 0;              // 11, 14, 17
-  int cxx11_abi = 0;                 // _GLIBCXX_USE_CXX11_ABI
+  std::string since;               // the range this came from
+  bool verified = false;           // checked against a real wheel
+  bool namespaced_op_names = true; // registers Vendor>OpName (older TF aborts the process on '>')
+  int cxx_standard = 0;            // 11, 14, 17
+  int cxx11_abi = 0;               // _GLIBCXX_USE_CXX11_ABI
   int eigen_max_align_bytes = 0;
-  std::string framework_library;     // file name in the wheel, also its SONAME
-  std::string link;                  // -ltensorflow_framework or -l:libtensorflow_framework.so.N
-  std::string runtime;               // the configs/runtimes/ policy the stock wheel assumes
-  std::string cpu_distribution;      // the PyPI project of the CPU SDK ("tensorflow-cpu")
-  std::string gpu_distribution;      // ... and of the CUDA one ("tensorflow")
+  std::string framework_library;            // file name in the wheel, also its SONAME
+  std::string link;                         // -ltensorflow_framework or -l:libtensorflow_framework.so.N
+  std::string runtime;                      // the configs/runtimes/ policy the stock wheel assumes
+  std::string cpu_distribution;             // the PyPI project of the CPU SDK ("tensorflow-cpu")
+  std::string gpu_distribution;             // ... and of the CUDA one ("tensorflow")
   std::vector<std::string> wheel_pythons;   // python tags, best first ("cp310")
   std::vector<std::string> wheel_platforms; // platform tags, best first ("manylinux2014_x86_64")
   std::vector<std::string> compile_flags;
   std::vector<std::string> warning_flags;
   std::vector<std::string> link_flags;
-  std::vector<std::string> include_dirs; // relative to the SDK root
+  std::vector<std::string> include_dirs;    // relative to the SDK root
   std::vector<std::string> cuda_defines;    // for every source of a CUDA project
   std::vector<std::string> nvcc_flags;      // for the device sources
   std::vector<std::string> cuda_link_flags; // after the SDK's link flags

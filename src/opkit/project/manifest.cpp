@@ -44,7 +44,8 @@ parse_settings(const YAML::Node& node, const std::string& name, bool with_source
   }
   block.include_dirs = yaml::get_string_list(node, "include_dirs", name);
   for (const std::string& dir : block.include_dirs) {
-    // Outside the project is allowed (a sibling checkout), but never absolute: the build must not depend on this machine.
+    // Outside the project is allowed (a sibling checkout), but never absolute: the build must not depend on this
+    // machine.
     if (std::filesystem::path(dir).is_absolute()) {
       fail(ExitCode::usage, "{}: include folder '{}' must be relative to the project",
            yaml::where(name, node["include_dirs"]), dir);
@@ -113,9 +114,10 @@ library_name(const YAML::Node& node, const std::string& name)
 LibrarySpec
 parse_library(const YAML::Node& node, const std::string& name)
 {
-  yaml::expect_keys(node, {"name", "output", "tensorflow", "sources", "include_dirs", "defines", "cflags", "ldflags",
-                           "libs", "when", "ops"},
-                    name);
+  yaml::expect_keys(
+    node,
+    {"name", "output", "tensorflow", "sources", "include_dirs", "defines", "cflags", "ldflags", "libs", "when", "ops"},
+    name);
   LibrarySpec library;
   library.name = library_name(node, name);
   library.output = yaml::get_string_or(node, "output", name, "lib" + library.name + ".so");
@@ -191,10 +193,10 @@ check_unique_names(const Manifest& manifest, const YAML::Node& doc, const std::s
 const std::vector<std::string>&
 known_dtypes()
 {
-  static const std::vector<std::string> k_dtypes = {
-    "float", "double", "int32", "uint8", "int16", "int8", "string", "complex64", "int64", "bool",
-    "qint8", "quint8", "qint32", "bfloat16", "qint16", "quint16", "uint16", "complex128", "half", "resource",
-    "variant", "uint32", "uint64"};
+  static const std::vector<std::string> k_dtypes = {"float",  "double",    "int32",   "uint8",   "int16",  "int8",
+                                                    "string", "complex64", "int64",   "bool",    "qint8",  "quint8",
+                                                    "qint32", "bfloat16",  "qint16",  "quint16", "uint16", "complex128",
+                                                    "half",   "resource",  "variant", "uint32",  "uint64"};
   return k_dtypes;
 }
 
@@ -266,8 +268,7 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
     manifest.runtime = yaml::get_string_or(targets, "runtime", name, "");
     for (const std::string& version : manifest.tf_versions) {
       if (!parse_version(version) && !starts_with(version, "tensorflow-")) {
-        fail(ExitCode::usage, "{}: invalid TensorFlow version '{}'", yaml::where(name, targets["tensorflow"]),
-             version);
+        fail(ExitCode::usage, "{}: invalid TensorFlow version '{}'", yaml::where(name, targets["tensorflow"]), version);
       }
     }
   }

@@ -65,17 +65,17 @@ struct OpSpec
 // and OPKIT_DISTCC_HOSTS override it per machine, --cache/--no-cache per run).
 struct CompileSharing
 {
-  std::string cache = "auto";             // ccache: auto (when installed), on, off
-  std::string cache_remote;               // ccache remote_storage: redis://host:port, http://host/path
-  std::vector<std::string> distcc_hosts;  // distcc helpers: "host/slots"
+  std::string cache = "auto";            // ccache: auto (when installed), on, off
+  std::string cache_remote;              // ccache remote_storage: redis://host:port, http://host/path
+  std::vector<std::string> distcc_hosts; // distcc helpers: "host/slots"
 };
 
 // A library of the project: its sources, the file it links to, its ops.
 struct LibrarySpec
 {
-  std::string name;                 // snake_case; `--lib NAME` selects it
-  std::string output;               // the file name, e.g. _zero_out_ops.so (default lib<name>.so)
-  VersionRange tensorflow;          // the versions it is built for (default: all)
+  std::string name;                    // snake_case; `--lib NAME` selects it
+  std::string output;                  // the file name, e.g. _zero_out_ops.so (default lib<name>.so)
+  VersionRange tensorflow;             // the versions it is built for (default: all)
   std::vector<SettingsBlock> settings; // its own settings: sources, flags, and `when` blocks
   std::vector<OpSpec> ops;
 };
@@ -84,15 +84,15 @@ struct LibrarySpec
 // is one library named after the project, with output lib<name>.so.
 struct Manifest
 {
-  std::filesystem::path root;            // the folder holding opkit.yaml
-  std::string name;                      // the project's name, snake_case
-  std::string template_name;             // the template it came from
-  std::string version = "0.1.0";         // the op's own version, for packages
-  std::vector<LibrarySpec> libraries;    // at least one for a compiled project
-  std::vector<SettingsBlock> settings;   // build: settings every library gets
-  std::vector<std::string> tf_versions;  // default targets for build and test
-  std::string runtime;                   // where the op will run, for the build's check ("" = TF's default)
-  CompileSharing sharing;                // build.cache, build.cache_remote, build.distcc_hosts
+  std::filesystem::path root;           // the folder holding opkit.yaml
+  std::string name;                     // the project's name, snake_case
+  std::string template_name;            // the template it came from
+  std::string version = "0.1.0";        // the op's own version, for packages
+  std::vector<LibrarySpec> libraries;   // at least one for a compiled project
+  std::vector<SettingsBlock> settings;  // build: settings every library gets
+  std::vector<std::string> tf_versions; // default targets for build and test
+  std::string runtime;                  // where the op will run, for the build's check ("" = TF's default)
+  CompileSharing sharing;               // build.cache, build.cache_remote, build.distcc_hosts
 
   // The first library and its first op: what single-op tools (templates' test
   // scripts, `test --python`) work on.
@@ -104,12 +104,15 @@ struct Manifest
 };
 
 // Parses opkit.yaml text. Every problem is Error(usage) "name:line:col: cause".
-Manifest parse_manifest(const std::string& text, const std::string& name, const std::filesystem::path& root);
+Manifest
+parse_manifest(const std::string& text, const std::string& name, const std::filesystem::path& root);
 
 // Reads <dir>/opkit.yaml; a missing file is Error(usage) naming it and `opkit new`.
-Manifest load_manifest(const std::filesystem::path& dir);
+Manifest
+load_manifest(const std::filesystem::path& dir);
 
 // The dtype names opkit knows (TensorFlow's DataTypeString spellings).
-const std::vector<std::string>& known_dtypes();
+const std::vector<std::string>&
+known_dtypes();
 
 } // namespace opkit::project

@@ -21,9 +21,9 @@ is_lower_or_digit(char c)
 
 // Words that would make the generated C++ or Python not compile.
 constexpr std::array<std::string_view, 30> k_reserved = {
-  "and",   "as",     "assert", "break",  "class",   "continue", "def",    "del",    "delete", "else",
-  "except", "false", "for",    "from",   "global",  "if",       "import", "in",     "is",     "lambda",
-  "new",   "none",   "not",    "or",     "return",  "struct",   "true",   "try",    "while",  "tensorflow",
+  "and",    "as",    "assert", "break", "class",  "continue", "def",    "del", "delete", "else",
+  "except", "false", "for",    "from",  "global", "if",       "import", "in",  "is",     "lambda",
+  "new",    "none",  "not",    "or",    "return", "struct",   "true",   "try", "while",  "tensorflow",
 };
 
 // Splits a name into lower-case words; a misplaced separator is the cause in `problem`.

@@ -16,20 +16,25 @@ struct ProjectNames
 // Throws Error(usage) "'NAME': invalid <what>: <rule broken>": empty, a leading
 // digit, a character outside [A-Za-z0-9_-], a doubled or trailing separator, a
 // C++ or Python keyword.
-ProjectNames derive_names(std::string_view name, std::string_view what = "project name");
+ProjectNames
+derive_names(std::string_view name, std::string_view what = "project name");
 
 // The rule `name` breaks as a project or library name ("" when none); fills `names` when valid.
-std::string name_problem(std::string_view name, ProjectNames* names = nullptr);
+std::string
+name_problem(std::string_view name, ProjectNames* names = nullptr);
 
 // True for a TensorFlow op name, by TensorFlow's own grammar: [A-Z][A-Za-z0-9>]*,
 // '>' separating namespaces ("Vendor>Resampler"), or TF's internal "_Name".
-bool is_valid_op_name(std::string_view name);
+bool
+is_valid_op_name(std::string_view name);
 
 // The Python function TensorFlow generates for an op ("LoadKVEmbed" ->
 // "load_kv_embed", "Vendor>Resampler" -> "vendor_resampler").
-std::string python_op_name(std::string_view name);
+std::string
+python_op_name(std::string_view name);
 
 // True for a TensorFlow arg or attr name: [a-z][a-z0-9_]* (attrs may also be a single capital like T).
-bool is_valid_arg_name(std::string_view name);
+bool
+is_valid_arg_name(std::string_view name);
 
 } // namespace opkit::project

@@ -13,8 +13,8 @@ namespace opkit::project {
 
 namespace {
 
-const std::vector<std::string> k_attr_types = {"type", "int", "float", "bool", "string", "shape", "list(type)",
-                                               "list(int)", "list(float)", "tensor"};
+const std::vector<std::string> k_attr_types = {"type",  "int",        "float",     "bool",        "string",
+                                               "shape", "list(type)", "list(int)", "list(float)", "tensor"};
 
 bool
 contains(const std::vector<std::string>& list, const std::string& value)
@@ -57,8 +57,8 @@ parse_args(const YAML::Node& node, const std::vector<OpAttr>& attrs, const std::
     if (!is_valid_arg_name(arg.name)) {
       fail(ExitCode::usage, "{}: invalid argument name '{}'", yaml::where(name, item["name"]), arg.name);
     }
-    bool is_attr = std::any_of(attrs.begin(), attrs.end(),
-                               [&](const OpAttr& a) { return a.name == arg.type && a.type == "type"; });
+    bool is_attr =
+      std::any_of(attrs.begin(), attrs.end(), [&](const OpAttr& a) { return a.name == arg.type && a.type == "type"; });
     if (!is_attr && !contains(known_dtypes(), arg.type)) {
       fail(ExitCode::usage, "{}: type '{}' is neither a dtype nor a type attr of this op",
            yaml::where(name, item["type"]), arg.type);

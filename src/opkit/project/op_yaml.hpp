@@ -10,6 +10,7 @@ namespace opkit::project {
 
 // One op: name (TensorFlow's grammar), inputs, outputs, attrs, kernels and test
 // vectors. Every problem is Error(usage) "name:line:col: cause".
-OpSpec parse_op(const YAML::Node& node, const std::string& name);
+OpSpec
+parse_op(const YAML::Node& node, const std::string& name);
 
 } // namespace opkit::project

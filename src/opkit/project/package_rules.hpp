@@ -22,10 +22,12 @@ struct EasyRecRules
 };
 
 // The embedded rules.
-const EasyRecRules& easyrec_rules();
+const EasyRecRules&
+easyrec_rules();
 
 // easy_rec/python/ops/<dir> for a TF version and flavor: the first matching
 // rule, else major.minor. An unknown flavor is Error(usage).
-std::string easyrec_ops_dir(const EasyRecRules& rules, const Version& tf, const std::string& flavor);
+std::string
+easyrec_ops_dir(const EasyRecRules& rules, const Version& tf, const std::string& flavor);
 
 } // namespace opkit::project

@@ -25,17 +25,21 @@ struct RuntimePolicy
   std::vector<PolicyLibrary> libraries;
 };
 
-RuntimePolicy parse_runtime_policy(const std::string& text, const std::string& name);
+RuntimePolicy
+parse_runtime_policy(const std::string& text, const std::string& name);
 
 // The policy embedded as configs/runtimes/<name>.yaml; Error(usage) listing
 // the known names when there is none.
-RuntimePolicy load_runtime_policy(const std::string& name);
+RuntimePolicy
+load_runtime_policy(const std::string& name);
 
 // The names of every embedded runtime policy.
-std::vector<std::string> runtime_policy_names();
+std::vector<std::string>
+runtime_policy_names();
 
 // The release that introduced a symbol version ("GLIBCXX_3.4.29" -> "GCC 11.1.0",
 // "GLIBC_2.32" -> "glibc 2.32"), from configs/runtimes/symbol-versions.yaml.
-std::optional<std::string> release_of_version(const std::string& version);
+std::optional<std::string>
+release_of_version(const std::string& version);
 
 } // namespace opkit::project

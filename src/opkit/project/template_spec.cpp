@@ -22,8 +22,8 @@ parse_kind(const YAML::Node& root, const std::string& name)
   if (kind == "popart") {
     return TemplateKind::popart;
   }
-  fail(ExitCode::usage, "{}: unknown kind '{}' (expected tensorflow, python or popart)", yaml::where(name, root["kind"]),
-       kind);
+  fail(ExitCode::usage, "{}: unknown kind '{}' (expected tensorflow, python or popart)",
+       yaml::where(name, root["kind"]), kind);
 }
 
 } // namespace

@@ -13,7 +13,8 @@ struct TemplateFile
 };
 
 // How opkit build and opkit test treat a template's projects.
-enum class TemplateKind {
+enum class TemplateKind
+{
   tensorflow, // opkit builds lib<name>.so per TF version; opkit test probes it in the real framework
   python,     // nothing to compile; opkit test runs the project's test script in a venv
   popart,     // opkit build runs the Makefile against a PopART SDK; opkit test runs the test script
@@ -32,12 +33,15 @@ struct TemplateSpec
 
 // templates/<name>/template.yaml of an embedded template; Error(usage)
 // listing the templates when there is none.
-TemplateSpec load_template_spec(const std::string& name);
+TemplateSpec
+load_template_spec(const std::string& name);
 
 // The names of the embedded templates, sorted.
-std::vector<std::string> template_names();
+std::vector<std::string>
+template_names();
 
 // Parses template.yaml text; errors are Error(usage) "name:line:col: cause".
-TemplateSpec parse_template_spec(const std::string& text, const std::string& name);
+TemplateSpec
+parse_template_spec(const std::string& text, const std::string& name);
 
 } // namespace opkit::project

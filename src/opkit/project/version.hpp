@@ -19,9 +19,11 @@ struct Version
 };
 
 // Parses "2.10.1", "1.12", "2.11.0-rc1"; nothing when malformed.
-std::optional<Version> parse_version(std::string_view text);
+std::optional<Version>
+parse_version(std::string_view text);
 
 // True when `spec` (e.g. "2.10") names `version` (e.g. 2.10.1): the spec's parts are a prefix.
-bool version_matches(const Version& spec, const Version& version);
+bool
+version_matches(const Version& spec, const Version& version);
 
 } // namespace opkit::project

@@ -101,8 +101,7 @@ create_project(const NewOptions& options)
   fs::StagingDir staging(output.parent_path());
   NewResult result{output, names.camel, {}};
   for (const project::TemplateFile& file : spec.files) {
-    if (!file.when.empty()
-        && std::find(options.flags.begin(), options.flags.end(), file.when) == options.flags.end()) {
+    if (!file.when.empty() && std::find(options.flags.begin(), options.flags.end(), file.when) == options.flags.end()) {
       continue;
     }
     // Templates may share files ("../tensorflow-op/op.cc"): normalise before the lookup.

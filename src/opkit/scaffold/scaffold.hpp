@@ -13,15 +13,16 @@ struct TemplateInfo
 };
 
 // The templates embedded in this binary, by name.
-std::vector<TemplateInfo> list_templates();
+std::vector<TemplateInfo>
+list_templates();
 
 struct NewOptions
 {
-  std::string name;                          // as typed; validated and derived
+  std::string name; // as typed; validated and derived
   std::string template_name = "tensorflow-op";
-  std::filesystem::path output;              // empty: ./<snake name>
-  std::vector<std::string> tf_versions;      // the project's default targets
-  std::vector<std::string> flags;            // template flags given, e.g. "cuda"
+  std::filesystem::path output;         // empty: ./<snake name>
+  std::vector<std::string> tf_versions; // the project's default targets
+  std::vector<std::string> flags;       // template flags given, e.g. "cuda"
 };
 
 struct NewResult
@@ -35,9 +36,11 @@ struct NewResult
 // staging folder and renamed into place, so a failure leaves nothing behind.
 // An invalid name, an unknown template or an existing non-empty output folder
 // is Error(usage).
-NewResult create_project(const NewOptions& options);
+NewResult
+create_project(const NewOptions& options);
 
 // Mustache rendering with no HTML escaping (the output is source code).
-std::string render_mustache(const std::string& text, const std::vector<std::pair<std::string, std::string>>& data);
+std::string
+render_mustache(const std::string& text, const std::vector<std::pair<std::string, std::string>>& data);
 
 } // namespace opkit::scaffold

@@ -55,10 +55,10 @@ apply_abi(Sdk& sdk, const check::ElfInfo& elf, const project::FrameworkFlags& fl
     }
   }
   SpellingCounts counts = count_spellings(names);
-  sdk.abi_evidence = fmt::format(
-    "tensorflow:: exports: {} with std::__cxx11 spellings, {} with the old std::string spelling, "
-    "{} with std::string_view, {} with absl::string_view",
-    counts.cxx11, counts.old_string, counts.std_string_view, counts.absl_string_view);
+  sdk.abi_evidence =
+    fmt::format("tensorflow:: exports: {} with std::__cxx11 spellings, {} with the old std::string spelling, "
+                "{} with std::string_view, {} with absl::string_view",
+                counts.cxx11, counts.old_string, counts.std_string_view, counts.absl_string_view);
   std::optional<int> abi = abi_from_counts(counts);
   sdk.cxx11_abi = abi.value_or(flags.cxx11_abi);
   if (!abi) {
@@ -200,8 +200,8 @@ derive_facts(const stdfs::path& staged_root, const std::string& source)
   sdk.framework_library = library.filename().string();
   sdk.soname = elf.soname.empty() ? sdk.framework_library : elf.soname;
   if (sdk.soname != flags.framework_library) {
-    sdk.warnings.push_back(fmt::format("framework library SONAME is {}, configs expect {}", sdk.soname,
-                                       flags.framework_library));
+    sdk.warnings.push_back(
+      fmt::format("framework library SONAME is {}, configs expect {}", sdk.soname, flags.framework_library));
   }
   apply_abi(sdk, elf, flags);
   sdk.id = fmt::format("tensorflow-{}{}", sdk.version.str(), sdk.cuda.is_cuda_build ? "-cuda" : "");

@@ -96,8 +96,7 @@ std::vector<IndexFile>
 list_files(const std::string& index_url, const std::string& project)
 {
   std::string page = index_url + (ends_with(index_url, "/") ? "" : "/") + normalize_project(project) + "/";
-  HttpResult result =
-    http_get(page, http_options("application/vnd.pypi.simple.v1+json, text/html;q=0.1"));
+  HttpResult result = http_get(page, http_options("application/vnd.pypi.simple.v1+json, text/html;q=0.1"));
   return result.content_type.find("application/vnd.pypi.simple.v1+json") != std::string::npos
            ? parse_simple_json(result.body, page)
            : parse_simple_html(result.body, page);
@@ -178,9 +177,19 @@ pip_download(const Wanted& wanted, FetchResult& result)
   stdfs::remove_all(dir, ec);
   for (const std::string& python : wanted.flags.wheel_pythons) {
     std::string digits = python.substr(2);
-    std::vector<std::string> argv = {"python3", "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-                                     "--python-version", digits.substr(0, 1) + "." + digits.substr(1),
-                                     "--implementation", "cp", "--abi", python + (std::stoi(digits) < 38 ? "m" : "")};
+    std::vector<std::string> argv = {"python3",
+                                     "-m",
+                                     "pip",
+                                     "download",
+                                     "--quiet",
+                                     "--no-deps",
+                                     "--only-binary=:all:",
+                                     "--python-version",
+                                     digits.substr(0, 1) + "." + digits.substr(1),
+                                     "--implementation",
+                                     "cp",
+                                     "--abi",
+                                     python + (std::stoi(digits) < 38 ? "m" : "")};
     for (const std::string& platform : wanted.flags.wheel_platforms) {
       argv.insert(argv.end(), {"--platform", platform});
     }
@@ -195,9 +204,8 @@ pip_download(const Wanted& wanted, FetchResult& result)
     }
   }
   throw Error(ExitCode::missing,
-              fmt::format("{} {}: pip download found no wheel with tags {} / {}", wanted.project,
-                          wanted.version.str(), join(wanted.flags.wheel_pythons, ","),
-                          join(wanted.flags.wheel_platforms, ",")),
+              fmt::format("{} {}: pip download found no wheel with tags {} / {}", wanted.project, wanted.version.str(),
+                          join(wanted.flags.wheel_pythons, ","), join(wanted.flags.wheel_platforms, ",")),
               "pass --index-url, or check pip's index configuration");
 }
 
@@ -206,8 +214,9 @@ pip_download(const Wanted& wanted, FetchResult& result)
 std::string
 configured_index_url(const std::string& flag)
 {
-  for (const std::string& value : {flag, std::string(std::getenv("OPKIT_INDEX_URL") ? std::getenv("OPKIT_INDEX_URL") : ""),
-                                   std::string(std::getenv("PIP_INDEX_URL") ? std::getenv("PIP_INDEX_URL") : "")}) {
+  for (const std::string& value :
+       {flag, std::string(std::getenv("OPKIT_INDEX_URL") ? std::getenv("OPKIT_INDEX_URL") : ""),
+        std::string(std::getenv("PIP_INDEX_URL") ? std::getenv("PIP_INDEX_URL") : "")}) {
     if (!value.empty()) {
       return value;
     }
@@ -249,9 +258,8 @@ fetch_sdk(const FetchOptions& options)
     wheel = pip_download(wanted, result);
   } else {
     result.source = http_display_url(index);
-    std::optional<IndexFile> file = pick_wheel(list_files(index, wanted.project), wanted.project,
-                                               wanted.version.str(), wanted.flags.wheel_pythons,
-                                               wanted.flags.wheel_platforms);
+    std::optional<IndexFile> file = pick_wheel(list_files(index, wanted.project), wanted.project, wanted.version.str(),
+                                               wanted.flags.wheel_pythons, wanted.flags.wheel_platforms);
     if (!file) {
       throw Error(ExitCode::missing,
                   fmt::format("{} {}: no wheel with tags {} / {} on {}", wanted.project, wanted.version.str(),

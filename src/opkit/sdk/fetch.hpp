@@ -38,10 +38,12 @@ struct FetchResult
 // against the index's sha256). Imports the SDK subset and deletes the
 // download. Concurrent fetches of one SDK wait on a lock, and the later ones
 // find it already imported.
-FetchResult fetch_sdk(const FetchOptions& options);
+FetchResult
+fetch_sdk(const FetchOptions& options);
 
 // The index to use: the flag, else $OPKIT_INDEX_URL, else $PIP_INDEX_URL, else
 // global.index-url from pip's configuration files; empty when none is set.
-std::string configured_index_url(const std::string& flag);
+std::string
+configured_index_url(const std::string& flag);
 
 } // namespace opkit::sdk

@@ -12,7 +12,15 @@ namespace opkit::sdk {
 // What an SDK keeps of a wheel or package folder, found by what a file is,
 // not by one hard-coded prefix (tensorflow/, tensorflow_core/,
 // tensorflow-<v>.data/purelib/tensorflow/ all match).
-enum class EntryKind { skip, header, framework_library, metadata, wheel_info, build_info };
+enum class EntryKind
+{
+  skip,
+  header,
+  framework_library,
+  metadata,
+  wheel_info,
+  build_info
+};
 
 struct EntryPlan
 {
@@ -21,17 +29,20 @@ struct EntryPlan
 };
 
 // An archive path's parts, without empty and "." ones ("./a//b" is a, b).
-std::vector<std::string> archive_path_parts(std::string_view path);
+std::vector<std::string>
+archive_path_parts(std::string_view path);
 
 // Classifies one path. A kept path whose destination would leave the SDK
 // folder ("tensorflow/include/../../x") is Error(usage): the archive is refused.
-EntryPlan classify_entry(std::string_view path);
+EntryPlan
+classify_entry(std::string_view path);
 
 // Imports a TensorFlow SDK from an official wheel (.whl) or an installed
 // package folder into the store, atomically. Replaces an SDK of the same id.
 // A wheel's kept members are checked against its RECORD (see RecordCheck)
 // before anything reads them; a partial wheel (sdk fetch's: the kept members
 // and RECORD) imports as the whole one does.
-Sdk import_sdk(const std::filesystem::path& source);
+Sdk
+import_sdk(const std::filesystem::path& source);
 
 } // namespace opkit::sdk

@@ -15,8 +15,8 @@ namespace {
 std::string
 html_unescape(std::string text)
 {
-  const std::pair<const char*, const char*> entities[] = {{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"},
-                                                          {"&quot;", "\""}, {"&#39;", "'"}};
+  const std::pair<const char*, const char*> entities[] = {
+    {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}};
   for (const auto& [from, to] : entities) {
     for (size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + 1)) {
       text.replace(pos, std::string_view(from).size(), to);

@@ -40,10 +40,9 @@ fetch_wheel_subset(const std::string& url, const std::string& filename, const st
   result.ranged = true;
   result.wheel_bytes = reader.size();
   std::uint64_t tail_start = reader.size() - tail->size();
-  ZipDirectory directory = read_zip_directory(filename, reader.size(), *tail, [&reader](std::uint64_t offset,
-                                                                                          std::uint64_t count) {
-    return reader.read(offset, count);
-  });
+  ZipDirectory directory =
+    read_zip_directory(filename, reader.size(), *tail,
+                       [&reader](std::uint64_t offset, std::uint64_t count) { return reader.read(offset, count); });
   std::vector<ZipMember> members = subset_members(directory);
   std::vector<ByteRange> wanted;
   std::uint64_t member_bytes = 0;

@@ -15,7 +15,7 @@ struct RangeFetch
   std::uint64_t wheel_bytes = 0; // the whole wheel's size
   std::uint64_t wire_bytes = 0;  // body bytes received over all requests (also when not ranged)
   int requests = 0;
-  std::size_t members = 0;       // members fetched
+  std::size_t members = 0; // members fetched
 };
 
 // Fetches only the members of a wheel that an SDK import reads (see
@@ -25,7 +25,8 @@ struct RangeFetch
 // which import_sdk imports as it would the whole wheel, checking each kept
 // member against the wheel's RECORD. A hostile or damaged central directory
 // is Error(usage) naming `filename`.
-RangeFetch fetch_wheel_subset(const std::string& url, const std::string& filename,
-                              const std::filesystem::path& output, const HttpOptions& options);
+RangeFetch
+fetch_wheel_subset(const std::string& url, const std::string& filename, const std::filesystem::path& output,
+                   const HttpOptions& options);
 
 } // namespace opkit::sdk

@@ -20,20 +20,20 @@ struct CudaInfo
 // What opkit knows about one imported SDK; stored as <sdk>/sdk.json.
 struct Sdk
 {
-  std::filesystem::path root;         // <OPKIT_HOME>/sdks/<id>
-  std::string id;                     // "tensorflow-2.10.1", "-cuda" appended for CUDA builds
+  std::filesystem::path root; // <OPKIT_HOME>/sdks/<id>
+  std::string id;             // "tensorflow-2.10.1", "-cuda" appended for CUDA builds
   std::string framework = "tensorflow";
-  std::string distribution;           // "tensorflow", "tensorflow-cpu", ...
+  std::string distribution; // "tensorflow", "tensorflow-cpu", ...
   project::Version version;
-  int cxx11_abi = 0;                  // read from the framework library's mangled names
-  std::string abi_evidence;           // why: counts of each spelling
-  int cxx_standard = 0;               // from configs, cross-checked with string_view spellings
-  std::string framework_library;      // file under lib/
-  std::string soname;                 // DT_SONAME of that file
+  int cxx11_abi = 0;             // read from the framework library's mangled names
+  std::string abi_evidence;      // why: counts of each spelling
+  int cxx_standard = 0;          // from configs, cross-checked with string_view spellings
+  std::string framework_library; // file under lib/
+  std::string soname;            // DT_SONAME of that file
   CudaInfo cuda;
-  std::string wheel_tag;              // from dist-info/WHEEL, when imported from a wheel
-  std::string source;                 // the wheel or folder it came from
-  std::vector<std::string> warnings;  // disagreements noticed during import
+  std::string wheel_tag;             // from dist-info/WHEEL, when imported from a wheel
+  std::string source;                // the wheel or folder it came from
+  std::vector<std::string> warnings; // disagreements noticed during import
 
   std::filesystem::path include_dir() const { return root / "include"; }
   std::filesystem::path lib_dir() const { return root / "lib"; }
@@ -41,7 +41,9 @@ struct Sdk
   std::filesystem::path symbol_index() const { return root / "symbols" / (framework_library + ".idx"); }
 };
 
-Json to_json(const Sdk& sdk);
-Sdk sdk_from_json(const Json& json, const std::filesystem::path& root);
+Json
+to_json(const Sdk& sdk);
+Sdk
+sdk_from_json(const Json& json, const std::filesystem::path& root);
 
 } // namespace opkit::sdk

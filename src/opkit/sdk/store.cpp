@@ -53,9 +53,8 @@ list_sdks()
     }
     sdks.push_back(sdk_from_json(json, entry.path()));
   }
-  std::sort(sdks.begin(), sdks.end(), [](const Sdk& a, const Sdk& b) {
-    return a.version == b.version ? a.id < b.id : a.version < b.version;
-  });
+  std::sort(sdks.begin(), sdks.end(),
+            [](const Sdk& a, const Sdk& b) { return a.version == b.version ? a.id < b.id : a.version < b.version; });
   return sdks;
 }
 
@@ -109,7 +108,8 @@ collect_garbage(bool downloads)
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(sdk_store_dir(), ec)) {
     std::string name = entry.path().filename().string();
-    if (starts_with(name, ".opkit-partial.") || starts_with(name, ".removing.") || name.find(".old.") != std::string::npos) {
+    if (starts_with(name, ".opkit-partial.") || starts_with(name, ".removing.")
+        || name.find(".old.") != std::string::npos) {
       drop(entry.path());
     }
   }
@@ -148,8 +148,9 @@ resolve_sdk(const std::string& spec)
   }
   std::optional<project::Version> wanted = project::parse_version(spec);
   if (!wanted) {
-    fail(ExitCode::usage, "'{}': invalid TensorFlow version (expected e.g. 2.10.1 or 2.10, or an SDK id such as "
-                          "tensorflow-2.10.1-cuda)",
+    fail(ExitCode::usage,
+         "'{}': invalid TensorFlow version (expected e.g. 2.10.1 or 2.10, or an SDK id such as "
+         "tensorflow-2.10.1-cuda)",
          spec);
   }
   // The newest matching version; of one version, the CPU build (a plain version
@@ -170,8 +171,7 @@ resolve_sdk(const std::string& spec)
     }
   }
   if (best == nullptr) {
-    throw Error(ExitCode::missing,
-                fmt::format("tensorflow {}: no SDK imported in {}", spec, sdk_store_dir()),
+    throw Error(ExitCode::missing, fmt::format("tensorflow {}: no SDK imported in {}", spec, sdk_store_dir()),
                 fmt::format("add one with `opkit sdk add <wheel>`; get the wheel with `python3 -m pip download "
                             "--no-deps --only-binary=:all: --python-version PY --platform PLATFORM tensorflow=={}.*` "
                             "(scripts/fetch-wheels.sh shows PY and PLATFORM for 1.12 and 2.10)",

@@ -10,24 +10,30 @@
 namespace opkit::sdk {
 
 // $OPKIT_HOME, or ~/.cache/opkit.
-std::filesystem::path opkit_home();
+std::filesystem::path
+opkit_home();
 
 // The folder holding every imported SDK: <home>/sdks.
-std::filesystem::path sdk_store_dir();
+std::filesystem::path
+sdk_store_dir();
 
 // Every SDK in the store, sorted by version.
-std::vector<Sdk> list_sdks();
+std::vector<Sdk>
+list_sdks();
 
 // The SDK for a version spec: an exact version ("2.10.1") or a prefix ("2.10")
 // meaning the newest matching one. Missing: Error(missing) naming `opkit sdk add`.
-Sdk resolve_sdk(const std::string& spec);
+Sdk
+resolve_sdk(const std::string& spec);
 
 // An SDK by id ("tensorflow-2.10.1") or version spec ("2.10"); Error(missing) when none.
-Sdk find_sdk(const std::string& id_or_spec);
+Sdk
+find_sdk(const std::string& id_or_spec);
 
 // Removes an SDK and its cached probe. The folder is renamed aside under the
 // store lock first, so a reader never sees half of it.
-void remove_sdk(const Sdk& sdk);
+void
+remove_sdk(const Sdk& sdk);
 
 struct GcReport
 {
@@ -38,9 +44,11 @@ struct GcReport
 // Removes what interrupted operations left: staging and set-aside folders,
 // pip's download folders, probes of removed SDKs, and (with `downloads`) the
 // partial downloads kept for resuming.
-GcReport collect_garbage(bool downloads);
+GcReport
+collect_garbage(bool downloads);
 
 // The lock every commit into the store takes.
-std::filesystem::path store_lock_path();
+std::filesystem::path
+store_lock_path();
 
 } // namespace opkit::sdk

@@ -120,8 +120,9 @@ RecordCheck::verify() const
     recorded.erase(recorded.find_last_not_of('=') + 1); // tolerate padding
     std::string actual = to_base64url(digest);
     if (recorded != actual) {
-      fail(ExitCode::failed, "{}: {}: sha256 differs from the wheel's RECORD (recorded {}, read {}); refusing the wheel",
-           m_subject, path, recorded, actual);
+      fail(ExitCode::failed,
+           "{}: {}: sha256 differs from the wheel's RECORD (recorded {}, read {}); refusing the wheel", m_subject, path,
+           recorded, actual);
     }
   }
 }

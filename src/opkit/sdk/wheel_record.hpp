@@ -12,13 +12,15 @@ namespace opkit::sdk {
 
 // Whether an archive path is a wheel's RECORD: "<name>.dist-info/RECORD" at
 // the archive's top (empty and "." parts ignored, as classify_entry does).
-bool is_record_path(std::string_view path);
+bool
+is_record_path(std::string_view path);
 
 // A wheel's RECORD (PEP 376, PEP 427): CSV rows "path,hash,size" (fields may
 // be quoted), the hash written "sha256=<URL-safe base64, unpadded>". Maps
 // each path to its hash field; "" when a row has none (RECORD's own row).
 // Error(usage) for a row that is not three fields.
-std::map<std::string, std::string> parse_record(std::string_view text);
+std::map<std::string, std::string>
+parse_record(std::string_view text);
 
 // Checks the files an import keeps against the wheel's RECORD: every kept
 // member must be listed there with a sha256 equal to the bytes read. The
@@ -28,7 +30,10 @@ std::map<std::string, std::string> parse_record(std::string_view text);
 class RecordCheck
 {
 public:
-  explicit RecordCheck(std::string subject) : m_subject(std::move(subject)) {}
+  explicit RecordCheck(std::string subject)
+    : m_subject(std::move(subject))
+  {
+  }
 
   // RECORD's text, as it is met in the archive; a second RECORD is Error(usage).
   void set_record(std::string_view text);

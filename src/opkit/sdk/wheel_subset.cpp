@@ -16,11 +16,13 @@ coalesce_ranges(std::vector<ByteRange> ranges, std::uint64_t max_gap, std::size_
 {
   ranges.erase(std::remove_if(ranges.begin(), ranges.end(), [](const ByteRange& r) { return r.end <= r.first; }),
                ranges.end());
-  std::sort(ranges.begin(), ranges.end(),
-            [](const ByteRange& a, const ByteRange& b) { return a.first < b.first || (a.first == b.first && a.end < b.end); });
+  std::sort(ranges.begin(), ranges.end(), [](const ByteRange& a, const ByteRange& b) {
+    return a.first < b.first || (a.first == b.first && a.end < b.end);
+  });
   std::vector<ByteRange> merged;
   for (const ByteRange& range : ranges) {
-    if (!merged.empty() && range.first <= merged.back().end + std::min(max_gap, ~std::uint64_t{0} - merged.back().end)) {
+    if (!merged.empty()
+        && range.first <= merged.back().end + std::min(max_gap, ~std::uint64_t{0} - merged.back().end)) {
       merged.back().end = std::max(merged.back().end, range.end);
     } else {
       merged.push_back(range);
@@ -54,8 +56,10 @@ subset_members(const ZipDirectory& directory)
 }
 
 SubsetWriter::SubsetWriter(std::string subject, std::filesystem::path path, std::vector<ZipMember> members)
-  : m_subject(std::move(subject)), m_path(std::move(path)), m_members(std::move(members)),
-    m_file(std::fopen(m_path.c_str(), "wb"))
+  : m_subject(std::move(subject))
+  , m_path(std::move(path))
+  , m_members(std::move(members))
+  , m_file(std::fopen(m_path.c_str(), "wb"))
 {
   if (!m_file) {
     fail(ExitCode::system, "{}: cannot create: {}", m_path, std::strerror(errno));

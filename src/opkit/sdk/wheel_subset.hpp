@@ -26,12 +26,14 @@ struct ByteRange
 // merged; then, while more than `max_ranges` (at least 1) remain, the two
 // closest merged. The bytes of the gaps are fetched too: a request costs a
 // round trip, a small gap costs less.
-std::vector<ByteRange> coalesce_ranges(std::vector<ByteRange> ranges, std::uint64_t max_gap, std::size_t max_ranges);
+std::vector<ByteRange>
+coalesce_ranges(std::vector<ByteRange> ranges, std::uint64_t max_gap, std::size_t max_ranges);
 
 // The members of a wheel an SDK import reads: what classify_entry keeps
 // (it refuses an archive whose entries would escape), and the RECORD that
 // the import checks them against; by offset.
-std::vector<ZipMember> subset_members(const ZipDirectory& directory);
+std::vector<ZipMember>
+subset_members(const ZipDirectory& directory);
 
 // Writes a zip of some members of an archive: their local records (header,
 // data, data descriptor) copied byte for byte as the archive's bytes are fed

@@ -38,7 +38,11 @@ damaged(std::string_view subject, std::string_view what)
 class Fields
 {
 public:
-  Fields(std::string_view subject, std::string_view bytes) : m_subject(subject), m_bytes(bytes) {}
+  Fields(std::string_view subject, std::string_view bytes)
+    : m_subject(subject)
+    , m_bytes(bytes)
+  {
+  }
 
   std::uint64_t get(std::size_t at, std::size_t width, std::string_view what) const
   {
@@ -51,8 +55,14 @@ public:
     }
     return value;
   }
-  std::uint16_t u16(std::size_t at, std::string_view what) const { return static_cast<std::uint16_t>(get(at, 2, what)); }
-  std::uint32_t u32(std::size_t at, std::string_view what) const { return static_cast<std::uint32_t>(get(at, 4, what)); }
+  std::uint16_t u16(std::size_t at, std::string_view what) const
+  {
+    return static_cast<std::uint16_t>(get(at, 2, what));
+  }
+  std::uint32_t u32(std::size_t at, std::string_view what) const
+  {
+    return static_cast<std::uint32_t>(get(at, 4, what));
+  }
   std::uint64_t u64(std::size_t at, std::string_view what) const { return get(at, 8, what); }
 
   std::string_view bytes(std::size_t at, std::size_t count, std::string_view what) const
@@ -81,7 +91,10 @@ class Source
 {
 public:
   Source(std::string_view subject, std::uint64_t size, std::string_view tail, const ZipReader& read)
-    : m_subject(subject), m_size(size), m_tail(tail), m_read(read)
+    : m_subject(subject)
+    , m_size(size)
+    , m_tail(tail)
+    , m_read(read)
   {
     if (tail.size() > size) {
       fail(ExitCode::system, "{}: {} bytes of tail for a file of {}", subject, tail.size(), size);
@@ -135,14 +148,14 @@ find_end(std::string_view subject, const Source& source, std::uint64_t file_size
   Fields fields(subject, end);
   // From the back: the record whose comment reaches exactly the end of the file.
   for (std::size_t at = end.size() - k_end_fixed + 1; at-- > 0;) {
-    if (fields.u32(at, "the end record") != k_end_signature ||
-        at + k_end_fixed + fields.u16(at + 20, "the end record") != end.size()) {
+    if (fields.u32(at, "the end record") != k_end_signature
+        || at + k_end_fixed + fields.u16(at + 20, "the end record") != end.size()) {
       continue;
     }
     DirectoryEnd found;
     std::uint64_t position = file_size - span + at;
-    if (fields.u16(at + 4, "the end record") != 0 || fields.u16(at + 6, "the end record") != 0 ||
-        fields.u16(at + 8, "the end record") != fields.u16(at + 10, "the end record")) {
+    if (fields.u16(at + 4, "the end record") != 0 || fields.u16(at + 6, "the end record") != 0
+        || fields.u16(at + 8, "the end record") != fields.u16(at + 10, "the end record")) {
       damaged(subject, "the archive spans several disks");
     }
     found.entries = fields.u16(at + 10, "the end record");
@@ -162,8 +175,8 @@ find_end(std::string_view subject, const Source& source, std::uint64_t file_size
       damaged(subject, "the archive spans several disks");
     }
     std::uint64_t record_at = loc.u64(8, "the ZIP64 locator");
-    if (record_at > position - k_zip64_locator_size ||
-        position - k_zip64_locator_size - record_at < k_zip64_end_fixed) {
+    if (record_at > position - k_zip64_locator_size
+        || position - k_zip64_locator_size - record_at < k_zip64_end_fixed) {
       damaged(subject, "the ZIP64 end record lies outside the file");
     }
     std::string record = source.get(record_at, k_zip64_end_fixed, "the ZIP64 end record");
@@ -171,8 +184,8 @@ find_end(std::string_view subject, const Source& source, std::uint64_t file_size
     if (z.u32(0, "the ZIP64 end record") != k_zip64_end_signature) {
       damaged(subject, "no ZIP64 end record where the locator points");
     }
-    if (z.u32(16, "the ZIP64 end record") != 0 || z.u32(20, "the ZIP64 end record") != 0 ||
-        z.u64(24, "the ZIP64 end record") != z.u64(32, "the ZIP64 end record")) {
+    if (z.u32(16, "the ZIP64 end record") != 0 || z.u32(20, "the ZIP64 end record") != 0
+        || z.u64(24, "the ZIP64 end record") != z.u64(32, "the ZIP64 end record")) {
       damaged(subject, "the archive spans several disks");
     }
     found.entries = z.u64(32, "the ZIP64 end record");
@@ -260,8 +273,8 @@ parse_records(std::string_view subject, std::string_view directory, std::uint64_
     at += k_central_fixed + name_size + extra_size + comment_size;
   }
   if (at != directory.size()) {
-    damaged(subject, fmt::format("the central directory's {} records take {} of its {} bytes", entries, at,
-                                 directory.size()));
+    damaged(subject,
+            fmt::format("the central directory's {} records take {} of its {} bytes", entries, at, directory.size()));
   }
   return members;
 }
@@ -280,8 +293,8 @@ assign_extents(std::string_view subject, std::vector<ZipMember>& members, std::u
     ZipMember& m = members[order[i]];
     std::uint64_t end = i + 1 < order.size() ? members[order[i + 1]].offset : directory_offset;
     std::uint64_t least = k_local_header_fixed + m.name.size();
-    if (m.offset > directory_offset || m.compressed_size > directory_offset ||
-        m.offset + least + m.compressed_size > directory_offset) {
+    if (m.offset > directory_offset || m.compressed_size > directory_offset
+        || m.offset + least + m.compressed_size > directory_offset) {
       damaged(subject, fmt::format("member '{}' lies outside the archive's data", m.name));
     }
     if (m.offset + least + m.compressed_size > end) {
@@ -303,8 +316,8 @@ read_zip_directory(std::string_view subject, std::uint64_t file_size, std::strin
                                  end.size, end.offset, end.limit));
   }
   if (end.size > k_max_directory) {
-    damaged(subject, fmt::format("a central directory of {} bytes is more than opkit reads ({})", end.size,
-                                 k_max_directory));
+    damaged(subject,
+            fmt::format("a central directory of {} bytes is more than opkit reads ({})", end.size, k_max_directory));
   }
   ZipDirectory directory;
   directory.file_size = file_size;
@@ -334,7 +347,8 @@ check_local_header(std::string_view subject, const ZipMember& member, std::strin
 {
   Fields fields(subject, header);
   std::string what = fmt::format("the local header of '{}'", member.name);
-  std::size_t size = local_header_size(subject, member, header.substr(0, std::min(header.size(), k_local_header_fixed)));
+  std::size_t size =
+    local_header_size(subject, member, header.substr(0, std::min(header.size(), k_local_header_fixed)));
   std::size_t name_size = fields.u16(26, what);
   if (header.size() != size || fields.bytes(k_local_header_fixed, name_size, what) != member.name) {
     damaged(subject, fmt::format("the local header at {} does not name '{}'", member.offset, member.name));
@@ -342,9 +356,9 @@ check_local_header(std::string_view subject, const ZipMember& member, std::strin
   bool descriptor = (member.flags & k_flag_data_descriptor) != 0;
   std::uint32_t csize = fields.u32(18, what);
   std::uint32_t usize = fields.u32(22, what);
-  bool sizes_agree = descriptor || csize == k_max32 || usize == k_max32 ||
-                     (csize == member.compressed_size && usize == member.uncompressed_size &&
-                      fields.u32(14, what) == member.crc32);
+  bool sizes_agree =
+    descriptor || csize == k_max32 || usize == k_max32
+    || (csize == member.compressed_size && usize == member.uncompressed_size && fields.u32(14, what) == member.crc32);
   if (fields.u16(8, what) != member.method || !sizes_agree) {
     damaged(subject, fmt::format("the local header of '{}' disagrees with the central directory", member.name));
   }

@@ -21,7 +21,8 @@ struct ArchiveEntry
 
 // Streams every entry of a zip/tar archive through `visit`. The one place
 // libarchive is included. A damaged archive is Error(usage) naming `path`.
-void for_each_archive_entry(const std::filesystem::path& path, const std::function<void(ArchiveEntry&)>& visit);
+void
+for_each_archive_entry(const std::filesystem::path& path, const std::function<void(ArchiveEntry&)>& visit);
 
 } // namespace opkit
 
@@ -37,12 +38,17 @@ struct ArchiveMember
   bool executable = false;
 };
 
-enum class ArchiveFormat { tar_gz, zip };
+enum class ArchiveFormat
+{
+  tar_gz,
+  zip
+};
 
 // Writes a reproducible archive: members sorted by path, parent folders
 // added, every mtime `mtime`, uid/gid 0 without names, fixed modes, no gzip
 // timestamp. Written to a temporary file and renamed into place.
-void write_archive(const std::filesystem::path& output, ArchiveFormat format, std::vector<ArchiveMember> members,
-                   int64_t mtime);
+void
+write_archive(const std::filesystem::path& output, ArchiveFormat format, std::vector<ArchiveMember> members,
+              int64_t mtime);
 
 } // namespace opkit

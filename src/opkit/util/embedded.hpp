@@ -15,16 +15,20 @@ struct EmbeddedFile
 };
 
 // Every embedded file, sorted by path. Defined in the generated embedded_files.cpp.
-const std::vector<EmbeddedFile>& embedded_files();
+const std::vector<EmbeddedFile>&
+embedded_files();
 
 // The content of one embedded file, or nothing when no such file was embedded.
-std::optional<std::string_view> find_embedded(std::string_view path);
+std::optional<std::string_view>
+find_embedded(std::string_view path);
 
 // The content of an embedded file opkit itself needs; Error(system) when this
 // binary was built without it.
-std::string_view require_embedded(std::string_view path);
+std::string_view
+require_embedded(std::string_view path);
 
 // The embedded files under a folder prefix (e.g. "templates/tensorflow-op/").
-std::vector<EmbeddedFile> embedded_under(std::string_view prefix);
+std::vector<EmbeddedFile>
+embedded_under(std::string_view prefix);
 
 } // namespace opkit

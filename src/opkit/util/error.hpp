@@ -8,12 +8,13 @@
 namespace opkit {
 
 // Process exit codes; README.md documents them. Every command maps its outcome onto these.
-enum class ExitCode : int {
+enum class ExitCode : int
+{
   ok = 0,
-  failed = 1,          // the operation ran and its answer is "no": a target failed, a probe mismatched
-  usage = 2,           // bad arguments or bad input: a CLI flag, an op name, opkit.yaml, a wheel
-  missing = 3,         // a prerequisite is absent: an SDK not imported, ninja or a compiler not found
-  system = 4,          // the environment failed us: I/O, a subprocess that could not start
+  failed = 1,  // the operation ran and its answer is "no": a target failed, a probe mismatched
+  usage = 2,   // bad arguments or bad input: a CLI flag, an op name, opkit.yaml, a wheel
+  missing = 3, // a prerequisite is absent: an SDK not imported, ninja or a compiler not found
+  system = 4,  // the environment failed us: I/O, a subprocess that could not start
 };
 
 // The one error type. Thrown anywhere, caught once in cli::run, printed as
@@ -22,9 +23,9 @@ class Error : public std::runtime_error
 {
 public:
   Error(ExitCode code, std::string message, std::string hint = {})
-    : std::runtime_error(std::move(message)),
-      m_code(code),
-      m_hint(std::move(hint))
+    : std::runtime_error(std::move(message))
+    , m_code(code)
+    , m_hint(std::move(hint))
   {
   }
 

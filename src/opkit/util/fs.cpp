@@ -87,8 +87,7 @@ bool
 write_file_if_changed(const stdfs::path& path, std::string_view content)
 {
   std::error_code ec;
-  if (stdfs::is_regular_file(path, ec) && stdfs::file_size(path, ec) == content.size()
-      && read_file(path) == content) {
+  if (stdfs::is_regular_file(path, ec) && stdfs::file_size(path, ec) == content.size() && read_file(path) == content) {
     return false;
   }
   write_file_atomic(path, content);
@@ -126,7 +125,8 @@ MappedFile::MappedFile(const stdfs::path& path, Mode mode)
   if (fd < 0) {
     fail(ExitCode::system, "{}: cannot read: {}", path, std::strerror(errno));
   }
-  struct stat st {};
+  struct stat st
+  {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     fail(ExitCode::usage, "{}: not a regular file", path);
@@ -171,7 +171,7 @@ StagingDir::~StagingDir()
 void
 StagingDir::commit(const stdfs::path& final_path, bool replace)
 {
-    std::error_code ec;
+  std::error_code ec;
   stdfs::path old;
   if (stdfs::exists(final_path, ec)) {
     if (!replace) {
@@ -257,7 +257,8 @@ write_symlink(const stdfs::path& link, const stdfs::path& target)
 std::string
 file_stamp(const stdfs::path& path)
 {
-  struct stat st {};
+  struct stat st
+  {};
   if (::stat(path.c_str(), &st) != 0) {
     return "-";
   }

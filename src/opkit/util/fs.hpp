@@ -10,15 +10,18 @@ namespace opkit::fs {
 namespace stdfs = std::filesystem;
 
 // Reads a whole file; throws Error(system) naming the path and the cause.
-std::string read_file(const stdfs::path& path);
+std::string
+read_file(const stdfs::path& path);
 
 // Writes via a temporary file in the same folder, then renames it into place,
 // so a reader never sees a half-written file.
-void write_file_atomic(const stdfs::path& path, std::string_view content, bool executable = false);
+void
+write_file_atomic(const stdfs::path& path, std::string_view content, bool executable = false);
 
 // Like write_file_atomic, but leaves the file (and its mtime) alone when the
 // content is already equal. Returns whether it wrote.
-bool write_file_if_changed(const stdfs::path& path, std::string_view content);
+bool
+write_file_if_changed(const stdfs::path& path, std::string_view content);
 
 // A fresh hidden folder inside `parent` (so it sits on the same filesystem as
 // its destination). Removed by the destructor unless commit() moved it into place.
@@ -57,21 +60,26 @@ private:
 
 // True when `relative` is a relative path that stays inside its base folder
 // once "." and ".." are applied (the archive-escape guard).
-bool stays_inside(const stdfs::path& relative);
+bool
+stays_inside(const stdfs::path& relative);
 
 // The bytes of a file, or of every file under a folder; 0 when absent.
-uint64_t disk_size(const stdfs::path& path);
+uint64_t
+disk_size(const stdfs::path& path);
 
 // What changes when a file is replaced or rewritten: "size:mtime:inode", or
 // "-" when it cannot be read. Cheap (one stat), for cache keys.
-std::string file_stamp(const stdfs::path& path);
+std::string
+file_stamp(const stdfs::path& path);
 
 // Makes `link` a symbolic link to `target` (replacing another one atomically);
 // leaves it alone when it already points there.
-void write_symlink(const stdfs::path& link, const stdfs::path& target);
+void
+write_symlink(const stdfs::path& link, const stdfs::path& target);
 
 // Creates a folder and its parents; throws Error(system) on failure.
-void create_dirs(const stdfs::path& path);
+void
+create_dirs(const stdfs::path& path);
 
 // A regular file mapped into memory, unmapped by the destructor. Only the
 // pages touched are read. `private_copy` maps it writable without ever writing
@@ -81,7 +89,11 @@ void create_dirs(const stdfs::path& path);
 class MappedFile
 {
 public:
-  enum class Mode { read_only, private_copy };
+  enum class Mode
+  {
+    read_only,
+    private_copy
+  };
   explicit MappedFile(const stdfs::path& path, Mode mode = Mode::read_only);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;

@@ -34,7 +34,8 @@ struct Sha256Hasher::Context
   std::unique_ptr<EVP_MD_CTX, DigestContextDeleter> ctx{EVP_MD_CTX_new()};
 };
 
-Sha256Hasher::Sha256Hasher() : m_context(std::make_unique<Context>())
+Sha256Hasher::Sha256Hasher()
+  : m_context(std::make_unique<Context>())
 {
   if (!m_context->ctx || EVP_DigestInit_ex(m_context->ctx.get(), EVP_sha256(), nullptr) != 1) {
     fail(ExitCode::system, "OpenSSL: cannot initialise SHA-256");

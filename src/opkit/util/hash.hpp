@@ -14,16 +14,23 @@ using Sha256Digest = std::array<unsigned char, 32>;
 
 // The one place OpenSSL is included. Files are read as a stream, never whole;
 // a file that cannot be read is Error(system) naming the path.
-Sha256Digest sha256_digest(std::string_view data);
-Sha256Digest sha256_digest_file(const std::filesystem::path& path);
+Sha256Digest
+sha256_digest(std::string_view data);
+Sha256Digest
+sha256_digest_file(const std::filesystem::path& path);
 
 // Lowercase hex (64 characters), as sha256sum prints it.
-std::string sha256_hex(std::string_view data);
-std::string sha256_hex_file(const std::filesystem::path& path);
+std::string
+sha256_hex(std::string_view data);
+std::string
+sha256_hex_file(const std::filesystem::path& path);
 
-std::string to_hex(const Sha256Digest& digest);
-std::string to_base64(const Sha256Digest& digest);    // standard alphabet, padded
-std::string to_base64url(const Sha256Digest& digest); // URL-safe alphabet, unpadded: as a wheel's RECORD writes it
+std::string
+to_hex(const Sha256Digest& digest);
+std::string
+to_base64(const Sha256Digest& digest); // standard alphabet, padded
+std::string
+to_base64url(const Sha256Digest& digest); // URL-safe alphabet, unpadded: as a wheel's RECORD writes it
 
 // SHA-256 of data that arrives in pieces (a file being written).
 class Sha256Hasher
@@ -45,6 +52,7 @@ private:
 // A stable 64-bit FNV-1a digest as 16 hex characters: for cache keys and
 // folder names made of trusted text on hot paths (no OpenSSL start-up, ~1 ms).
 // Not for integrity: use sha256 for anything an attacker can write.
-std::string fnv1a64_hex(std::string_view data);
+std::string
+fnv1a64_hex(std::string_view data);
 
 } // namespace opkit

@@ -28,7 +28,9 @@ struct CurlUrlDeleter
 class FileSource
 {
 public:
-  explicit FileSource(const std::filesystem::path& path) : m_path(path), m_file(std::fopen(path.c_str(), "rb"))
+  explicit FileSource(const std::filesystem::path& path)
+    : m_path(path)
+    , m_file(std::fopen(path.c_str(), "rb"))
   {
     struct stat st = {};
     if (!m_file || ::fstat(::fileno(m_file.get()), &st) != 0) {
@@ -86,7 +88,6 @@ private:
   int m_read_errno = 0;
 };
 
-
 bool
 is_token_char(char c)
 {
@@ -116,8 +117,7 @@ check_http_url(const std::string& url)
   std::string lowered = scheme != nullptr ? scheme : "";
   curl_free(scheme);
   if (lowered != "http" && lowered != "https") {
-    throw Error(ExitCode::usage,
-                fmt::format("{}: unsupported URL scheme '{}'", http_display_url(url), lowered),
+    throw Error(ExitCode::usage, fmt::format("{}: unsupported URL scheme '{}'", http_display_url(url), lowered),
                 "use an http:// or https:// URL");
   }
 }
@@ -126,8 +126,8 @@ void
 check_http_header(const std::string& header)
 {
   size_t colon = header.find(':');
-  bool valid = colon != std::string::npos && colon > 0 && header.find_first_of("\r\n") == std::string::npos &&
-               std::all_of(header.begin(), header.begin() + static_cast<long>(colon), is_token_char);
+  bool valid = colon != std::string::npos && colon > 0 && header.find_first_of("\r\n") == std::string::npos
+               && std::all_of(header.begin(), header.begin() + static_cast<long>(colon), is_token_char);
   if (!valid) {
     throw Error(ExitCode::usage, fmt::format("'{}': invalid HTTP header", header), "expected 'Name: value'");
   }
@@ -198,15 +198,13 @@ http_get(const std::string& url, const HttpOptions& options)
   return perform_with_retries(url, options, transfer);
 }
 
-
-
 std::optional<ContentRange>
 parse_content_range(std::string_view value)
 {
   // Only digits, no sign, no overflow: a number from the network.
   auto number = [](std::string_view text) -> std::optional<std::int64_t> {
-    if (text.empty() || text.size() > 18 ||
-        !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (text.empty() || text.size() > 18
+        || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       return std::nullopt;
     }
     std::int64_t n = 0;

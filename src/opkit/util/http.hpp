@@ -19,10 +19,10 @@ struct HttpOptions
 
 struct HttpResult
 {
-  long status = 0;     // the final answer's HTTP status
-  std::string reason;  // its reason phrase ("Created"); empty over HTTP/2
-  std::string body;    // its body: whole for http_get (up to 64 MiB), cut at 64 KiB otherwise
-  int attempts = 0;    // how many requests were made
+  long status = 0;          // the final answer's HTTP status
+  std::string reason;       // its reason phrase ("Created"); empty over HTTP/2
+  std::string body;         // its body: whole for http_get (up to 64 MiB), cut at 64 KiB otherwise
+  int attempts = 0;         // how many requests were made
   std::string content_type; // its Content-Type header, as sent ("text/html; charset=utf-8"); empty if none
 };
 
@@ -44,7 +44,8 @@ struct DownloadResult
 // "<url>: upload failed: HTTP 500 Internal Server Error (after 4 attempts)".
 // util/http*.cpp are the one place libcurl is included; the proxy environment
 // variables (https_proxy, no_proxy, ...) are honoured as libcurl does.
-HttpResult http_put_file(const std::string& url, const std::filesystem::path& file, const HttpOptions& options);
+HttpResult
+http_put_file(const std::string& url, const std::filesystem::path& file, const HttpOptions& options);
 
 // GETs an http(s) URL into memory (index pages, JSON documents), following
 // up to 5 redirects to http(s) URLs and accepting compressed answers.
@@ -54,7 +55,8 @@ HttpResult http_put_file(const std::string& url, const std::filesystem::path& fi
 // "<url>: download failed: HTTP 404 Not Found". Custom headers (an Accept:
 // header) are sent to redirect targets too; libcurl withholds only
 // Authorization and Cookie from other hosts.
-HttpResult http_get(const std::string& url, const HttpOptions& options);
+HttpResult
+http_get(const std::string& url, const HttpOptions& options);
 
 // GETs an http(s) URL into `partial_file`, streamed, resuming what is there:
 // when it holds N bytes (from an earlier call or an attempt cut off in this
@@ -67,19 +69,22 @@ HttpResult http_get(const std::string& url, const HttpOptions& options);
 // a partial_file this call created is removed when it fails with nothing in it.
 // It never renames or verifies: the caller checks the hash, then renames.
 // Throws Error(system) when partial_file cannot be opened or written.
-DownloadResult http_download(const std::string& url, const std::filesystem::path& partial_file,
-                             const HttpOptions& options);
+DownloadResult
+http_download(const std::string& url, const std::filesystem::path& partial_file, const HttpOptions& options);
 
 // The URL as it may be shown in messages and logs: without a password and
 // with any query (a presigned URL's signature) replaced by "?...".
-std::string http_display_url(const std::string& url);
+std::string
+http_display_url(const std::string& url);
 
 // Throws Error(usage) unless `url` parses and its scheme is http or https.
-void check_http_url(const std::string& url);
+void
+check_http_url(const std::string& url);
 
 // Throws Error(usage) unless `header` is "Name: value" with a token name and
 // no line breaks (which would let a value inject further headers).
-void check_http_header(const std::string& header);
+void
+check_http_header(const std::string& header);
 
 // --- pure helpers of http_download, public for the unit tests
 
@@ -93,18 +98,21 @@ struct ContentRange
 };
 
 // Parses a Content-Range value; nullopt when it is malformed or not in bytes.
-std::optional<ContentRange> parse_content_range(std::string_view value);
+std::optional<ContentRange>
+parse_content_range(std::string_view value);
 
 // What http_download does with an answer to a request for bytes `offset`
 // onward (no Range header when offset is 0), given its status and its
 // Content-Range header ("" when absent).
-enum class ResumeAction {
+enum class ResumeAction
+{
   append,   // 206 starting at offset: write after the bytes kept
   replace,  // another 2xx: the body is the whole file, so the bytes kept go
   complete, // 416 whose size is offset: the bytes kept are the whole file
   restart,  // 206 elsewhere, 416 otherwise: drop the bytes kept and ask for the whole file
   error,    // anything else: not the file's bytes (retried or reported as an error)
 };
-ResumeAction resume_action(long status, std::string_view content_range, std::uint64_t offset);
+ResumeAction
+resume_action(long status, std::string_view content_range, std::uint64_t offset);
 
 } // namespace opkit

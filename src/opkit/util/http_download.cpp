@@ -20,7 +20,9 @@ namespace {
 class DownloadSink
 {
 public:
-  explicit DownloadSink(const std::filesystem::path& path) : m_path(path), m_file(std::fopen(path.c_str(), "ab"))
+  explicit DownloadSink(const std::filesystem::path& path)
+    : m_path(path)
+    , m_file(std::fopen(path.c_str(), "ab"))
   {
     if (!m_file) {
       fail(ExitCode::system, "{}: cannot open for writing: {}", path, std::strerror(errno));
@@ -120,13 +122,13 @@ private:
       }
     }
     switch (self->m_action) {
-    case ResumeAction::append:
-    case ResumeAction::replace:
-      break;
-    case ResumeAction::restart:
-      return 0; // not the bytes asked for: stop, and the judge starts over
-    default:
-      return on_body(data, size, count, &attempt);
+      case ResumeAction::append:
+      case ResumeAction::replace:
+        break;
+      case ResumeAction::restart:
+        return 0; // not the bytes asked for: stop, and the judge starts over
+      default:
+        return on_body(data, size, count, &attempt);
     }
     size_t n = size * count;
     if (std::fwrite(data, 1, n, self->m_file.get()) != n) {
@@ -169,35 +171,35 @@ judge_download(DownloadSink& sink, const Attempt& attempt)
 {
   sink.check_write_error();
   if (attempt.code == CURLE_OK) {
-    ResumeAction action =
-      sink.started() && attempt.status != 416 ? sink.action()
-                                               : resume_action(attempt.status, attempt.content_range, sink.offset());
+    ResumeAction action = sink.started() && attempt.status != 416
+                            ? sink.action()
+                            : resume_action(attempt.status, attempt.content_range, sink.offset());
     switch (action) {
-    case ResumeAction::complete:
-      log_debug("the server says the {} bytes are the whole file", sink.offset());
-      return Verdict::done;
-    case ResumeAction::restart:
-      log_debug("the server's answer ({}, Content-Range '{}') does not continue the {} bytes: starting over",
-                attempt.status, attempt.content_range, sink.offset());
-      sink.truncate();
-      return Verdict::resume;
-    case ResumeAction::replace:
-      if (!sink.started()) {
-        sink.truncate(); // an empty body: an empty file
-      } else if (sink.offset() > 0) {
-        log_debug("the server ignored the range and sent the whole file");
-      }
-      return Verdict::done;
-    case ResumeAction::append: {
-      // A server may send less than the rest; ask again for what is still missing.
-      std::optional<ContentRange> range = parse_content_range(attempt.content_range);
-      if (range && range->total >= 0 && sink.size() < static_cast<std::uint64_t>(range->total)) {
+      case ResumeAction::complete:
+        log_debug("the server says the {} bytes are the whole file", sink.offset());
+        return Verdict::done;
+      case ResumeAction::restart:
+        log_debug("the server's answer ({}, Content-Range '{}') does not continue the {} bytes: starting over",
+                  attempt.status, attempt.content_range, sink.offset());
+        sink.truncate();
         return Verdict::resume;
+      case ResumeAction::replace:
+        if (!sink.started()) {
+          sink.truncate(); // an empty body: an empty file
+        } else if (sink.offset() > 0) {
+          log_debug("the server ignored the range and sent the whole file");
+        }
+        return Verdict::done;
+      case ResumeAction::append: {
+        // A server may send less than the rest; ask again for what is still missing.
+        std::optional<ContentRange> range = parse_content_range(attempt.content_range);
+        if (range && range->total >= 0 && sink.size() < static_cast<std::uint64_t>(range->total)) {
+          return Verdict::resume;
+        }
+        return Verdict::done;
       }
-      return Verdict::done;
-    }
-    case ResumeAction::error:
-      return default_verdict(attempt);
+      case ResumeAction::error:
+        return default_verdict(attempt);
     }
   }
   if (sink.started() && sink.action() == ResumeAction::restart) {
@@ -263,9 +265,8 @@ resume_action(long status, std::string_view content_range, std::uint64_t offset)
                                                                                             : ResumeAction::restart;
   }
   if (status == 416 && offset > 0) {
-    return range && range->first < 0 && static_cast<std::uint64_t>(range->total) == offset
-             ? ResumeAction::complete
-             : ResumeAction::restart;
+    return range && range->first < 0 && static_cast<std::uint64_t>(range->total) == offset ? ResumeAction::complete
+                                                                                           : ResumeAction::restart;
   }
   return status / 100 == 2 ? ResumeAction::replace : ResumeAction::error;
 }

@@ -12,7 +12,8 @@ using namespace http_detail;
 namespace {
 
 // What became of one attempt's answer, decided when its body starts.
-enum class Answer {
+enum class Answer
+{
   pending,    // no body yet
   ranged,     // a 206 with the bytes asked for: delivered to the sink
   error,      // not 2xx: its body is an error document
@@ -23,15 +24,15 @@ enum class Answer {
 // One range read, over its attempts.
 struct RangeRead
 {
-  bool probe = false;           // the first read: the server may turn out not to serve ranges
-  bool suffix = false;          // "bytes=-count": the file's size is not known yet
-  std::uint64_t first = 0;      // the file offset of the bytes wanted (known once a suffix read is answered)
-  std::uint64_t count = 0;      // how many
-  std::uint64_t received = 0;   // delivered to the sink so far
+  bool probe = false;         // the first read: the server may turn out not to serve ranges
+  bool suffix = false;        // "bytes=-count": the file's size is not known yet
+  std::uint64_t first = 0;    // the file offset of the bytes wanted (known once a suffix read is answered)
+  std::uint64_t count = 0;    // how many
+  std::uint64_t received = 0; // delivered to the sink so far
   const std::function<void(std::string_view)>* sink = nullptr;
-  bool refused = false;         // a suffix read the server did not answer with a range
+  bool refused = false; // a suffix read the server did not answer with a range
   std::exception_ptr sink_error;
-  std::string wrong_range;      // the Content-Range of an answer with other bytes
+  std::string wrong_range; // the Content-Range of an answer with other bytes
   // This attempt's:
   Answer answer = Answer::pending;
   std::uint64_t received_now = 0;
@@ -77,8 +78,8 @@ struct HttpRangeReader::State
       r.count = total - first;
       return true;
     }
-    return static_cast<std::int64_t>(total) == size && first == r.first + r.received &&
-           static_cast<std::uint64_t>(range->last) < r.first + r.count;
+    return static_cast<std::int64_t>(total) == size && first == r.first + r.received
+           && static_cast<std::uint64_t>(range->last) < r.first + r.count;
   }
 
   // Sorts an answer out as its body starts (or, for an empty body, once it is in).
@@ -194,7 +195,8 @@ struct HttpRangeReader::State
   }
 };
 
-HttpRangeReader::HttpRangeReader(std::string url, HttpOptions options) : m_state(std::make_unique<State>())
+HttpRangeReader::HttpRangeReader(std::string url, HttpOptions options)
+  : m_state(std::make_unique<State>())
 {
   check_http_url(url);
   check_ca_file(options);

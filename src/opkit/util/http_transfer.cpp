@@ -13,12 +13,12 @@ namespace opkit::http_detail {
 
 namespace {
 
-const long k_max_redirects = 5;            // GETs only: a package index sends downloads to a file host
-const int k_max_resumes = 20;              // attempts cut off after progress that do not use up a retry
+const long k_max_redirects = 5; // GETs only: a package index sends downloads to a file host
+const int k_max_resumes = 20;   // attempts cut off after progress that do not use up a retry
 const long k_connect_timeout_s = 30;
-const long k_stall_time_s = 60;            // abort (and retry) when below 1 byte/s for this long
+const long k_stall_time_s = 60; // abort (and retry) when below 1 byte/s for this long
 const double k_first_backoff_s = 0.5;
-const double k_max_retry_after_s = 60;     // a server's Retry-After is honoured up to this
+const double k_max_retry_after_s = 60; // a server's Retry-After is honoured up to this
 
 } // namespace
 
@@ -57,8 +57,8 @@ namespace {
 std::optional<std::string_view>
 header_value(std::string_view line, std::string_view name)
 {
-  if (line.size() <= name.size() || line[name.size()] != ':' ||
-      !equals_ignoring_case(line.substr(0, name.size()), name)) {
+  if (line.size() <= name.size() || line[name.size()] != ':'
+      || !equals_ignoring_case(line.substr(0, name.size()), name)) {
     return std::nullopt;
   }
   return line.substr(name.size() + 1);
@@ -117,19 +117,19 @@ bool
 is_transient(CURLcode code)
 {
   switch (code) {
-  case CURLE_COULDNT_RESOLVE_PROXY:
-  case CURLE_COULDNT_RESOLVE_HOST:
-  case CURLE_COULDNT_CONNECT:
-  case CURLE_OPERATION_TIMEDOUT:
-  case CURLE_SEND_ERROR:
-  case CURLE_RECV_ERROR:
-  case CURLE_GOT_NOTHING:
-  case CURLE_PARTIAL_FILE:
-  case CURLE_HTTP2:
-  case CURLE_HTTP2_STREAM:
-    return true;
-  default:
-    return false;
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -229,8 +229,8 @@ record_answer(CURL* curl, Attempt& attempt)
   }
   long redirects = 0;
   char* final_url = nullptr;
-  if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_COUNT, &redirects) == CURLE_OK && redirects > 0 &&
-      curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &final_url) == CURLE_OK && final_url != nullptr) {
+  if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_COUNT, &redirects) == CURLE_OK && redirects > 0
+      && curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &final_url) == CURLE_OK && final_url != nullptr) {
     attempt.final_url = final_url;
   }
 }
@@ -332,10 +332,8 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
   if (attempts > 1 && attempt.location.empty()) {
     hints.push_back(fmt::format("after {} attempts", attempts));
   }
-  throw Error(ExitCode::failed,
-              fmt::format("{}: {} failed: {}", shown, transfer.operation, describe_failure(attempt)),
+  throw Error(ExitCode::failed, fmt::format("{}: {} failed: {}", shown, transfer.operation, describe_failure(attempt)),
               join(hints, ", "));
 }
-
 
 } // namespace opkit::http_detail

@@ -41,8 +41,10 @@ struct FileCloser
 };
 
 // curl_global_init, once, before any handle; a fresh handle.
-void global_init();
-CurlHandle new_handle();
+void
+global_init();
+CurlHandle
+new_handle();
 
 template<typename T>
 void
@@ -65,11 +67,11 @@ struct Attempt
   std::string reason;
   std::string body;
   size_t body_limit = k_body_limit;
-  bool body_must_fit = false;       // a 2xx body over the limit fails the request instead of being cut
+  bool body_must_fit = false; // a 2xx body over the limit fails the request instead of being cut
   bool body_too_big = false;
   curl_off_t retry_after_s = 0;
   std::string location;
-  std::string final_url;            // where redirects led; empty when there were none
+  std::string final_url; // where redirects led; empty when there were none
   // From the headers, while they arrive (a download's sink needs them before the body):
   // each status line starts over, so after redirects they are the last answer's.
   long header_status = 0;
@@ -78,18 +80,24 @@ struct Attempt
   ProgressBar* progress = nullptr;
 };
 
-bool equals_ignoring_case(std::string_view a, std::string_view b);
+bool
+equals_ignoring_case(std::string_view a, std::string_view b);
 
 // Collects an answer's body into attempt.body, up to its limit (a CURLOPT_WRITEFUNCTION).
-size_t on_body(char* data, size_t size, size_t count, void* user);
+size_t
+on_body(char* data, size_t size, size_t count, void* user);
 
-std::string format_size(double bytes);
+std::string
+format_size(double bytes);
 
 // A one-line bar redrawn in place on stderr, at most ten times a second.
 class ProgressBar
 {
 public:
-  explicit ProgressBar(bool enabled) : m_enabled(enabled) {}
+  explicit ProgressBar(bool enabled)
+    : m_enabled(enabled)
+  {
+  }
   ~ProgressBar() { clear(); }
 
   static int on_upload_progress(void* self, curl_off_t, curl_off_t, curl_off_t up_total, curl_off_t up_now)
@@ -158,18 +166,23 @@ private:
 };
 
 // Transport failures worth another try: the network or the server may recover.
-bool is_transient(CURLcode code);
+bool
+is_transient(CURLcode code);
 
 // The cause of a failed attempt, for the error message.
-std::string describe_failure(const Attempt& attempt);
+std::string
+describe_failure(const Attempt& attempt);
 
 // For GETs: a package index answers a file's URL with a redirect to a file host.
-void follow_redirects(CURL* curl);
+void
+follow_redirects(CURL* curl);
 
-void check_ca_file(const HttpOptions& options);
+void
+check_ca_file(const HttpOptions& options);
 
 // What the retry loop does after an attempt.
-enum class Verdict {
+enum class Verdict
+{
   done,   // the answer is the result
   retry,  // a transient failure: try again after a backoff, while retries are left
   resume, // cut off after progress, or to be asked again differently: try again at once (k_max_resumes)
@@ -177,23 +190,25 @@ enum class Verdict {
 };
 
 // done for a 2xx, retry for what should_retry allows, else fail.
-Verdict default_verdict(const Attempt& attempt);
+Verdict
+default_verdict(const Attempt& attempt);
 
 // One kind of request for perform_with_retries.
 struct Transfer
 {
-  std::string_view operation;                    // named in the error: "upload failed"
-  bool download = false;                         // the progress bar counts bytes received, not sent
-  std::function<void(CURL*, Attempt&)> prepare;  // method, body and sinks, on each fresh handle
-  std::function<Verdict(Attempt&)> judge;        // empty: default_verdict
-  CURL* handle = nullptr;                        // reuse this handle (and its open connection) on every
-                                                 // attempt, reset first; null: a fresh handle per attempt
+  std::string_view operation;                   // named in the error: "upload failed"
+  bool download = false;                        // the progress bar counts bytes received, not sent
+  std::function<void(CURL*, Attempt&)> prepare; // method, body and sinks, on each fresh handle
+  std::function<Verdict(Attempt&)> judge;       // empty: default_verdict
+  CURL* handle = nullptr;                       // reuse this handle (and its open connection) on every
+                                                // attempt, reset first; null: a fresh handle per attempt
 };
 
 // Runs one request per attempt until one succeeds or fails for good, then
 // returns the answer judged done (by default a 2xx) or throws Error(failed)
 // naming the transfer's operation. Its `prepare` sets the method, the body
 // and the sinks on each fresh handle (and rewinds any body).
-HttpResult perform_with_retries(const std::string& url, const HttpOptions& options, const Transfer& transfer);
+HttpResult
+perform_with_retries(const std::string& url, const HttpOptions& options, const Transfer& transfer);
 
 } // namespace opkit::http_detail

@@ -13,7 +13,11 @@ class LazyLibrary
 public:
   // `soname` as the linker recorded it (CMake reads it from the library
   // opkit was built against); `package`, the Debian package that installs it.
-  constexpr LazyLibrary(const char* soname, const char* package) : m_soname(soname), m_package(package) {}
+  constexpr LazyLibrary(const char* soname, const char* package)
+    : m_soname(soname)
+    , m_package(package)
+  {
+  }
 
   // The function `name`, opening the library first. Error(missing) naming the
   // library and its package when it cannot be opened or lacks the function.
@@ -37,9 +41,9 @@ private:
 
 // Defines `ret name params` (the library's declaration) as a call of the
 // library's own `name` with `args`.
-#define OPKIT_LAZY_FORWARD(library, ret, name, params, args)                                                        \
-  ret name params                                                                                                    \
-  {                                                                                                                  \
-    OPKIT_LAZY_REAL(library, name);                                                                                  \
-    return real args;                                                                                                \
+#define OPKIT_LAZY_FORWARD(library, ret, name, params, args)                                                           \
+  ret name params                                                                                                      \
+  {                                                                                                                    \
+    OPKIT_LAZY_REAL(library, name);                                                                                    \
+    return real args;                                                                                                  \
   }

@@ -30,8 +30,8 @@ log_line(Verbosity level, std::string_view prefix, std::string_view message)
     return;
   }
   std::lock_guard<std::mutex> lock(g_log_mutex);
-  std::fprintf(stderr, "%.*s%.*s\n", static_cast<int>(prefix.size()), prefix.data(),
-               static_cast<int>(message.size()), message.data());
+  std::fprintf(stderr, "%.*s%.*s\n", static_cast<int>(prefix.size()), prefix.data(), static_cast<int>(message.size()),
+               message.data());
 }
 
 } // namespace opkit

@@ -6,13 +6,21 @@
 
 namespace opkit {
 
-enum class Verbosity { quiet = 0, normal = 1, verbose = 2 };
+enum class Verbosity
+{
+  quiet = 0,
+  normal = 1,
+  verbose = 2
+};
 
-void set_verbosity(Verbosity level);
-Verbosity verbosity();
+void
+set_verbosity(Verbosity level);
+Verbosity
+verbosity();
 
 // Progress and diagnostics go to stderr; results go to stdout (printed by cli/).
-void log_line(Verbosity level, std::string_view prefix, std::string_view message);
+void
+log_line(Verbosity level, std::string_view prefix, std::string_view message);
 
 template<typename... Args>
 void

@@ -9,9 +9,9 @@ namespace opkit {
 
 struct ProcessOptions
 {
-  std::filesystem::path cwd;                    // empty: inherit
-  std::map<std::string, std::string> env_set;   // added to (or replacing in) the inherited environment
-  bool capture = true;                          // false: stdout/stderr go to ours
+  std::filesystem::path cwd;                  // empty: inherit
+  std::map<std::string, std::string> env_set; // added to (or replacing in) the inherited environment
+  bool capture = true;                        // false: stdout/stderr go to ours
 };
 
 struct ProcessResult
@@ -23,12 +23,15 @@ struct ProcessResult
 
 // Runs argv (never through a shell) and waits. Throws Error(missing) when
 // argv[0] cannot be found or started; a non-zero exit is a value, not an error.
-ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
+ProcessResult
+run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
 // The full path of a program found on PATH, or empty.
-std::filesystem::path find_program(const std::string& name);
+std::filesystem::path
+find_program(const std::string& name);
 
 // argv joined for display, quoting arguments that contain spaces.
-std::string format_argv(const std::vector<std::string>& argv);
+std::string
+format_argv(const std::vector<std::string>& argv);
 
 } // namespace opkit

@@ -77,8 +77,9 @@ namespace opkit {
 std::string
 shell_quote(std::string_view arg)
 {
-  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%")
-                        == std::string_view::npos) {
+  if (!arg.empty()
+      && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%")
+           == std::string_view::npos) {
     return std::string(arg);
   }
   std::string quoted = "'";

@@ -6,20 +6,27 @@
 
 namespace opkit {
 
-std::vector<std::string> split(std::string_view text, char separator);
-std::string join(const std::vector<std::string>& parts, std::string_view separator);
-std::string trim(std::string_view text);
-bool starts_with(std::string_view text, std::string_view prefix);
-bool ends_with(std::string_view text, std::string_view suffix);
+std::vector<std::string>
+split(std::string_view text, char separator);
+std::string
+join(const std::vector<std::string>& parts, std::string_view separator);
+std::string
+trim(std::string_view text);
+bool
+starts_with(std::string_view text, std::string_view prefix);
+bool
+ends_with(std::string_view text, std::string_view suffix);
 
 // The last `max_lines` lines of text, for showing the end of a long log.
-std::string tail_lines(std::string_view text, size_t max_lines);
+std::string
+tail_lines(std::string_view text, size_t max_lines);
 
 } // namespace opkit
 
 namespace opkit {
 
 // Quotes one argument for /bin/sh, only when it needs it ("a b" -> 'a b').
-std::string shell_quote(std::string_view arg);
+std::string
+shell_quote(std::string_view arg);
 
 } // namespace opkit
