@@ -82,3 +82,21 @@ TEST(FrameworkTable, MalformedTableNamesTheLine)
     EXPECT_STREQ(e.what(), "t.yaml:4:19: 'cxx_standard' must be an integer, got 'eleven'");
   }
 }
+
+TEST(FrameworkTable, PythonEnvironmentRecipesOfTheVerifiedVersions)
+{
+  const auto& table = opkit::project::FrameworkTable::tensorflow();
+  auto old = table.flags_for(*opkit::project::parse_version("1.12.0")).python_env;
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(old->python, "3.6");
+  EXPECT_EQ(old->pip, "pip==21.3.1");
+  EXPECT_EQ(old->pins, (std::vector<std::string>{"numpy<1.17", "protobuf<3.20"}));
+  EXPECT_EQ(old->flags, std::vector<std::string>{"--prefer-binary"});
+  EXPECT_EQ(table.flags_for(*opkit::project::parse_version("1.15.5")).python_env->python, "3.7");
+  auto now = table.flags_for(*opkit::project::parse_version("2.10.1")).python_env;
+  ASSERT_TRUE(now.has_value());
+  EXPECT_EQ(now->python, "3.10");
+  EXPECT_TRUE(now->pip.empty());
+  EXPECT_FALSE(table.flags_for(*opkit::project::parse_version("2.7.0")).python_env.has_value())
+    << "no recipe where none was checked";
+}

@@ -26,7 +26,7 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
 {
   yaml::expect_keys(range,
                     {"since", "verified", "cxx_standard", "cxx11_abi", "eigen_max_align_bytes", "framework_library",
-                     "link", "runtime", "wheels", "quirks", "namespaced_op_names"},
+                     "link", "runtime", "wheels", "quirks", "namespaced_op_names", "python_env"},
                     name);
   FrameworkFlags flags = common;
   flags.since = yaml::get_string(range, "since", name);
@@ -38,6 +38,12 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
   flags.link = yaml::get_string(range, "link", name);
   flags.runtime = yaml::get_string(range, "runtime", name);
   flags.namespaced_op_names = yaml::get_bool_or(range, "namespaced_op_names", name, true);
+  if (YAML::Node env = range["python_env"]) {
+    yaml::expect_keys(env, {"python", "pip", "pins", "flags"}, name);
+    flags.python_env = PythonEnvRecipe{yaml::get_string(env, "python", name), yaml::get_string_or(env, "pip", name, ""),
+                                       yaml::get_string_list(env, "pins", name),
+                                       yaml::get_string_list(env, "flags", name)};
+  }
   YAML::Node wheels = range["wheels"];
   yaml::expect_keys(wheels, {"cpu", "gpu", "pythons", "platforms"}, name);
   flags.cpu_distribution = yaml::get_string(wheels, "cpu", name);

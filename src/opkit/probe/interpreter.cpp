@@ -1,0 +1,99 @@
+#include "opkit/probe/interpreter.hpp"
+
+#include "opkit/project/version.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <unistd.h>
+
+namespace opkit::probe {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+bool
+is_executable(const stdfs::path& path)
+{
+  std::error_code ec;
+  return stdfs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+} // namespace
+
+InterpreterSearch
+InterpreterSearch::from_environment()
+{
+  InterpreterSearch search;
+  search.getenv = [](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    return value != nullptr && *value != '\0' ? std::optional<std::string>(value) : std::nullopt;
+  };
+  if (const char* path = std::getenv("PATH")) {
+    for (const std::string& dir : split(path, ':')) {
+      if (!dir.empty()) {
+        search.path.emplace_back(dir);
+      }
+    }
+  }
+  if (const char* root = std::getenv("PYENV_ROOT"); root != nullptr && *root != '\0') {
+    search.pyenv_root = root;
+  } else if (const char* home = std::getenv("HOME")) {
+    search.pyenv_root = stdfs::path(home) / ".pyenv";
+  }
+  return search;
+}
+
+std::string
+interpreter_variable(const std::string& python_version)
+{
+  std::string name = "OPKIT_PYTHON_" + python_version;
+  std::replace(name.begin(), name.end(), '.', '_');
+  return name;
+}
+
+stdfs::path
+find_interpreter(const std::string& python_version, const std::string& needed_by, const InterpreterSearch& search)
+{
+  std::string variable = interpreter_variable(python_version);
+  if (std::optional<std::string> named = search.getenv ? search.getenv(variable) : std::nullopt) {
+    if (!is_executable(*named)) {
+      fail(ExitCode::missing, "{}={}: no such Python interpreter (needed for {})", variable, *named, needed_by);
+    }
+    return *named;
+  }
+  std::string program = "python" + python_version;
+  for (const stdfs::path& dir : search.path) {
+    if (is_executable(dir / program)) {
+      return dir / program;
+    }
+  }
+  // pyenv: versions/3.6.15/bin/python3.6, the newest patch release first.
+  std::optional<project::Version> best;
+  stdfs::path found;
+  std::error_code ec;
+  for (const auto& entry : stdfs::directory_iterator(search.pyenv_root / "versions", ec)) {
+    std::string name = entry.path().filename().string();
+    std::optional<project::Version> version = project::parse_version(name);
+    if (!version || !starts_with(name, python_version + ".") || !is_executable(entry.path() / "bin" / program)) {
+      continue;
+    }
+    if (!best || *best < *version) {
+      best = version;
+      found = entry.path() / "bin" / program;
+    }
+  }
+  if (!found.empty()) {
+    return found;
+  }
+  throw Error(ExitCode::missing,
+              fmt::format("Python {}: no interpreter found (needed for {}): not in ${}, not {} on PATH, not under {}",
+                          python_version, needed_by, variable, program, (search.pyenv_root / "versions").string()),
+              fmt::format("install it (`pyenv install {}`) or set {}=/path/to/{}", python_version, variable, program));
+}
+
+} // namespace opkit::probe
