@@ -9,6 +9,8 @@ rm -rf "$work"
 mkdir -p "$work" "$OPKIT_TEST_HOME"
 cd "$work"
 export OPKIT_HOME="$OPKIT_TEST_HOME"
+# The venvs with each TF version (`opkit test --python`) are made once per machine, in the shared cache.
+export OPKIT_VENVS="${OPKIT_VENVS:-${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/venvs}"
 
 fail() {
   echo "FAIL: $test_name: $*" >&2

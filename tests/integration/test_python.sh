@@ -1,19 +1,44 @@
-# opkit test --python: the default template's op runs on its test vectors in a
-# real TensorFlow the local Python imports (a venv opkit makes), and a broken
-# kernel fails with the differing values shown.
+# opkit test --python: the template's op runs on its test vectors in a real
+# TensorFlow of each target version (1.12.0 with Python 3.6, 2.10.1 with Python
+# 3.10: venvs opkit makes once, in the tests' shared cache), on the libraries
+# `opkit build` made; a kernel broken in one version fails there only, with
+# the values shown; without the Python a version needs, one line says which.
 source "$(dirname "$0")/common.sh"
-run_opkit 0 new vec_op
+run_opkit 0 new vec_op --tf 1.12,2.10.1
 cd vec_op
+# Not built yet: named, exit 3.
+run_opkit 3 test --python
+expect_contains "$work/err" 'not built for tensorflow-1\.12\.0.*opkit build --tf 1\.12'
+run_opkit 0 build
 run_opkit 0 test --python
-expect_contains "$work/out" '^tensorflow 2\.[0-9]+\.[0-9]+ \(Python\): .*/build/tf-2\.[0-9.]+/libvec_op\.so$'
-expect_contains "$work/out" '^  vector 0 zeroed: ok$'
-expect_contains "$work/out" '^  vector 1 zeroed: ok$'
-expect_contains "$work/out" '^  all test vectors match$'
-# A broken kernel: every element but the first becomes 1 instead of 0.
-sed -i 's/output(i) = i == 0 ? input(0) : T(0);/output(i) = i == 0 ? input(0) : T(1);/' src/vec_op_kernels.cc
-grep -q 'T(1)' src/vec_op_kernels.cc || fail "the kernel was not broken"
+for v in 1.12.0 2.10.1; do
+  grep -A3 "^tensorflow $v (Python): .*/build/tf-$v/libvec_op\.so$" "$work/out" >"$work/one" || fail "no run in $v"
+  expect_contains "$work/one" '^  vector 0 zeroed: ok$'
+  expect_contains "$work/one" '^  vector 1 zeroed: ok$'
+  expect_contains "$work/one" '^  all test vectors match$'
+done
+[ -f "$OPKIT_VENVS/tf-1.12.0-py3.6/.opkit-complete" ] || fail "no TF 1.12.0 venv in the shared cache"
+[ -f "$OPKIT_VENVS/tf-2.10.1-py3.10/.opkit-complete" ] || fail "no TF 2.10.1 venv in the shared cache"
+
+# A kernel broken on TF 1.x only (a define of opkit.yaml for <2.0): 1.12 fails, 2.10.1 passes.
+sed -i 's/output(i) = i == 0 ? input(0) : T(0);/output(i) = i == 0 ? input(0) : T(VEC_FILL);/' src/vec_op_kernels.cc
+sed -i '1i #ifndef VEC_FILL\n#define VEC_FILL 0\n#endif' src/vec_op_kernels.cc
+cat >>opkit.yaml <<'YAML'
+build:
+  when:
+    - tensorflow: "<2.0"
+      defines: [VEC_FILL=1]
+YAML
+run_opkit 0 build
 run_opkit 1 test --python
-expect_contains "$work/out" '^  vector 0 zeroed: MISMATCH$'
-expect_contains "$work/out" '^    expected \[\[5,0\],\[0,0\]\]$'
-expect_contains "$work/out" '^    got      \[\[5,1\],\[1,1\]\]$'
-expect_contains "$work/out" '^  FAILED$'
+grep -A6 '^tensorflow 1\.12\.0 (Python)' "$work/out" >"$work/one"
+expect_contains "$work/one" '^  vector 0 zeroed: MISMATCH$'
+expect_contains "$work/one" '^    expected \[\[5,0\],\[0,0\]\]$'
+expect_contains "$work/one" '^    got      \[\[5,1\],\[1,1\]\]$'
+grep -A3 '^tensorflow 2\.10\.1 (Python)' "$work/out" >"$work/one"
+expect_contains "$work/one" '^  all test vectors match$'
+
+# No Python 3.6 anywhere opkit looks (and no venv made yet): exit 3, naming the version and the variable.
+OPKIT_VENVS="$work/no-venvs" PATH=/usr/bin:/bin PYENV_ROOT="$work/no-pyenv" run_opkit 3 test --python --tf 1.12
+expect_one_error_line
+expect_contains "$work/err" 'Python 3\.6: no interpreter found \(needed for tensorflow 1\.12\.0.*OPKIT_PYTHON_3_6='

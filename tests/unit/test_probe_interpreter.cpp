@@ -51,6 +51,9 @@ TEST_F(Interpreter, VariableThenPathThenNewestPyenvVersion)
   make_program(root / "pyenv/versions/3.10.13/bin/python3.10");
   EXPECT_EQ(find_interpreter("3.6", "TF 1.12.0", search), newest);
   stdfs::path on_path = make_program(root / "bin/python3.6");
+  search.is_version = [](const stdfs::path&, const std::string&) { return false; }; // a pyenv shim, say
+  EXPECT_EQ(find_interpreter("3.6", "TF 1.12.0", search), newest) << "a candidate that does not run is passed over";
+  search.is_version = {};
   EXPECT_EQ(find_interpreter("3.6", "TF 1.12.0", search), on_path);
   env["OPKIT_PYTHON_3_6"] = make_program(root / "custom/py36").string();
   EXPECT_EQ(find_interpreter("3.6", "TF 1.12.0", search), root / "custom/py36");

@@ -98,9 +98,22 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
     if (python) {
-      probe::PythonVectorsReport report = probe::test_in_python(manifest, build_dir);
-      print_vectors(report);
-      exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
+      std::vector<std::string> specs = split_versions(versions);
+      if (specs.empty()) {
+        specs = manifest.tf_versions;
+      }
+      if (specs.empty()) { // no targets: the TensorFlow this machine's python3 imports
+        probe::PythonVectorsReport report = probe::test_in_python(manifest, build_dir);
+        print_vectors(report);
+        exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
+        return;
+      }
+      bool ok = true;
+      for (const probe::PythonVectorsReport& report : probe::test_in_tf_versions(manifest, specs, build_dir)) {
+        print_vectors(report);
+        ok = ok && report.ok();
+      }
+      exit_code = static_cast<int>(ok ? ExitCode::ok : ExitCode::failed);
       return;
     }
     if (spec.kind != project::TemplateKind::tensorflow) {

@@ -3,6 +3,7 @@
 #include "opkit/project/version.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/process.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
@@ -45,6 +46,10 @@ InterpreterSearch::from_environment()
   } else if (const char* home = std::getenv("HOME")) {
     search.pyenv_root = stdfs::path(home) / ".pyenv";
   }
+  search.is_version = [](const stdfs::path& python, const std::string& version) {
+    ProcessResult result = run_process({python.string(), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"});
+    return result.exit_code == 0 && trim(result.out) == version;
+  };
   return search;
 }
 
@@ -68,7 +73,7 @@ find_interpreter(const std::string& python_version, const std::string& needed_by
   }
   std::string program = "python" + python_version;
   for (const stdfs::path& dir : search.path) {
-    if (is_executable(dir / program)) {
+    if (is_executable(dir / program) && (!search.is_version || search.is_version(dir / program, python_version))) {
       return dir / program;
     }
   }

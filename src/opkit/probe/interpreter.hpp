@@ -14,20 +14,25 @@ namespace opkit::probe {
 struct InterpreterSearch
 {
   std::function<std::optional<std::string>(const std::string&)> getenv;
-  std::vector<std::filesystem::path> path;   // PATH's folders
-  std::filesystem::path pyenv_root;          // $PYENV_ROOT, else ~/.pyenv
+  std::vector<std::filesystem::path> path; // PATH's folders
+  std::filesystem::path pyenv_root;        // $PYENV_ROOT, else ~/.pyenv
+  // Whether a candidate really is that Python (a pyenv shim for an inactive
+  // version is on PATH but fails): runs it, by default.
+  std::function<bool(const std::filesystem::path&, const std::string&)> is_version;
 
   static InterpreterSearch from_environment();
 };
 
 // The variable that names an interpreter for a Python version: OPKIT_PYTHON_3_6.
-std::string interpreter_variable(const std::string& python_version);
+std::string
+interpreter_variable(const std::string& python_version);
 
 // The interpreter for a Python version ("3.6"): $OPKIT_PYTHON_3_6 (which must
 // exist), else python3.6 on PATH, else the newest <pyenv root>/versions/3.6.*.
 // Nothing found: Error(missing) naming the version, what needs it, the
 // variable to set and how to install one.
-std::filesystem::path find_interpreter(const std::string& python_version, const std::string& needed_by,
-                                       const InterpreterSearch& search = InterpreterSearch::from_environment());
+std::filesystem::path
+find_interpreter(const std::string& python_version, const std::string& needed_by,
+                 const InterpreterSearch& search = InterpreterSearch::from_environment());
 
 } // namespace opkit::probe

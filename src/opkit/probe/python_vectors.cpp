@@ -1,5 +1,7 @@
 #include "opkit/probe/python_vectors.hpp"
 
+#include "opkit/check/target.hpp"
+#include "opkit/probe/tf_venv.hpp"
 #include "opkit/project/names.hpp"
 
 #include "opkit/build/builder.hpp"
@@ -24,6 +26,8 @@ namespace opkit::probe {
 namespace stdfs = std::filesystem;
 
 namespace {
+
+using TestedOp = std::pair<const project::LibrarySpec*, const project::OpSpec*>;
 
 std::string
 local_python_version()
@@ -93,6 +97,58 @@ parse_outcomes(const std::string& out, PythonVectorsReport& report)
   }
 }
 
+// Runs every tested op's vectors on the libraries of one build folder, with a venv's python.
+void
+run_vectors(const stdfs::path& python, const stdfs::path& dir, const std::vector<build::LibraryResult>& libraries,
+            const std::vector<TestedOp>& tested, PythonVectorsReport& report)
+{
+  fs::write_file_if_changed(dir / "run_vectors.py", require_embedded("templates/probe/run_vectors.py"));
+  for (const auto& [library, op] : tested) {
+    auto built_library = std::find_if(libraries.begin(), libraries.end(),
+                                      [&](const build::LibraryResult& l) { return l.name == library->name; });
+    if (built_library == libraries.end()) {
+      continue; // its tensorflow: range leaves this version out
+    }
+    if (report.library.empty()) {
+      report.library = built_library->library;
+    }
+    stdfs::path vectors = dir / ("opkit-vectors-" + project::python_op_name(op->name) + ".json");
+    fs::write_file_if_changed(vectors, vectors_json(*op).dump(2) + "\n");
+    ProcessOptions run;
+    run.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3";
+    ProcessResult result =
+      run_process({python.string(), (dir / "run_vectors.py").string(), built_library->library.string(),
+                   project::python_op_name(op->name), vectors.string()},
+                  run);
+    size_t before = report.outcomes.size();
+    parse_outcomes(result.out, report);
+    if (tested.size() > 1) {
+      for (size_t i = before; i < report.outcomes.size(); ++i) {
+        report.outcomes[i].output = op->name + " " + report.outcomes[i].output;
+      }
+    }
+    report.log += result.err;
+  }
+}
+
+// Every op with test vectors, in the library that declares it.
+std::vector<TestedOp>
+tested_ops(const project::Manifest& manifest)
+{
+  std::vector<TestedOp> tested;
+  for (const project::LibrarySpec& library : manifest.libraries) {
+    for (const project::OpSpec& op : library.ops) {
+      if (!op.tests.empty()) {
+        tested.emplace_back(&library, &op);
+      }
+    }
+  }
+  if (tested.empty()) {
+    fail(ExitCode::usage, "{}: no test vectors (an op's tests:) to run", manifest.root / "opkit.yaml");
+  }
+  return tested;
+}
+
 } // namespace
 
 bool
@@ -105,18 +161,7 @@ PythonVectorsReport::ok() const
 PythonVectorsReport
 test_in_python(const project::Manifest& manifest, const stdfs::path& build_root)
 {
-  // Every op with test vectors, in the library that declares it.
-  std::vector<std::pair<const project::LibrarySpec*, const project::OpSpec*>> tested;
-  for (const project::LibrarySpec& library : manifest.libraries) {
-    for (const project::OpSpec& op : library.ops) {
-      if (!op.tests.empty()) {
-        tested.emplace_back(&library, &op);
-      }
-    }
-  }
-  if (tested.empty()) {
-    fail(ExitCode::usage, "{}: no test vectors (an op's tests:) to run", manifest.root / "opkit.yaml");
-  }
+  std::vector<TestedOp> tested = tested_ops(manifest);
   std::string python_version = local_python_version();
   PythonVectorsReport report;
   report.tf_version = project::FrameworkTable::tensorflow().tf_for_python(python_version);
@@ -135,35 +180,58 @@ test_in_python(const project::Manifest& manifest, const stdfs::path& build_root)
     fail(ExitCode::failed, "{}: build for tensorflow {} failed:\n{}", manifest.name, report.tf_version,
          tail_lines(target.log, 20));
   }
-  stdfs::path dir = target.dir;
-  fs::write_file_if_changed(dir / "run_vectors.py", require_embedded("templates/probe/run_vectors.py"));
-  for (const auto& [library, op] : tested) {
-    auto built_library = std::find_if(target.libraries.begin(), target.libraries.end(),
-                                      [&](const build::LibraryResult& l) { return l.name == library->name; });
-    if (built_library == target.libraries.end()) {
-      continue; // its tensorflow: range leaves this version out
-    }
-    if (report.library.empty()) {
-      report.library = built_library->library;
-    }
-    stdfs::path vectors = dir / ("opkit-vectors-" + project::python_op_name(op->name) + ".json");
-    fs::write_file_if_changed(vectors, vectors_json(*op).dump(2) + "\n");
-    ProcessOptions run;
-    run.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3";
-    ProcessResult result =
-      run_process({(venv / "bin" / "python").string(), (dir / "run_vectors.py").string(),
-                   built_library->library.string(), project::python_op_name(op->name), vectors.string()},
-                  run);
-    size_t before = report.outcomes.size();
-    parse_outcomes(result.out, report);
-    if (tested.size() > 1) {
-      for (size_t i = before; i < report.outcomes.size(); ++i) {
-        report.outcomes[i].output = op->name + " " + report.outcomes[i].output;
-      }
-    }
-    report.log += result.err;
-  }
+  run_vectors(venv / "bin" / "python", target.dir, target.libraries, tested, report);
   return report;
+}
+
+std::vector<PythonVectorsReport>
+test_in_tf_versions(const project::Manifest& manifest, const std::vector<std::string>& specs,
+                    const stdfs::path& build_root)
+{
+  std::vector<TestedOp> tested = tested_ops(manifest);
+  stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
+  // Every library must be built, and load, before any venv is made.
+  std::vector<sdk::Sdk> sdks;
+  std::vector<std::vector<build::LibraryResult>> built;
+  for (const std::string& spec : specs) {
+    sdk::Sdk sdk = sdk::resolve_sdk(spec);
+    std::vector<build::LibraryResult> libraries;
+    for (const project::LibrarySpec& library : manifest.libraries) {
+      if (!library.tensorflow.contains(sdk.version)) {
+        continue;
+      }
+      stdfs::path path = build::target_dir(root, sdk) / library.output;
+      std::error_code ec;
+      if (!stdfs::is_regular_file(path, ec)) {
+        throw Error(ExitCode::missing, fmt::format("{}: not built for {}", path, sdk.id),
+                    fmt::format("run `opkit build --tf {}` first", spec));
+      }
+      check::CheckReport check = check::check_library(path, check::make_check_target(sdk, manifest.runtime, {}));
+      if (!check.loads) {
+        const check::Finding& first = check.findings.front();
+        fail(ExitCode::failed, "{}: will not load in tensorflow {}: [{}] {}", path, sdk.version.str(), first.kind,
+             first.summary);
+      }
+      libraries.push_back({library.name, path, false, {}});
+    }
+    sdks.push_back(sdk);
+    built.push_back(libraries);
+  }
+  std::vector<PythonVectorsReport> reports;
+  for (size_t i = 0; i < sdks.size(); ++i) {
+    stdfs::path venv = ensure_tf_venv(sdks[i]);
+    PythonVectorsReport report;
+    run_vectors(venv / "bin" / "python", build::target_dir(root, sdks[i]), built[i], tested, report);
+    if (report.ran && report.tf_version != sdks[i].version.str()) {
+      fail(ExitCode::failed, "{}: its TensorFlow is {}, the library was built for {}", venv, report.tf_version,
+           sdks[i].version.str());
+    }
+    if (report.tf_version.empty()) {
+      report.tf_version = sdks[i].version.str();
+    }
+    reports.push_back(report);
+  }
+  return reports;
 }
 
 } // namespace opkit::probe

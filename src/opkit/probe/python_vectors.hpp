@@ -36,4 +36,11 @@ struct PythonVectorsReport
 PythonVectorsReport
 test_in_python(const project::Manifest& manifest, const std::filesystem::path& build_root);
 
+// Runs the test vectors in a real TensorFlow of each version spec: the library
+// `opkit build` made for that SDK (it must be built and pass its check), loaded
+// by a venv with exactly that TensorFlow (probe/tf_venv). One report per version.
+std::vector<PythonVectorsReport>
+test_in_tf_versions(const project::Manifest& manifest, const std::vector<std::string>& specs,
+                    const std::filesystem::path& build_root);
+
 } // namespace opkit::probe

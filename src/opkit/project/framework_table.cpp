@@ -40,9 +40,9 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
   flags.namespaced_op_names = yaml::get_bool_or(range, "namespaced_op_names", name, true);
   if (YAML::Node env = range["python_env"]) {
     yaml::expect_keys(env, {"python", "pip", "pins", "flags"}, name);
-    flags.python_env = PythonEnvRecipe{yaml::get_string(env, "python", name), yaml::get_string_or(env, "pip", name, ""),
-                                       yaml::get_string_list(env, "pins", name),
-                                       yaml::get_string_list(env, "flags", name)};
+    flags.python_env =
+      PythonEnvRecipe{yaml::get_string(env, "python", name), yaml::get_string_or(env, "pip", name, ""),
+                      yaml::get_string_list(env, "pins", name), yaml::get_string_list(env, "flags", name)};
   }
   YAML::Node wheels = range["wheels"];
   yaml::expect_keys(wheels, {"cpu", "gpu", "pythons", "platforms"}, name);

@@ -24,21 +24,21 @@ struct Quirk
 // to upgrade to first, pins installed beside tensorflow==V, and pip's flags.
 struct PythonEnvRecipe
 {
-  std::string python;              // "3.6"
-  std::string pip;                 // "pip==21.3.1", or empty
-  std::vector<std::string> pins;   // "numpy<1.17"
-  std::vector<std::string> flags;  // "--prefer-binary"
+  std::string python;             // "3.6"
+  std::string pip;                // "pip==21.3.1", or empty
+  std::vector<std::string> pins;  // "numpy<1.17"
+  std::vector<std::string> flags; // "--prefer-binary"
 };
 
 // The build facts for one TensorFlow version, from configs/frameworks/tensorflow.yaml.
 struct FrameworkFlags
 {
-  std::string since;               // the range this came from
-  bool verified = false;           // checked against a real wheel
+  std::string since;                         // the range this came from
+  bool verified = false;                     // checked against a real wheel
   bool namespaced_op_names = true;           // registers Vendor>OpName (older TF aborts the process on '>')
   std::optional<PythonEnvRecipe> python_env; // how this range's TF installs into a venv (where verified)
-  int cxx_standard = 0;            // 11, 14, 17
-  int cxx11_abi = 0;               // _GLIBCXX_USE_CXX11_ABI
+  int cxx_standard = 0;                      // 11, 14, 17
+  int cxx11_abi = 0;                         // _GLIBCXX_USE_CXX11_ABI
   int eigen_max_align_bytes = 0;
   std::string framework_library;            // file name in the wheel, also its SONAME
   std::string link;                         // -ltensorflow_framework or -l:libtensorflow_framework.so.N

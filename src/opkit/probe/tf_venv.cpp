@@ -1,0 +1,95 @@
+#include "opkit/probe/tf_venv.hpp"
+
+#include "opkit/probe/interpreter.hpp"
+#include "opkit/project/framework_table.hpp"
+#include "opkit/sdk/store.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/process.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <cstdlib>
+
+#include <unistd.h>
+
+namespace opkit::probe {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// Both streams on a terminal: pip's own progress can go straight there
+// without mixing into results that are piped.
+bool
+on_terminal()
+{
+  return ::isatty(1) != 0 && ::isatty(2) != 0;
+}
+
+// Runs a step; on a terminal its output goes straight there (pip's progress).
+void
+run_step(const std::vector<std::string>& argv, const std::string& what)
+{
+  ProcessOptions options;
+  options.capture = !on_terminal();
+  ProcessResult result = run_process(argv, options);
+  if (result.exit_code != 0) {
+    throw Error(ExitCode::missing,
+                fmt::format("{}: failed (exit {}): {}", what, result.exit_code, tail_lines(result.out + result.err, 3)),
+                "check the network and PyPI (pip's own message is above)");
+  }
+}
+
+} // namespace
+
+stdfs::path
+tf_venvs_dir()
+{
+  const char* env = std::getenv("OPKIT_VENVS");
+  return env != nullptr && *env != '\0' ? stdfs::path(env) : sdk::opkit_home() / "venvs";
+}
+
+stdfs::path
+ensure_tf_venv(const sdk::Sdk& sdk)
+{
+  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  if (!flags.python_env) {
+    throw Error(
+      ExitCode::missing,
+      fmt::format("tensorflow {}: no verified Python environment recipe in configs/frameworks/tensorflow.yaml",
+                  sdk.version.str()),
+      "add a python_env entry to its range (Python version, pins), checked by installing it");
+  }
+  const project::PythonEnvRecipe& recipe = *flags.python_env;
+  std::string name = fmt::format("tf-{}-py{}", sdk.version.str(), recipe.python);
+  stdfs::path venv = tf_venvs_dir() / name;
+  fs::create_dirs(tf_venvs_dir());
+  fs::FileLock lock(tf_venvs_dir() / (name + ".lock"));
+  if (stdfs::exists(venv / ".opkit-complete")) {
+    return venv;
+  }
+  std::string requirement = flags.cpu_distribution + "==" + sdk.version.str();
+  stdfs::path python =
+    find_interpreter(recipe.python, fmt::format("tensorflow {} (opkit test --python)", sdk.version.str()));
+  log_info("creating a Python {} environment with {} (once) ...", recipe.python, requirement);
+  std::error_code ec;
+  stdfs::remove_all(venv, ec);
+  run_step({python.string(), "-m", "venv", venv.string()}, python.string() + " -m venv");
+  std::string pip = (venv / "bin" / "pip").string();
+  std::string quiet = on_terminal() ? "--progress-bar=on" : "--quiet";
+  if (!recipe.pip.empty()) {
+    run_step({pip, "install", quiet, recipe.pip}, "pip install " + recipe.pip);
+  }
+  std::vector<std::string> argv = {pip, "install", quiet};
+  argv.insert(argv.end(), recipe.flags.begin(), recipe.flags.end());
+  argv.push_back(requirement);
+  argv.insert(argv.end(), recipe.pins.begin(), recipe.pins.end());
+  run_step(argv, "pip install " + requirement + " " + join(recipe.pins, " "));
+  fs::write_file_atomic(venv / ".opkit-complete", requirement + "\n");
+  log_info("tensorflow {}: Python environment ready in {}", sdk.version.str(), venv);
+  return venv;
+}
+
+} // namespace opkit::probe
