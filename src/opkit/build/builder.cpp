@@ -234,6 +234,32 @@ target_dir(const stdfs::path& build_root, const sdk::Sdk& sdk)
   return build_root / ("tf-" + sdk.version.str() + (sdk.cuda.is_cuda_build ? "-cuda" : ""));
 }
 
+std::vector<BuiltTarget>
+find_built_libraries(const project::Manifest& manifest, const std::vector<std::string>& specs,
+                     const stdfs::path& build_root, const std::vector<std::string>& selected)
+{
+  std::vector<const project::LibrarySpec*> libraries = manifest.select_libraries(selected);
+  stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
+  std::vector<BuiltTarget> built;
+  for (const std::string& spec : specs) {
+    BuiltTarget target{spec, sdk::resolve_sdk(spec), {}};
+    for (const project::LibrarySpec* library : libraries) {
+      if (!library->tensorflow.contains(target.sdk.version)) {
+        continue;
+      }
+      stdfs::path path = target_dir(root, target.sdk) / library->output;
+      std::error_code ec;
+      if (!stdfs::is_regular_file(path, ec)) {
+        throw Error(ExitCode::missing, fmt::format("{}: not built for {}", path, target.sdk.id),
+                    fmt::format("run `opkit build --tf {}` first", spec));
+      }
+      target.libraries.emplace_back(library, path);
+    }
+    built.push_back(target);
+  }
+  return built;
+}
+
 std::vector<LibraryInput>
 library_inputs(const project::Manifest& manifest, const std::vector<const project::LibrarySpec*>& selected,
                const sdk::Sdk& sdk)
@@ -408,7 +434,6 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
     }
     log_info("building {} for {} ...", manifest.name, sdk.id);
     std::string runtime = options.runtime.empty() ? manifest.runtime : options.runtime;
-    bool ccache = sharing.ccache; // its stats log says what hit
     running.push_back(std::async(std::launch::async, [=, &options, &compiler_text] {
       // A PCH that cannot be made costs speed, never the build.
       const TargetPlan& chosen = pch && ensure_pch(*pch) ? plan : plain;
@@ -417,7 +442,7 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
       TargetResult result = run_plan(chosen, per_target);
       result.skipped = skipped;
       result.pch_compiles = count_pch_compiles(chosen);
-      if (ccache && !result.up_to_date) {
+      if (sharing.ccache && !result.up_to_date) { // its stats log says what hit
         result.cache = parse_ccache_stats_log(stdfs::exists(stats_log, ec) ? fs::read_file(stats_log) : "");
       }
       stdfs::path info = chosen.build_dir / "opkit-build.json";

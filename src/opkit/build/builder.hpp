@@ -92,6 +92,20 @@ compiler_version(const std::string& compiler);
 std::filesystem::path
 target_dir(const std::filesystem::path& build_root, const sdk::Sdk& sdk);
 
+// What `opkit build` made for one target: the libraries whose `tensorflow:` range holds its version.
+struct BuiltTarget
+{
+  std::string spec; // what the user asked for ("1.12")
+  sdk::Sdk sdk;     // what it resolved to
+  std::vector<std::pair<const project::LibrarySpec*, std::filesystem::path>> libraries; // <root>/tf-<v>/<output>
+};
+
+// The built libraries of `selected` (every library when empty) for each spec.
+// One not built yet is Error(missing) naming the `opkit build` command.
+std::vector<BuiltTarget>
+find_built_libraries(const project::Manifest& manifest, const std::vector<std::string>& specs,
+                     const std::filesystem::path& build_root, const std::vector<std::string>& selected = {});
+
 // The libraries of `selected` that build for this SDK's version, each with its
 // settings resolved for it (pure).
 std::vector<LibraryInput>

@@ -25,7 +25,8 @@ print_target(const build::TargetResult& target)
   // One library: its path on the target's line; several: one line each below.
   bool one = target.libraries.size() == 1 && target.skipped.empty();
   fmt::print("{:<13} {:<20} {}\n", name, status, one ? target.libraries.front().library : target.dir);
-  for (const build::LibraryResult& library : one ? std::vector<build::LibraryResult>{} : target.libraries) {
+  for (size_t i = 0; !one && i < target.libraries.size(); ++i) {
+    const build::LibraryResult& library = target.libraries[i];
     bool loads = !library.check || library.check->loads;
     fmt::print("{:<13}   {:<18} {}{}\n", "", library.name, library.library.filename().string(),
                loads ? "" : ": WILL NOT LOAD");

@@ -87,23 +87,17 @@ collect_built(const project::Manifest& manifest, const std::vector<std::string>&
   if (wanted.empty()) {
     fail(ExitCode::usage, "no TensorFlow versions to package: pass --tf or list them under targets.tensorflow");
   }
-  stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
   std::vector<BuiltLibrary> built;
-  for (const std::string& spec : wanted) {
-    sdk::Sdk sdk = sdk::resolve_sdk(spec);
-    stdfs::path dir = build::target_dir(root, sdk);
-    for (const project::LibrarySpec& spec_library : manifest.libraries) {
-      if (!spec_library.tensorflow.contains(sdk.version)) {
-        continue;
-      }
-      BuiltLibrary library{sdk, spec_library.name, dir / spec_library.output, {}};
+  for (const build::BuiltTarget& target : build::find_built_libraries(manifest, wanted, build_root)) {
+    for (const auto& [spec, path] : target.libraries) {
+      stdfs::path info = path.parent_path() / "opkit-build.json";
       std::error_code ec;
-      if (!stdfs::is_regular_file(library.path, ec) || !stdfs::is_regular_file(dir / "opkit-build.json", ec)) {
-        throw Error(ExitCode::missing, fmt::format("{}: not built for {}", library.path, sdk.id),
-                    fmt::format("run `opkit build --tf {}` first", spec));
+      if (!stdfs::is_regular_file(info, ec)) {
+        throw Error(ExitCode::missing, fmt::format("{}: not built for {}", path, target.sdk.id),
+                    fmt::format("run `opkit build --tf {}` first", target.spec));
       }
-      library.facts = Json::parse(fs::read_file(dir / "opkit-build.json"));
-      library.facts["library"] = library.path.filename().string();
+      BuiltLibrary library{target.sdk, spec->name, path, Json::parse(fs::read_file(info))};
+      library.facts["library"] = path.filename().string();
       built.push_back(library);
     }
   }

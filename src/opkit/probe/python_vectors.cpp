@@ -191,43 +191,32 @@ test_in_tf_versions(const project::Manifest& manifest, const std::vector<std::st
   std::vector<TestedOp> tested = tested_ops(manifest);
   stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
   // Every library must be built, and load, before any venv is made.
-  std::vector<sdk::Sdk> sdks;
-  std::vector<std::vector<build::LibraryResult>> built;
-  for (const std::string& spec : specs) {
-    sdk::Sdk sdk = sdk::resolve_sdk(spec);
-    std::vector<build::LibraryResult> libraries;
-    for (const project::LibrarySpec& library : manifest.libraries) {
-      if (!library.tensorflow.contains(sdk.version)) {
-        continue;
-      }
-      stdfs::path path = build::target_dir(root, sdk) / library.output;
-      std::error_code ec;
-      if (!stdfs::is_regular_file(path, ec)) {
-        throw Error(ExitCode::missing, fmt::format("{}: not built for {}", path, sdk.id),
-                    fmt::format("run `opkit build --tf {}` first", spec));
-      }
-      check::CheckReport check = check::check_library(path, check::make_check_target(sdk, manifest.runtime, {}));
+  std::vector<build::BuiltTarget> built = build::find_built_libraries(manifest, specs, build_root);
+  std::vector<std::vector<build::LibraryResult>> libraries;
+  for (const build::BuiltTarget& target : built) {
+    libraries.emplace_back();
+    for (const auto& [spec, path] : target.libraries) {
+      check::CheckReport check = check::check_library(path, check::make_check_target(target.sdk, manifest.runtime, {}));
       if (!check.loads) {
         const check::Finding& first = check.findings.front();
-        fail(ExitCode::failed, "{}: will not load in tensorflow {}: [{}] {}", path, sdk.version.str(), first.kind,
-             first.summary);
+        fail(ExitCode::failed, "{}: will not load in tensorflow {}: [{}] {}", path, target.sdk.version.str(),
+             first.kind, first.summary);
       }
-      libraries.push_back({library.name, path, false, {}});
+      libraries.back().push_back({spec->name, path, false, {}});
     }
-    sdks.push_back(sdk);
-    built.push_back(libraries);
   }
   std::vector<PythonVectorsReport> reports;
-  for (size_t i = 0; i < sdks.size(); ++i) {
-    stdfs::path venv = ensure_tf_venv(sdks[i]);
+  for (size_t i = 0; i < built.size(); ++i) {
+    const sdk::Sdk& sdk = built[i].sdk;
+    stdfs::path venv = ensure_tf_venv(sdk);
     PythonVectorsReport report;
-    run_vectors(venv / "bin" / "python", build::target_dir(root, sdks[i]), built[i], tested, report);
-    if (report.ran && report.tf_version != sdks[i].version.str()) {
+    run_vectors(venv / "bin" / "python", build::target_dir(root, sdk), libraries[i], tested, report);
+    if (report.ran && report.tf_version != sdk.version.str()) {
       fail(ExitCode::failed, "{}: its TensorFlow is {}, the library was built for {}", venv, report.tf_version,
-           sdks[i].version.str());
+           sdk.version.str());
     }
     if (report.tf_version.empty()) {
-      report.tf_version = sdks[i].version.str();
+      report.tf_version = sdk.version.str();
     }
     reports.push_back(report);
   }

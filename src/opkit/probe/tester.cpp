@@ -71,39 +71,18 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
   if (wanted.empty()) {
     fail(ExitCode::usage, "no TensorFlow versions to test: pass --tf or list them under targets.tensorflow");
   }
-  std::vector<const project::LibrarySpec*> selected = manifest.select_libraries(libraries);
-  stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
-  std::vector<TestTarget> targets;
-  std::vector<sdk::Sdk> sdks; // per target; resolved once: resolving reads every sdk.json in the store
-  std::vector<const project::LibrarySpec*> specs_of;
-  for (const std::string& spec : wanted) {
-    sdk::Sdk sdk = sdk::resolve_sdk(spec);
-    for (const project::LibrarySpec* library : selected) {
-      if (!library->tensorflow.contains(sdk.version)) {
-        continue;
-      }
-      TestTarget target{spec, sdk.id, sdk.version.str(), library->name, build::target_dir(root, sdk) / library->output,
-                        {},   {}};
-      std::error_code ec;
-      if (!stdfs::is_regular_file(target.library, ec)) {
-        throw Error(ExitCode::missing, fmt::format("{}: not built for {}", target.library, sdk.id),
-                    fmt::format("run `opkit build --tf {}` first", spec));
-      }
-      targets.push_back(target);
-      sdks.push_back(sdk);
-      specs_of.push_back(library);
-    }
-  }
+  std::vector<build::BuiltTarget> built = build::find_built_libraries(manifest, wanted, build_root, libraries);
   TestReport report;
-  for (size_t i = 0; i < targets.size(); ++i) {
-    TestTarget& target = targets[i];
-    const sdk::Sdk& sdk = sdks[i];
-    log_info("probing {} in {} ...", target.library.filename(), sdk.id);
-    target.report = run_probe(ensure_probe(sdk), target.library);
-    if (target.report.loaded) {
-      target.differences = compare_with_spec(*specs_of[i], target.report, sdk.cuda.is_cuda_build);
+  for (const build::BuiltTarget& one : built) {
+    for (const auto& [library, path] : one.libraries) {
+      TestTarget target{one.spec, one.sdk.id, one.sdk.version.str(), library->name, path, {}, {}};
+      log_info("probing {} in {} ...", path.filename(), one.sdk.id);
+      target.report = run_probe(ensure_probe(one.sdk), path);
+      if (target.report.loaded) {
+        target.differences = compare_with_spec(*library, target.report, one.sdk.cuda.is_cuda_build);
+      }
+      report.targets.push_back(target);
     }
-    report.targets.push_back(target);
   }
   return report;
 }

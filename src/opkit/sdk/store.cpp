@@ -67,12 +67,7 @@ store_lock_path()
 Sdk
 find_sdk(const std::string& id_or_spec)
 {
-  for (const Sdk& sdk : list_sdks()) {
-    if (sdk.id == id_or_spec) {
-      return sdk;
-    }
-  }
-  return resolve_sdk(id_or_spec);
+  return resolve_sdk(id_or_spec); // an id ("tensorflow-2.10.1-cuda") or a version spec
 }
 
 void
