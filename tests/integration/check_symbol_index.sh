@@ -2,13 +2,22 @@
 # wrote (this machine's libraries in $OPKIT_HOME/cache), remakes an index that
 # is missing or corrupt, and judges exactly as from the libraries themselves.
 source "$(dirname "$0")/common.sh"
-sdk="$OPKIT_HOME/sdks/tensorflow-1.12.0"
-index="$sdk/symbols/libtensorflow_framework.so.idx"
-
 # Made at import, for every SDK.
 for v in 1.12.0 2.10.1 1.15.5; do
   ls "$OPKIT_HOME/sdks/tensorflow-$v/symbols/"*.idx >/dev/null || fail "$v: no symbol index after sdk add"
 done
+
+# This test deletes and corrupts an index in place: it does so in a home of its
+# own, never in the shared one whose indexes other tests map at the same time.
+# The SDK's files are hard links; its symbols folder is a copy of its own.
+shared_sdk="$OPKIT_HOME/sdks/tensorflow-1.12.0"
+export OPKIT_HOME="$work/home"
+sdk="$OPKIT_HOME/sdks/tensorflow-1.12.0"
+mkdir -p "$OPKIT_HOME/sdks"
+cp -al "$shared_sdk" "$sdk"
+rm -r "$sdk/symbols"
+cp -r "$shared_sdk/symbols" "$sdk/symbols"
+index="$sdk/symbols/libtensorflow_framework.so.idx"
 
 run_opkit 0 new indexed_op
 run_opkit 0 -C indexed_op build --tf 1.12 --no-check
