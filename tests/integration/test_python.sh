@@ -12,9 +12,10 @@ expect_contains "$work/err" 'not built for tensorflow-1\.12\.0.*opkit build --tf
 run_opkit 0 build
 run_opkit 0 test --python
 for v in 1.12.0 2.10.1; do
-  grep -A3 "^tensorflow $v (Python): .*/build/tf-$v/libvec_op\.so$" "$work/out" >"$work/one" || fail "no run in $v"
-  expect_contains "$work/one" '^  vector 0 zeroed: ok$'
-  expect_contains "$work/one" '^  vector 1 zeroed: ok$'
+  grep -A4 "^tensorflow $v (Python): .*/tf-$v-py3\.[0-9]*/bin/python$" "$work/out" >"$work/one" || fail "no run in $v"
+  expect_contains "$work/one" "^  .*/build/tf-$v/libvec_op\.so$"
+  expect_contains "$work/one" '^    VecOp \(vec_op\) vector 0: ok$'
+  expect_contains "$work/one" '^    VecOp \(vec_op\) vector 1: ok$'
   expect_contains "$work/one" '^  all test vectors match$'
 done
 [ -f "$OPKIT_VENVS/tf-1.12.0-py3.6/.opkit-complete" ] || fail "no TF 1.12.0 venv in the shared cache"
@@ -31,11 +32,12 @@ build:
 YAML
 run_opkit 0 build
 run_opkit 1 test --python
-grep -A6 '^tensorflow 1\.12\.0 (Python)' "$work/out" >"$work/one"
-expect_contains "$work/one" '^  vector 0 zeroed: MISMATCH$'
-expect_contains "$work/one" '^    expected \[\[5,0\],\[0,0\]\]$'
-expect_contains "$work/one" '^    got      \[\[5,1\],\[1,1\]\]$'
-grep -A3 '^tensorflow 2\.10\.1 (Python)' "$work/out" >"$work/one"
+grep -A8 '^tensorflow 1\.12\.0 (Python)' "$work/out" >"$work/one"
+expect_contains "$work/one" '^    VecOp \(vec_op\) vector 0: MISMATCH$'
+expect_contains "$work/one" '^      expected zeroed = \[\[5,0\],\[0,0\]\]$'
+expect_contains "$work/one" '^      actual   zeroed = \[\[5,1\],\[1,1\]\]$'
+expect_contains "$work/one" '^  FAILED$'
+grep -A5 '^tensorflow 2\.10\.1 (Python)' "$work/out" >"$work/one"
 expect_contains "$work/one" '^  all test vectors match$'
 
 # No Python 3.6 anywhere opkit looks (and no venv made yet): exit 3, naming the version and the variable.

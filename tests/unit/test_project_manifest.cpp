@@ -216,3 +216,55 @@ TEST(Manifest, VersionRanges)
   EXPECT_TRUE(opkit::project::parse_version_range("==2.10")->contains(*opkit::project::parse_version("2.10.1")));
   EXPECT_FALSE(opkit::project::parse_version_range("2.10").has_value()) << "a bare version is not a range";
 }
+
+TEST(Manifest, TestVectorsWithAttrsFilesAndExpectedErrors)
+{
+  std::string text = replace(k_good, "    - device: CPU\n", R"(    - device: CPU
+  tests:
+    - name: ints
+      attrs: {T: int32}
+      inputs: {to_zero: {dtype: int32, value: [[5, 4], [3, 2]]}}
+      outputs: {zeroed: [[5, 0], [0, 0]]}
+    - inputs: {to_zero: {dtype: string, file: data/words.txt}}
+      error: "must not be empty"
+      tolerance: 0.5
+)");
+  Manifest m = parse_manifest(text, "opkit.yaml", "/p");
+  const auto& tests = m.primary_op().tests;
+  ASSERT_EQ(tests.size(), 2U);
+  EXPECT_EQ(tests[0].name, "ints");
+  ASSERT_EQ(tests[0].attrs.size(), 1U);
+  EXPECT_EQ(tests[0].attrs[0].type, "type");
+  EXPECT_EQ(tests[0].attrs[0].json, "\"int32\"");
+  EXPECT_EQ(tests[0].inputs[0].json, "[[5,4],[3,2]]");
+  EXPECT_EQ(tests[0].outputs[0].json, "[[5,0],[0,0]]");
+  EXPECT_FALSE(tests[0].expects_error);
+  EXPECT_EQ(tests[1].inputs[0].file, "data/words.txt");
+  EXPECT_EQ(tests[1].inputs[0].where, "opkit.yaml:22:47");
+  EXPECT_TRUE(tests[1].expects_error);
+  EXPECT_EQ(tests[1].error, "must not be empty");
+  EXPECT_TRUE(tests[1].outputs.empty());
+  EXPECT_DOUBLE_EQ(tests[1].tolerance, 0.5);
+}
+
+TEST(Manifest, BadTestVectorsAreNamedWhereTheyAre)
+{
+  auto with_test = [](const std::string& test) {
+    return replace(k_good, "    - device: CPU\n", "    - device: CPU\n  tests:\n    - {" + test + "}\n");
+  };
+  const std::string in = "inputs: {to_zero: {dtype: int32, value: [1]}}";
+  EXPECT_EQ(error_of(with_test(in)),
+            "opkit.yaml:18:7: test vector lacks output 'zeroed' (or error: if the op must fail)");
+  EXPECT_EQ(error_of(with_test(in + ", outputs: {zeroed: [1]}, error: x")),
+            "opkit.yaml:18:64: a test vector expects either outputs or an error, not both");
+  EXPECT_EQ(error_of(with_test(in + ", attrs: {N: 1}, error: x")),
+            "opkit.yaml:18:63: the op has no attr 'N' (it has: T)");
+  EXPECT_EQ(error_of(with_test("inputs: {to_zero: [1]}, error: x")),
+            "opkit.yaml:18:26: input 'to_zero' has the type of attr T: give {dtype: ..., value: ...}");
+  EXPECT_EQ(error_of(with_test("inputs: {to_zero: {dtype: int32, file: a.txt}}, error: x")),
+            "opkit.yaml:18:26: input 'to_zero' names a file, so its dtype must be string");
+  EXPECT_EQ(error_of(with_test("inputs: {to_zero: {dtype: int32}}, error: x")),
+            "opkit.yaml:18:26: input 'to_zero' needs exactly one of value: and file:");
+  EXPECT_EQ(error_of(with_test(in + ", error: x, tolerance: lots")),
+            "opkit.yaml:18:76: tolerance must be a number >= 0, got 'lots'");
+}

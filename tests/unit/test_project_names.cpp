@@ -59,15 +59,3 @@ TEST(Names, OpAndArgNameRules)
   EXPECT_TRUE(opkit::project::is_valid_arg_name("T"));
   EXPECT_FALSE(opkit::project::is_valid_arg_name("1x"));
 }
-
-TEST(Names, PythonFunctionNamesAsTensorFlowDerivesThem)
-{
-  using opkit::project::python_op_name;
-  EXPECT_EQ(python_op_name("ZeroOut"), "zero_out");
-  EXPECT_EQ(python_op_name("LoadKVEmbed"), "load_kv_embed");
-  EXPECT_EQ(python_op_name("Vendor>Resampler"), "vendor_resampler");
-  EXPECT_EQ(python_op_name("Addons>ResamplerGrad"), "addons_resampler_grad");
-  EXPECT_EQ(python_op_name("Conv2D"), "conv2d");
-  EXPECT_EQ(python_op_name("HashTableV2"), "hash_table_v2");
-  EXPECT_EQ(python_op_name("MatMul"), "mat_mul");
-}

@@ -6,9 +6,13 @@
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/json.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
 
 namespace opkit::cli {
 
@@ -60,20 +64,47 @@ print_target(const probe::TestTarget& target)
   fmt::print("  {}\n", target.differences.empty() ? "matches opkit.yaml" : "does not match opkit.yaml");
 }
 
+// {"outputs": {"a": 1, "b": [2]}} as `a = 1, b = [2]`; {"error": "x"} as `error containing "x"` (expected)
+// or `error X` (actual).
+std::string
+describe(const std::string& json_text, bool expected)
+{
+  Json json = Json::parse(json_text);
+  if (json.contains("error")) {
+    return expected ? "error containing " + json["error"].dump() : "error " + json["error"].get<std::string>();
+  }
+  const Json& outputs = json["outputs"];
+  if (outputs.is_array()) {
+    return "outputs " + outputs.dump();
+  }
+  std::vector<std::string> parts;
+  for (const auto& [name, value] : outputs.items()) {
+    parts.push_back(name + " = " + value.dump());
+  }
+  return join(parts, ", ");
+}
+
 void
 print_vectors(const probe::PythonVectorsReport& report)
 {
-  fmt::print("tensorflow {} (Python): {}\n", report.tf_version, report.library);
+  fmt::print("tensorflow {} (Python): {}\n", report.tf_version, report.python);
+  std::filesystem::path library;
   for (const probe::VectorOutcome& outcome : report.outcomes) {
+    if (outcome.path != library) {
+      library = outcome.path;
+      fmt::print("  {}\n", library);
+    }
+    std::string label = fmt::format("{} ({}) vector {}{}", outcome.op, outcome.python_name, outcome.vector,
+                                    outcome.name.empty() ? "" : " \"" + outcome.name + "\"");
     if (outcome.ok) {
-      fmt::print("  vector {} {}: ok\n", outcome.vector, outcome.output);
+      fmt::print("    {}: ok\n", label);
     } else {
-      fmt::print("  vector {} {}: MISMATCH\n    expected {}\n    got      {}\n", outcome.vector, outcome.output,
-                 outcome.expected, outcome.got);
+      fmt::print("    {}: MISMATCH\n      expected {}\n      actual   {}\n", label, describe(outcome.expected, true),
+                 describe(outcome.actual, false));
     }
   }
-  if (!report.ran) {
-    fmt::print("  the op did not run:\n{}\n", tail_lines(report.log, 15));
+  for (const std::string& problem : report.problems) {
+    fmt::print("  PROBLEM {}\n", problem);
   }
   fmt::print("  {}\n", report.ok() ? "all test vectors match" : "FAILED");
 }
@@ -92,27 +123,21 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   static std::vector<std::string> libraries;
   cmd->add_option("--lib", libraries, "Test only these libraries of opkit.yaml (repeatable)");
   static bool python = false;
-  cmd->add_flag("--python", python,
-                "Run the op on opkit.yaml's test vectors in a real TensorFlow the local Python imports");
+  cmd->add_flag("--python", python, "Run the ops on opkit.yaml's test vectors in a real TensorFlow of each version");
   cmd->callback([&global, &exit_code] {
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
     if (python) {
-      std::vector<std::string> specs = split_versions(versions);
-      if (specs.empty()) {
-        specs = manifest.tf_versions;
+      std::vector<probe::PythonVectorsReport> reports =
+        probe::test_in_tf_versions(manifest, split_versions(versions), build_dir, libraries);
+      if (global.json) {
+        fmt::print("{}\n", probe::to_json(reports).dump(2));
+      } else {
+        for (const probe::PythonVectorsReport& report : reports) {
+          print_vectors(report);
+        }
       }
-      if (specs.empty()) { // no targets: the TensorFlow this machine's python3 imports
-        probe::PythonVectorsReport report = probe::test_in_python(manifest, build_dir);
-        print_vectors(report);
-        exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
-        return;
-      }
-      bool ok = true;
-      for (const probe::PythonVectorsReport& report : probe::test_in_tf_versions(manifest, specs, build_dir)) {
-        print_vectors(report);
-        ok = ok && report.ok();
-      }
+      bool ok = std::all_of(reports.begin(), reports.end(), [](const auto& r) { return r.ok(); });
       exit_code = static_cast<int>(ok ? ExitCode::ok : ExitCode::failed);
       return;
     }

@@ -1,25 +1,18 @@
 #include "opkit/probe/python_vectors.hpp"
 
+#include "opkit/build/builder.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/probe/tf_venv.hpp"
-#include "opkit/project/names.hpp"
-
-#include "opkit/build/builder.hpp"
-#include "opkit/probe/python_runner.hpp"
-#include "opkit/project/framework_table.hpp"
-#include "opkit/sdk/importer.hpp"
-#include "opkit/sdk/store.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
-#include "opkit/util/json.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/process.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
-#include <cstdlib>
+#include <map>
 
 namespace opkit::probe {
 
@@ -27,126 +20,151 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-using TestedOp = std::pair<const project::LibrarySpec*, const project::OpSpec*>;
-
-std::string
-local_python_version()
+// A value of a vector as the script takes it: a file of the project becomes its absolute path.
+Json
+value_json(const project::TestVector::Value& value, const stdfs::path& root)
 {
-  std::string python = local_python();
-  ProcessResult result = run_process({python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"});
-  if (result.exit_code != 0) {
-    throw Error(ExitCode::missing, fmt::format("{}: cannot run: {}", python, trim(result.err)),
-                "scripts/setup.sh installs python3");
+  if (value.file.empty()) {
+    return Json::parse(value.json);
   }
-  return trim(result.out);
-}
-
-// The SDK for the venv's TF: from the store, else imported from the venv itself.
-void
-ensure_sdk(const std::string& tf_version, const stdfs::path& venv, const std::string& python_version)
-{
-  try {
-    sdk::resolve_sdk(tf_version);
-    return;
-  } catch (const Error& e) {
-    if (e.code() != ExitCode::missing) {
-      throw;
-    }
+  stdfs::path file = (root / value.file).lexically_normal();
+  std::error_code ec;
+  if (!stdfs::exists(file, ec)) {
+    fail(ExitCode::usage, "{}: test data file {} does not exist", value.where, file);
   }
-  stdfs::path package = venv / "lib" / ("python" + python_version) / "site-packages" / "tensorflow";
-  log_info("importing the tensorflow {} SDK from {}", tf_version, package);
-  sdk::import_sdk(package);
+  return file.string();
 }
 
 Json
-vectors_json(const project::OpSpec& op)
+vectors_json(const project::OpSpec& op, const stdfs::path& root)
 {
   Json vectors = Json::array();
   for (const project::TestVector& vector : op.tests) {
+    Json attrs = Json::array();
+    for (const auto& attr : vector.attrs) {
+      attrs.push_back({{"name", attr.name}, {"type", attr.type}, {"value", value_json(attr, root)}});
+    }
     Json inputs = Json::array();
     for (const auto& input : vector.inputs) {
-      inputs.push_back({{"name", input.name}, {"dtype", input.dtype}, {"value", Json::parse(input.json)}});
+      inputs.push_back({{"name", input.name}, {"dtype", input.type}, {"value", value_json(input, root)}});
     }
     Json outputs = Json::array();
     for (const auto& output : vector.outputs) {
       outputs.push_back({{"name", output.name}, {"value", Json::parse(output.json)}});
     }
-    vectors.push_back({{"inputs", inputs}, {"outputs", outputs}, {"tolerance", vector.tolerance}});
+    vectors.push_back({{"attrs", attrs},
+                       {"inputs", inputs},
+                       {"outputs", outputs},
+                       {"error", vector.expects_error ? Json(vector.error) : Json()},
+                       {"tolerance", vector.tolerance}});
   }
   return vectors;
 }
 
+Json
+expected_json(const project::TestVector& vector)
+{
+  if (vector.expects_error) {
+    return {{"error", vector.error}};
+  }
+  Json outputs = Json::object();
+  for (const auto& output : vector.outputs) {
+    outputs[output.name] = Json::parse(output.json);
+  }
+  return {{"outputs", outputs}};
+}
+
+// Reads the script's JSON lines into outcomes; what it never got to is a problem.
 void
-parse_outcomes(const std::string& out, PythonVectorsReport& report)
+parse_run(const std::string& out, const project::OpSpec& op, VectorOutcome base, PythonVectorsReport& report,
+          std::string& error, std::string& tf_version)
 {
   for (const std::string& line : split(out, '\n')) {
-    if (trim(line).empty() || line.front() != '{') {
-      continue;
-    }
     Json json = Json::parse(line, nullptr, false);
-    if (json.is_discarded()) {
+    if (json.is_discarded() || !json.is_object()) {
       continue;
     }
-    if (json.contains("failures")) {
-      report.ran = true;
-      report.tf_version = json.value("tf_version", report.tf_version);
-      continue;
+    if (json.contains("error")) {
+      error = json.value("error", "");
+    } else if (json.contains("python_name")) {
+      base.python_name = json.value("python_name", "");
+    } else if (json.contains("tf_version")) {
+      tf_version = json.value("tf_version", "");
+    } else if (json.contains("vector")) {
+      int index = json.value("vector", -1);
+      if (index < 0 || static_cast<size_t>(index) >= op.tests.size()) {
+        continue;
+      }
+      VectorOutcome outcome = base;
+      outcome.vector = index;
+      outcome.name = op.tests[index].name;
+      outcome.ok = json.value("ok", false);
+      outcome.expected = expected_json(op.tests[index]).dump();
+      outcome.actual = json["actual"].dump();
+      report.outcomes.push_back(outcome);
     }
-    report.outcomes.push_back({json.value("vector", 0), json.value("output", ""), json.value("ok", false),
-                               json["expected"].dump(), json["got"].dump()});
   }
 }
 
-// Runs every tested op's vectors on the libraries of one build folder, with a venv's python.
+// Runs one op's vectors with the venv's python, from the project root.
 void
-run_vectors(const stdfs::path& python, const stdfs::path& dir, const std::vector<build::LibraryResult>& libraries,
-            const std::vector<TestedOp>& tested, PythonVectorsReport& report)
+run_op(const stdfs::path& script, const stdfs::path& dir, const project::Manifest& manifest,
+       const project::LibrarySpec& library, const stdfs::path& path, const project::OpSpec& op,
+       const std::string& vectors_text, PythonVectorsReport& report)
 {
-  fs::write_file_if_changed(dir / "run_vectors.py", require_embedded("templates/probe/run_vectors.py"));
-  for (const auto& [library, op] : tested) {
-    auto built_library = std::find_if(libraries.begin(), libraries.end(),
-                                      [&](const build::LibraryResult& l) { return l.name == library->name; });
-    if (built_library == libraries.end()) {
-      continue; // its tensorflow: range leaves this version out
-    }
-    if (report.library.empty()) {
-      report.library = built_library->library;
-    }
-    stdfs::path vectors = dir / ("opkit-vectors-" + project::python_op_name(op->name) + ".json");
-    fs::write_file_if_changed(vectors, vectors_json(*op).dump(2) + "\n");
-    ProcessOptions run;
-    run.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3";
-    ProcessResult result =
-      run_process({python.string(), (dir / "run_vectors.py").string(), built_library->library.string(),
-                   project::python_op_name(op->name), vectors.string()},
-                  run);
-    size_t before = report.outcomes.size();
-    parse_outcomes(result.out, report);
-    if (tested.size() > 1) {
-      for (size_t i = before; i < report.outcomes.size(); ++i) {
-        report.outcomes[i].output = op->name + " " + report.outcomes[i].output;
-      }
-    }
-    report.log += result.err;
+  std::string safe = op.name;
+  std::replace(safe.begin(), safe.end(), '>', '_');
+  stdfs::path vectors = dir / "opkit-vectors" / (library.name + "." + safe + ".json");
+  fs::write_file_if_changed(vectors, vectors_text);
+  ProcessOptions options;
+  options.cwd = manifest.root;
+  options.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3";
+  options.env_set["PYTHONDONTWRITEBYTECODE"] = "1";
+  log_info("tensorflow {}: running {} vector(s) of {} ...", report.tf_version, op.tests.size(), op.name);
+  ProcessResult result =
+    run_process({report.python.string(), script.string(), path.string(), op.name, vectors.string()}, options);
+  VectorOutcome base;
+  base.library = library.name;
+  base.path = path;
+  base.op = op.name;
+  std::string error;
+  std::string tf_version;
+  size_t before = report.outcomes.size();
+  parse_run(result.out, op, base, report, error, tf_version);
+  if (!error.empty()) {
+    report.problems.push_back(fmt::format("{} in {}: {}", op.name, path.filename(), error));
+  } else if (tf_version.empty()) {
+    report.problems.push_back(fmt::format("{} in {}: the op did not run (exit {}):\n{}", op.name, path.filename(),
+                                          result.exit_code, tail_lines(result.err, 15)));
+  } else if (tf_version != report.tf_version) {
+    report.problems.push_back(
+      fmt::format("{}: it imported tensorflow {}, not {}", report.python, tf_version, report.tf_version));
+  } else if (report.outcomes.size() - before != op.tests.size()) {
+    report.problems.push_back(fmt::format("{} in {}: {} of {} vectors reported", op.name, path.filename(),
+                                          report.outcomes.size() - before, op.tests.size()));
   }
 }
 
-// Every op with test vectors, in the library that declares it.
-std::vector<TestedOp>
-tested_ops(const project::Manifest& manifest)
+// Every built library must load where it is headed before any venv is made.
+void
+require_loadable(const std::vector<build::BuiltTarget>& built, const project::Manifest& manifest)
 {
-  std::vector<TestedOp> tested;
-  for (const project::LibrarySpec& library : manifest.libraries) {
-    for (const project::OpSpec& op : library.ops) {
-      if (!op.tests.empty()) {
-        tested.emplace_back(&library, &op);
+  for (const build::BuiltTarget& target : built) {
+    for (const auto& [spec, path] : target.libraries) {
+      check::CheckReport check = check::check_library(path, check::make_check_target(target.sdk, manifest.runtime, {}));
+      if (check.loads) {
+        continue;
       }
+      std::vector<std::string> findings;
+      for (const check::Finding& finding : check.findings) {
+        findings.push_back(fmt::format("[{}] {}", finding.kind, finding.summary));
+      }
+      throw Error(
+        ExitCode::failed,
+        fmt::format("{}: will not load in tensorflow {}: {}", path, target.sdk.version.str(), join(findings, "; ")),
+        fmt::format("`opkit check {} --tf {}` shows how to fix it", path, target.spec));
     }
   }
-  if (tested.empty()) {
-    fail(ExitCode::usage, "{}: no test vectors (an op's tests:) to run", manifest.root / "opkit.yaml");
-  }
-  return tested;
 }
 
 } // namespace
@@ -154,73 +172,93 @@ tested_ops(const project::Manifest& manifest)
 bool
 PythonVectorsReport::ok() const
 {
-  return ran && !outcomes.empty()
+  return problems.empty() && !outcomes.empty()
          && std::all_of(outcomes.begin(), outcomes.end(), [](const VectorOutcome& o) { return o.ok; });
-}
-
-PythonVectorsReport
-test_in_python(const project::Manifest& manifest, const stdfs::path& build_root)
-{
-  std::vector<TestedOp> tested = tested_ops(manifest);
-  std::string python_version = local_python_version();
-  PythonVectorsReport report;
-  report.tf_version = project::FrameworkTable::tensorflow().tf_for_python(python_version);
-  if (report.tf_version.empty()) {
-    fail(ExitCode::missing, "Python {}: no TensorFlow release with wheels for it is configured", python_version);
-  }
-  stdfs::path venv = ensure_venv({"tensorflow-cpu==" + report.tf_version});
-  ensure_sdk(report.tf_version, venv, python_version);
-
-  build::BuildOptions options;
-  options.tf_specs = {report.tf_version};
-  options.build_root = build_root;
-  build::BuildReport built = build::build_project(manifest, options);
-  const build::TargetResult& target = built.targets.front();
-  if (!target.ok) {
-    fail(ExitCode::failed, "{}: build for tensorflow {} failed:\n{}", manifest.name, report.tf_version,
-         tail_lines(target.log, 20));
-  }
-  run_vectors(venv / "bin" / "python", target.dir, target.libraries, tested, report);
-  return report;
 }
 
 std::vector<PythonVectorsReport>
 test_in_tf_versions(const project::Manifest& manifest, const std::vector<std::string>& specs,
-                    const stdfs::path& build_root)
+                    const stdfs::path& build_root, const std::vector<std::string>& libraries)
 {
-  std::vector<TestedOp> tested = tested_ops(manifest);
-  stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
-  // Every library must be built, and load, before any venv is made.
-  std::vector<build::BuiltTarget> built = build::find_built_libraries(manifest, specs, build_root);
-  std::vector<std::vector<build::LibraryResult>> libraries;
+  std::vector<std::string> wanted = specs.empty() ? manifest.tf_versions : specs;
+  if (wanted.empty()) {
+    fail(ExitCode::usage, "no TensorFlow versions to run the vectors in: pass --tf or list them under "
+                          "targets.tensorflow");
+  }
+  std::vector<build::BuiltTarget> built = build::find_built_libraries(manifest, wanted, build_root, libraries);
+  // The vectors (and the files they name) are checked before anything runs.
+  std::map<const project::OpSpec*, std::string> vectors;
   for (const build::BuiltTarget& target : built) {
-    libraries.emplace_back();
-    for (const auto& [spec, path] : target.libraries) {
-      check::CheckReport check = check::check_library(path, check::make_check_target(target.sdk, manifest.runtime, {}));
-      if (!check.loads) {
-        const check::Finding& first = check.findings.front();
-        fail(ExitCode::failed, "{}: will not load in tensorflow {}: [{}] {}", path, target.sdk.version.str(),
-             first.kind, first.summary);
+    for (const auto& library : target.libraries) {
+      for (const project::OpSpec& op : library.first->ops) {
+        if (!op.tests.empty() && vectors.count(&op) == 0) {
+          vectors[&op] = vectors_json(op, manifest.root).dump(2) + "\n";
+        }
       }
-      libraries.back().push_back({spec->name, path, false, {}});
     }
   }
+  if (vectors.empty()) {
+    fail(ExitCode::usage, "{}: no test vectors (an op's tests:) to run", manifest.root / "opkit.yaml");
+  }
+  require_loadable(built, manifest);
+  stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
   std::vector<PythonVectorsReport> reports;
-  for (size_t i = 0; i < built.size(); ++i) {
-    const sdk::Sdk& sdk = built[i].sdk;
-    stdfs::path venv = ensure_tf_venv(sdk);
+  for (const build::BuiltTarget& target : built) {
     PythonVectorsReport report;
-    run_vectors(venv / "bin" / "python", build::target_dir(root, sdk), libraries[i], tested, report);
-    if (report.ran && report.tf_version != sdk.version.str()) {
-      fail(ExitCode::failed, "{}: its TensorFlow is {}, the library was built for {}", venv, report.tf_version,
-           sdk.version.str());
+    report.sdk_id = target.sdk.id;
+    report.tf_version = target.sdk.version.str();
+    stdfs::path venv = ensure_tf_venv(target.sdk);
+    std::string installed = installed_tensorflow(venv);
+    if (installed != report.tf_version) {
+      throw Error(ExitCode::missing,
+                  fmt::format("{}: its TensorFlow is {}, but the libraries were built against {}", venv,
+                              installed.empty() ? "missing" : installed, target.sdk.id),
+                  fmt::format("remove {} and opkit makes it again", venv));
     }
-    if (report.tf_version.empty()) {
-      report.tf_version = sdk.version.str();
+    report.python = venv / "bin" / "python";
+    stdfs::path dir = build::target_dir(root, target.sdk);
+    stdfs::path script = dir / "opkit-vectors" / "run_vectors.py";
+    fs::create_dirs(script.parent_path());
+    fs::write_file_if_changed(script, require_embedded("templates/probe/run_vectors.py"));
+    for (const auto& [library, path] : target.libraries) {
+      for (const project::OpSpec& op : library->ops) {
+        if (!op.tests.empty()) {
+          run_op(script, dir, manifest, *library, path, op, vectors.at(&op), report);
+        }
+      }
     }
     reports.push_back(report);
   }
   return reports;
+}
+
+Json
+to_json(const std::vector<PythonVectorsReport>& reports)
+{
+  Json records = Json::array();
+  Json problems = Json::array();
+  bool ok = true;
+  for (const PythonVectorsReport& report : reports) {
+    ok = ok && report.ok();
+    for (const VectorOutcome& outcome : report.outcomes) {
+      records.push_back({{"version", report.tf_version},
+                         {"sdk", report.sdk_id},
+                         {"python", report.python.string()},
+                         {"library", outcome.library},
+                         {"path", outcome.path.string()},
+                         {"op", outcome.op},
+                         {"python_name", outcome.python_name},
+                         {"vector", outcome.vector},
+                         {"name", outcome.name},
+                         {"ok", outcome.ok},
+                         {"expected", Json::parse(outcome.expected)},
+                         {"actual", Json::parse(outcome.actual)}});
+    }
+    for (const std::string& problem : report.problems) {
+      problems.push_back({{"version", report.tf_version}, {"sdk", report.sdk_id}, {"problem", problem}});
+    }
+  }
+  return {{"schema", "opkit.test-python/1"}, {"ok", ok}, {"records", records}, {"problems", problems}};
 }
 
 } // namespace opkit::probe

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "opkit/project/manifest.hpp"
+#include "opkit/util/json.hpp"
 
 #include <filesystem>
 #include <string>
@@ -8,39 +9,45 @@
 
 namespace opkit::probe {
 
-// One output of one test vector, compared in a real TensorFlow.
+// One test vector of one op, run in a real TensorFlow.
 struct VectorOutcome
 {
-  int vector = 0;
-  std::string output;
+  std::string library;        // its name in opkit.yaml
+  std::filesystem::path path; // the library file opkit build made
+  std::string op;             // the op's TensorFlow name
+  std::string python_name;    // the function TensorFlow generated for it
+  int vector = 0;             // its index among the op's tests:
+  std::string name;           // its name in opkit.yaml, if it has one
   bool ok = false;
-  std::string expected; // JSON
-  std::string got;      // JSON
+  std::string expected; // JSON: {"outputs": {name: value}} or {"error": text to contain}
+  std::string actual;   // JSON: {"outputs": ...} or {"error": "Type: message"}
 };
 
+// The vectors of every tested op, in one TensorFlow version.
 struct PythonVectorsReport
 {
-  std::string tf_version;
-  std::filesystem::path library;
+  std::string sdk_id;           // the SDK the libraries were built against
+  std::string tf_version;       // the venv's TensorFlow (the same version)
+  std::filesystem::path python; // the venv's interpreter
   std::vector<VectorOutcome> outcomes;
-  std::string log; // the script's stderr, shown when it fails to run
-  bool ran = false;
+  std::vector<std::string> problems; // ops whose vectors did not run, each with why
   bool ok() const;
 };
 
-// `opkit test --python`: with a TensorFlow the local python3 can import (a
-// venv opkit makes or reuses, holding the release configs/ names for that
-// Python), builds the op for that version (importing its SDK from the venv
-// when the store lacks it), loads it with tf.load_op_library and runs it on
-// opkit.yaml's test vectors. No vectors is Error(usage).
-PythonVectorsReport
-test_in_python(const project::Manifest& manifest, const std::filesystem::path& build_root);
-
-// Runs the test vectors in a real TensorFlow of each version spec: the library
-// `opkit build` made for that SDK (it must be built and pass its check), loaded
-// by a venv with exactly that TensorFlow (probe/tf_venv). One report per version.
+// `opkit test --python`: runs the test vectors of the selected libraries'
+// ops (every library when `libraries` is empty) in a real TensorFlow of each
+// version spec (opkit.yaml's targets when none): the library `opkit build`
+// made for that SDK (it must be built and pass its check), loaded by a venv
+// with exactly that TensorFlow (probe/tf_venv), from the project root (so
+// files the op reads may be named relative to it). One report per version.
+// No vectors is Error(usage); a venv whose TensorFlow is not the SDK's version
+// is Error(missing) before anything runs.
 std::vector<PythonVectorsReport>
 test_in_tf_versions(const project::Manifest& manifest, const std::vector<std::string>& specs,
-                    const std::filesystem::path& build_root);
+                    const std::filesystem::path& build_root, const std::vector<std::string>& libraries);
+
+// The reports as data: schema opkit.test-python/1, one record per (version, vector).
+Json
+to_json(const std::vector<PythonVectorsReport>& reports);
 
 } // namespace opkit::probe

@@ -92,4 +92,23 @@ ensure_tf_venv(const sdk::Sdk& sdk)
   return venv;
 }
 
+std::string
+installed_tensorflow(const stdfs::path& venv)
+{
+  std::error_code ec;
+  for (const auto& lib : stdfs::directory_iterator(venv / "lib", ec)) {
+    stdfs::path site = lib.path() / "site-packages";
+    for (const auto& entry : stdfs::directory_iterator(site, ec)) {
+      std::string name = entry.path().filename().string();
+      for (const char* distribution : {"tensorflow-", "tensorflow_cpu-", "tensorflow_gpu-"}) {
+        std::string prefix = distribution;
+        if (starts_with(name, prefix) && ends_with(name, ".dist-info")) {
+          return name.substr(prefix.size(), name.size() - prefix.size() - std::string(".dist-info").size());
+        }
+      }
+    }
+  }
+  return "";
+}
+
 } // namespace opkit::probe

@@ -5,6 +5,7 @@
 #include "opkit/sdk/sdk.hpp"
 
 #include <filesystem>
+#include <string>
 
 namespace opkit::probe {
 
@@ -19,5 +20,10 @@ tf_venvs_dir();
 // own progress shows when stderr is a terminal.
 std::filesystem::path
 ensure_tf_venv(const sdk::Sdk& sdk);
+
+// The version of TensorFlow installed in a venv, read from its site-packages
+// (tensorflow, tensorflow-cpu or tensorflow-gpu's dist-info); "" when none.
+std::string
+installed_tensorflow(const std::filesystem::path& venv);
 
 } // namespace opkit::probe

@@ -65,7 +65,7 @@ FrameworkTable::parse(const std::string& text, const std::string& name)
 FrameworkTable
 FrameworkTable::from_node(YAML::Node root, const std::string& name)
 {
-  yaml::expect_keys(root, {"framework", "common", "pch", "cuda", "python_tf", "versions"}, name);
+  yaml::expect_keys(root, {"framework", "common", "pch", "cuda", "versions"}, name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
   common.compile_flags = yaml::get_string_list(common_node, "compile_flags", name);
@@ -83,9 +83,6 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   }
 
   FrameworkTable table;
-  for (const auto& entry : root["python_tf"]) {
-    table.m_python_tf[entry.first.Scalar()] = entry.second.Scalar();
-  }
   for (const YAML::Node& range : root["versions"]) {
     FrameworkFlags flags = parse_range(range, common, name);
     std::optional<Version> since = parse_version(flags.since);
@@ -121,13 +118,6 @@ FrameworkTable::namespaced_op_names_since() const
     }
   }
   return since;
-}
-
-std::string
-FrameworkTable::tf_for_python(const std::string& python_version) const
-{
-  auto found = m_python_tf.find(python_version);
-  return found == m_python_tf.end() ? std::string() : found->second;
 }
 
 FrameworkFlags

@@ -74,14 +74,10 @@ public:
   // The first version from which every range registers namespaced op names ("2.0").
   std::string namespaced_op_names_since() const;
 
-  // The TF release `opkit test --python` installs for a Python ("3.11"); empty when none is known.
-  std::string tf_for_python(const std::string& python_version) const;
-
 private:
   // By value, as yaml::load returns it: a missing key then reads as an empty node.
   static FrameworkTable from_node(YAML::Node root, const std::string& name);
 
-  std::map<std::string, std::string> m_python_tf;
   std::vector<std::pair<Version, FrameworkFlags>> m_ranges; // sorted by `since`
 };
 

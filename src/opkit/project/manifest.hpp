@@ -36,18 +36,25 @@ struct KernelSpec
   std::vector<std::pair<std::string, std::vector<std::string>>> constraints;
 };
 
-// A test vector: input values (with the dtype to feed them as) and the
-// outputs expected, for `opkit test --python`.
+// A test vector for `opkit test --python`: the attr values and inputs (with
+// the dtype to feed each as) to run the op on, and either the outputs it must
+// give or the error it must raise.
 struct TestVector
 {
   struct Value
   {
     std::string name;
-    std::string dtype; // inputs only; outputs take the op's
-    std::string json;  // the (nested) list of numbers, as JSON
+    std::string type;  // inputs: the dtype to feed; attrs: the attr's type ("int", "string", "type", ...)
+    std::string json;  // the (nested) value, as JSON
+    std::string file;  // instead of json: a file of the project, passed as its absolute path
+    std::string where; // opkit.yaml:line:col of the value, for messages
   };
+  std::string name; // optional, shown in reports
+  std::vector<Value> attrs;
   std::vector<Value> inputs;
   std::vector<Value> outputs;
+  bool expects_error = false;
+  std::string error; // with expects_error: text the error's message must contain
   double tolerance = 1e-6;
 };
 

@@ -124,31 +124,6 @@ is_valid_op_name(std::string_view name)
                         [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '>'; });
 }
 
-std::string
-python_op_name(std::string_view name)
-{
-  // As TensorFlow's GenerateLowerCaseOpName: '>' becomes '_'; a joiner goes
-  // before an upper-case letter that follows a lower-case one or precedes one.
-  std::string result;
-  for (size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    if (c == '>') {
-      result.push_back('_');
-      continue;
-    }
-    bool upper = std::isupper(static_cast<unsigned char>(c));
-    if (upper && i > 0 && name[i - 1] != '>') {
-      bool after_lower = std::islower(static_cast<unsigned char>(name[i - 1]));
-      bool before_lower = i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1]));
-      if (after_lower || before_lower) {
-        result.push_back('_');
-      }
-    }
-    result.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  }
-  return result;
-}
-
 bool
 is_valid_arg_name(std::string_view name)
 {

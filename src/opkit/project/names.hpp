@@ -28,11 +28,6 @@ name_problem(std::string_view name, ProjectNames* names = nullptr);
 bool
 is_valid_op_name(std::string_view name);
 
-// The Python function TensorFlow generates for an op ("LoadKVEmbed" ->
-// "load_kv_embed", "Vendor>Resampler" -> "vendor_resampler").
-std::string
-python_op_name(std::string_view name);
-
 // True for a TensorFlow arg or attr name: [a-z][a-z0-9_]* (attrs may also be a single capital like T).
 bool
 is_valid_arg_name(std::string_view name);

@@ -4,10 +4,12 @@
 #include "opkit/project/names.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace opkit::project {
 
@@ -68,34 +70,141 @@ parse_args(const YAML::Node& node, const std::vector<OpAttr>& attrs, const std::
   return args;
 }
 
-// - inputs: {to_zero: {dtype: int32, value: [[5, 4], [3, 2]]}}
-//   outputs: {zeroed: [[5, 0], [0, 0]]}
+// {file: data/vocab.txt}: a file of the project, which the op reads; the op gets its absolute path.
+bool
+is_file_value(const YAML::Node& node)
+{
+  return node.IsMap() && node["file"].IsDefined();
+}
+
+TestVector::Value
+file_value(const std::string& arg, const std::string& type, const YAML::Node& node, const std::string& name)
+{
+  yaml::expect_keys(node, {"file"}, name);
+  return {arg, type, "", yaml::get_string(node, "file", name), yaml::where(name, node["file"])};
+}
+
+// An input: {dtype: string, value: [...]}, {dtype: string, file: path}, or the
+// value alone when the op's input has a fixed dtype.
+TestVector::Value
+parse_input_value(const OpArg& arg, const YAML::Node& node, const std::string& name)
+{
+  if (!node.IsMap()) {
+    if (!contains(known_dtypes(), arg.type)) {
+      fail(ExitCode::usage, "{}: input '{}' has the type of attr {}: give {{dtype: ..., value: ...}}",
+           yaml::where(name, node), arg.name, arg.type);
+    }
+    return {arg.name, arg.type, yaml::to_json_text(node), "", yaml::where(name, node)};
+  }
+  yaml::expect_keys(node, {"dtype", "value", "file"}, name);
+  std::string dtype = node["dtype"].IsDefined() ? yaml::get_string(node, "dtype", name) : arg.type;
+  if (!contains(known_dtypes(), dtype)) {
+    fail(ExitCode::usage, "{}: unknown dtype '{}'", yaml::where(name, node["dtype"].IsDefined() ? node["dtype"] : node),
+         dtype);
+  }
+  if (node["value"].IsDefined() == node["file"].IsDefined()) {
+    fail(ExitCode::usage, "{}: input '{}' needs exactly one of value: and file:", yaml::where(name, node), arg.name);
+  }
+  if (node["file"].IsDefined()) {
+    if (dtype != "string") {
+      fail(ExitCode::usage, "{}: input '{}' names a file, so its dtype must be string", yaml::where(name, node),
+           arg.name);
+    }
+    return {arg.name, dtype, "", yaml::get_string(node, "file", name), yaml::where(name, node["file"])};
+  }
+  return {arg.name, dtype, yaml::to_json_text(node["value"]), "", yaml::where(name, node["value"])};
+}
+
+// A map from the op's argument (or attr) names to values: every name must be one of them.
+void
+expect_names(const YAML::Node& map, const std::vector<std::string>& known, const std::string& what,
+             const std::string& name)
+{
+  if (!map.IsDefined()) {
+    return;
+  }
+  if (!map.IsMap()) {
+    fail(ExitCode::usage, "{}: test vector {} must map names to values", yaml::where(name, map), what);
+  }
+  for (const auto& entry : map) {
+    if (!contains(known, entry.first.Scalar())) {
+      fail(ExitCode::usage, "{}: the op has no {} '{}' (it has: {})", yaml::where(name, entry.first), what,
+           entry.first.Scalar(), known.empty() ? "none" : join(known, ", "));
+    }
+  }
+}
+
+template<typename T>
+std::vector<std::string>
+names_of(const std::vector<T>& items)
+{
+  std::vector<std::string> names;
+  for (const T& item : items) {
+    names.push_back(item.name);
+  }
+  return names;
+}
+
+// - name: two keys
+//   attrs: {num_buckets: 16, salt: s1, vocab: {file: data/vocab.txt}}
+//   inputs: {keys: {dtype: string, value: [a, b]}}
+//   outputs: {buckets: [3, 7]}      (or: error: "must be a vector")
 TestVector
 parse_test_vector(const YAML::Node& item, const OpSpec& op, const std::string& name)
 {
-  yaml::expect_keys(item, {"inputs", "outputs", "tolerance"}, name);
+  yaml::expect_keys(item, {"name", "attrs", "inputs", "outputs", "error", "tolerance"}, name);
   TestVector vector;
+  vector.name = yaml::get_string_or(item, "name", name, "");
+  expect_names(item["attrs"], names_of(op.attrs), "attr", name);
+  expect_names(item["inputs"], names_of(op.inputs), "input", name);
+  expect_names(item["outputs"], names_of(op.outputs), "output", name);
+  // yaml-cpp: indexing a missing node throws; a missing map stands for all its missing entries.
+  auto entry = [](const YAML::Node& map, const std::string& key) { return map.IsDefined() ? map[key] : map; };
+  const YAML::Node attrs = item["attrs"];
+  const YAML::Node inputs = item["inputs"];
+  const YAML::Node outputs = item["outputs"];
+  for (const OpAttr& attr : op.attrs) {
+    YAML::Node value = entry(attrs, attr.name);
+    if (value.IsDefined()) {
+      vector.attrs.push_back(is_file_value(value) ? file_value(attr.name, attr.type, value, name)
+                                                  : TestVector::Value{attr.name, attr.type, yaml::to_json_text(value),
+                                                                      "", yaml::where(name, value)});
+    }
+  }
   for (const OpArg& arg : op.inputs) {
-    YAML::Node value = item["inputs"][arg.name];
+    YAML::Node value = entry(inputs, arg.name);
     if (!value.IsDefined()) {
       fail(ExitCode::usage, "{}: test vector lacks input '{}'", yaml::where(name, item), arg.name);
     }
-    yaml::expect_keys(value, {"dtype", "value"}, name);
-    std::string dtype = yaml::get_string(value, "dtype", name);
-    if (!contains(known_dtypes(), dtype)) {
-      fail(ExitCode::usage, "{}: unknown dtype '{}'", yaml::where(name, value["dtype"]), dtype);
+    vector.inputs.push_back(parse_input_value(arg, value, name));
+  }
+  vector.expects_error = item["error"].IsDefined();
+  if (vector.expects_error) {
+    vector.error = yaml::get_string(item, "error", name);
+    if (item["outputs"].IsDefined()) {
+      fail(ExitCode::usage, "{}: a test vector expects either outputs or an error, not both",
+           yaml::where(name, item["outputs"]));
     }
-    vector.inputs.push_back({arg.name, dtype, yaml::to_json_text(value["value"])});
   }
   for (const OpArg& arg : op.outputs) {
-    YAML::Node value = item["outputs"][arg.name];
-    if (!value.IsDefined()) {
-      fail(ExitCode::usage, "{}: test vector lacks output '{}'", yaml::where(name, item), arg.name);
+    if (vector.expects_error) {
+      break;
     }
-    vector.outputs.push_back({arg.name, "", yaml::to_json_text(value)});
+    YAML::Node value = entry(outputs, arg.name);
+    if (!value.IsDefined()) {
+      fail(ExitCode::usage, "{}: test vector lacks output '{}' (or error: if the op must fail)",
+           yaml::where(name, item), arg.name);
+    }
+    vector.outputs.push_back({arg.name, "", yaml::to_json_text(value), "", yaml::where(name, value)});
   }
   if (item["tolerance"].IsDefined()) {
-    vector.tolerance = std::stod(yaml::get_string(item, "tolerance", name));
+    std::string text = yaml::get_string(item, "tolerance", name);
+    char* end = nullptr;
+    vector.tolerance = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(vector.tolerance >= 0)) {
+      fail(ExitCode::usage, "{}: tolerance must be a number >= 0, got '{}'", yaml::where(name, item["tolerance"]),
+           text);
+    }
   }
   return vector;
 }

@@ -157,40 +157,62 @@ get_string_list(const YAML::Node& map, const char* key, const std::string& name)
   return result;
 }
 
+namespace {
+
+// A plain scalar that reads as a decimal number or a bool is one; a quoted
+// one ("1") and everything else is a string.
+nlohmann::json
+scalar_json(const YAML::Node& node)
+{
+  const std::string& value = node.Scalar();
+  if (node.Tag() == "!") {
+    return value;
+  }
+  if (value == "true" || value == "false") {
+    return value == "true";
+  }
+  bool decimal = !value.empty() && value.find_first_not_of("0123456789+-.eE") == std::string::npos
+                 && value.find_first_of("0123456789") != std::string::npos;
+  if (decimal) {
+    char* end = nullptr;
+    long long integer = std::strtoll(value.c_str(), &end, 10);
+    if (*end == '\0') {
+      return integer;
+    }
+    double number = std::strtod(value.c_str(), &end);
+    if (*end == '\0') {
+      return number;
+    }
+  }
+  return value;
+}
+
+nlohmann::json
+node_json(const YAML::Node& node)
+{
+  if (node.IsSequence()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const YAML::Node& item : node) {
+      list.push_back(node_json(item));
+    }
+    return list;
+  }
+  if (node.IsMap()) {
+    nlohmann::json map = nlohmann::json::object();
+    for (const auto& entry : node) {
+      map[entry.first.Scalar()] = node_json(entry.second);
+    }
+    return map;
+  }
+  return node.IsScalar() ? scalar_json(node) : nlohmann::json();
+}
+
+} // namespace
+
 std::string
 to_json_text(const YAML::Node& node)
 {
-  if (node.IsSequence()) {
-    std::string text = "[";
-    for (size_t i = 0; i < node.size(); ++i) {
-      text += (i ? ", " : "") + to_json_text(node[i]);
-    }
-    return text + "]";
-  }
-  if (node.IsMap()) {
-    std::string text = "{";
-    bool first = true;
-    for (const auto& entry : node) {
-      text += (first ? "\"" : ", \"") + entry.first.Scalar() + "\": " + to_json_text(entry.second);
-      first = false;
-    }
-    return text + "}";
-  }
-  if (node.IsScalar()) {
-    const std::string& value = node.Scalar();
-    char* end = nullptr;
-    std::strtod(value.c_str(), &end);
-    bool number = !value.empty() && end != nullptr && *end == '\0';
-    if (number || value == "true" || value == "false") {
-      return value;
-    }
-    std::string quoted = "\"";
-    for (char c : value) {
-      quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
-    }
-    return quoted + "\"";
-  }
-  return "null";
+  return node_json(node).dump();
 }
 
 void
