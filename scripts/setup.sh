@@ -11,7 +11,7 @@ packages=(
   python3 python3-pip python3-venv
   clang libclang-rt-14-dev
   nginx openssl patch make curl
-  ccache distcc redis-server iproute2
+  ccache distcc redis-server iproute2 debootstrap
 )
 
 missing=()

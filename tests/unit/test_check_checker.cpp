@@ -89,3 +89,27 @@ TEST(CheckChecker, PolicyCeilingsNameTheRelease)
   target.profile = check::host_profile();
   EXPECT_TRUE(check::check_library(dir.path() / "libs.so", target).loads);
 }
+
+TEST(CheckChecker, PolicyProcessHasTheFrameworksLibrariesUpToTheCeilings)
+{
+  fs::TempDir dir;
+  std::string d = dir.path().string();
+  // Built without -lm: the references carry no version; libm is in the real
+  // process anyway (the framework needs it). sqrtf is in every glibc;
+  // fmaxf64 only from glibc 2.27, after CentOS 7's 2.17.
+  sh("printf '#include <math.h>\\nfloat root(volatile float x) { return sqrtf(x); }\\n' > " + d + "/m.c");
+  sh("gcc -O0 -shared -fPIC -o " + d + "/libm_user.so " + d + "/m.c");
+  sh("printf '#define __STDC_WANT_IEC_60559_TYPES_EXT__\\n#include <math.h>\\n"
+     "double bigger(volatile double x) { return fmaxf64(x, 1.0); }\\n' > "
+     + d + "/n.c");
+  sh("gcc -O0 -shared -fPIC -o " + d + "/libnew_math.so " + d + "/n.c");
+  check::CheckTarget target;
+  target.profile = check::profile_from_policy(project::load_runtime_policy("tensorflow-2.10"));
+  check::CheckReport report = check::check_library(dir.path() / "libm_user.so", target);
+  EXPECT_TRUE(report.loads) << check::to_json(report).dump(2);
+  report = check::check_library(dir.path() / "libnew_math.so", target);
+  EXPECT_FALSE(report.loads);
+  EXPECT_NE(check::to_json(report).dump().find("fmaxf64"), std::string::npos) << check::to_json(report).dump(2);
+  target.profile = check::host_profile();
+  EXPECT_TRUE(check::check_library(dir.path() / "libnew_math.so", target).loads);
+}

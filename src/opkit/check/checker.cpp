@@ -153,7 +153,14 @@ resolves(const ElfSymbol& ref, const std::string& need_file, const LoadSet& set)
 {
   for (const ProfileLibrary* library : set.libraries) {
     for (const SymbolDefinition& def : library->symbols.find(ref.name)) {
-      if (ref.version.empty() ? !def.hidden : (def.version == ref.version || def.version.empty())) {
+      if (library->symbols_up_to_ceilings) {
+        // The target's library: a version within the ceilings was its default
+        // one there, even where this machine's newer library has hidden it.
+        if (provides_version(*library, std::string(def.version))
+            && (ref.version.empty() || def.version == ref.version)) {
+          return true;
+        }
+      } else if (ref.version.empty() ? !def.hidden : (def.version == ref.version || def.version.empty())) {
         return true;
       }
     }

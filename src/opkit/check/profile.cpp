@@ -21,18 +21,28 @@ const std::vector<std::string> k_system_sonames = {
   "librt.so.1", "libstdc++.so.6", "libgcc_s.so.1",   "ld-linux-x86-64.so.2",
 };
 
+// The first file named `soname` in the folders; empty when none has it.
+stdfs::path
+find_in(const std::string& soname, const std::vector<std::string>& dirs)
+{
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    if (stdfs::exists(stdfs::path(dir) / soname, ec)) {
+      return stdfs::path(dir) / soname;
+    }
+  }
+  return {};
+}
+
 // Where this machine's system libraries are, in k_system_sonames' order.
 std::vector<stdfs::path>
 system_library_paths(const std::vector<std::string>& search_paths)
 {
   std::vector<stdfs::path> paths;
   for (const std::string& soname : k_system_sonames) {
-    for (const std::string& dir : search_paths) {
-      std::error_code ec;
-      if (stdfs::exists(stdfs::path(dir) / soname, ec)) {
-        paths.push_back(stdfs::path(dir) / soname);
-        break;
-      }
+    stdfs::path found = find_in(soname, search_paths);
+    if (!found.empty()) {
+      paths.push_back(found);
     }
   }
   return paths;
@@ -141,7 +151,13 @@ profile_from_policy(const project::RuntimePolicy& policy)
     library.soname = entry.soname;
     library.ceilings = entry.ceilings;
     library.extra_versions = entry.extra_versions;
-    profile.libraries.push_back(library);
+    stdfs::path host = find_in(entry.soname, host_search_paths());
+    if (!host.empty()) {
+      stdfs::path real = stdfs::weakly_canonical(host);
+      library.symbols = std::move(indexed_library(real, cache_place(real)).symbols);
+      library.symbols_up_to_ceilings = true;
+    }
+    profile.libraries.push_back(std::move(library));
   }
   return profile;
 }

@@ -24,6 +24,11 @@ struct ProfileLibrary
   std::map<std::string, std::string> ceilings; // family -> max, from a policy
   std::vector<std::string> extra_versions;     // from a policy
   ExportedSymbols symbols;                     // when symbols_known: in memory or a mapped index
+  // A policy library given the symbols of this machine's library of that
+  // soname: a definition counts only when its version is within the
+  // ceilings (glibc and libstdc++ keep every version they ever defined, so
+  // those are the symbols the older target has).
+  bool symbols_up_to_ceilings = false;
 };
 
 // The process an op library will be loaded into.
@@ -51,7 +56,11 @@ ProfileLibrary
 known_library(std::string soname, const std::filesystem::path& path, std::vector<std::string> versions,
               ExportedSymbols symbols);
 
-// The system part of a target from a policy in configs/runtimes/.
+// The system part of a target from a policy in configs/runtimes/: every
+// library the policy lists is in the process (as the framework's own
+// DT_NEEDED closure puts it there), with this machine's symbols of it up to
+// the policy's ceilings, so a reference without a version (an op calling
+// sqrtf without linking libm) resolves as it does in the real process.
 Profile
 profile_from_policy(const project::RuntimePolicy& policy);
 
