@@ -175,17 +175,90 @@ host_search_paths()
           "/usr/lib"};
 }
 
+namespace {
+
+// `path` as seen from inside `root`, component by component: each symlink is
+// resolved there (an absolute target under the root, never on this machine).
+// The file on disk; empty when it is missing or the links loop.
+stdfs::path
+resolve_in_root(const stdfs::path& root, const stdfs::path& path)
+{
+  std::vector<stdfs::path> pending(path.begin(), path.end());
+  std::reverse(pending.begin(), pending.end());
+  stdfs::path inside = "/";
+  int links = 0;
+  while (!pending.empty()) {
+    stdfs::path part = pending.back();
+    pending.pop_back();
+    if (part == "/" || part == "." || part.empty()) {
+      continue;
+    }
+    if (part == "..") {
+      inside = inside.parent_path();
+      continue;
+    }
+    std::error_code ec;
+    stdfs::path on_disk = root / (inside / part).relative_path();
+    if (!stdfs::is_symlink(on_disk, ec)) {
+      inside /= part;
+      continue;
+    }
+    stdfs::path target = stdfs::read_symlink(on_disk, ec);
+    if (ec || ++links > 40) {
+      return {};
+    }
+    if (target.is_absolute()) {
+      inside = "/";
+    }
+    std::vector<stdfs::path> parts(target.begin(), target.end());
+    pending.insert(pending.end(), parts.rbegin(), parts.rend());
+  }
+  std::error_code ec;
+  stdfs::path file = root / inside.relative_path();
+  return stdfs::is_regular_file(file, ec) ? file : stdfs::path();
+}
+
+} // namespace
+
 Profile
-capture_profile(const std::vector<stdfs::path>& libraries, const std::string& name)
+capture_profile(const std::vector<stdfs::path>& libraries, const std::string& name, const stdfs::path& root)
 {
   Profile profile;
   profile.name = name;
   profile.search_paths = host_search_paths();
-  for (const stdfs::path& path : libraries.empty() ? system_library_paths(profile.search_paths) : libraries) {
-    stdfs::path real = stdfs::weakly_canonical(path);
-    profile.libraries.push_back(library_from_elf(read_elf(real), path));
+  if (root.empty()) {
+    for (const stdfs::path& path : libraries.empty() ? system_library_paths(profile.search_paths) : libraries) {
+      stdfs::path real = stdfs::weakly_canonical(path);
+      profile.libraries.push_back(library_from_elf(read_elf(real), path));
+    }
+    profile.description = fmt::format("{} libraries captured", profile.libraries.size());
+    return profile;
   }
-  profile.description = fmt::format("{} libraries captured", profile.libraries.size());
+  std::vector<stdfs::path> wanted = libraries;
+  if (wanted.empty()) {
+    for (const std::string& soname : k_system_sonames) {
+      for (const std::string& dir : profile.search_paths) {
+        if (!resolve_in_root(root, stdfs::path(dir) / soname).empty()) {
+          wanted.push_back(stdfs::path(dir) / soname);
+          break;
+        }
+      }
+    }
+  }
+  for (const stdfs::path& path : wanted) {
+    stdfs::path inside = stdfs::path("/") / path.relative_path();
+    stdfs::path file = resolve_in_root(root, inside);
+    if (file.empty()) {
+      fail(ExitCode::usage, "{}: no such library in the root {}", inside, root);
+    }
+    profile.libraries.push_back(library_from_elf(read_elf(file), inside));
+  }
+  bool has_libc = std::any_of(profile.libraries.begin(), profile.libraries.end(),
+                              [](const ProfileLibrary& library) { return library.soname == "libc.so.6"; });
+  if (libraries.empty() && !has_libc) {
+    fail(ExitCode::usage, "{}: not a system root: no libc.so.6 in {}", root, join(profile.search_paths, ", "));
+  }
+  profile.description = fmt::format("{} libraries captured from {}", profile.libraries.size(), root.string());
   return profile;
 }
 

@@ -71,9 +71,14 @@ Profile
 host_profile();
 
 // A profile of exactly the given libraries (`opkit profile capture --lib`), or
-// of this machine's system libraries when `libraries` is empty.
+// of the system libraries when `libraries` is empty: this machine's, or with
+// `root` those of the system unpacked there (a debootstrap root, a `docker
+// export`), read as files and never run; paths (and symlinks, even absolute
+// ones) are taken inside the root and recorded as the target sees them.
+// Error(usage) when the root holds no libc.so.6 where a loader looks.
 Profile
-capture_profile(const std::vector<std::filesystem::path>& libraries, const std::string& name);
+capture_profile(const std::vector<std::filesystem::path>& libraries, const std::string& name,
+                const std::filesystem::path& root = {});
 
 Json
 to_json(const Profile& profile);

@@ -75,6 +75,7 @@ add_profile_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   static std::vector<std::string> libraries;
   static std::string output;
   static std::string name = "captured";
+  static std::string root;
   CLI::App* cmd = app.add_subcommand("profile", "Record or list the runtimes opkit check judges against");
   cmd->require_subcommand(1);
   CLI::App* capture = cmd->add_subcommand(
@@ -83,9 +84,12 @@ add_profile_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
                       "A library to record (repeatable; e.g. the framework library). Default: the system libraries");
   capture->add_option("-o,--output", output, "The profile file to write")->required();
   capture->add_option("--name", name, "The profile's name")->capture_default_str();
+  capture->add_option("--root", root,
+                      "Record the system unpacked in this folder (a debootstrap root, a `docker export`) "
+                      "instead of this machine's, reading its files without running anything");
   capture->callback([&exit_code] {
     std::vector<std::filesystem::path> paths(libraries.begin(), libraries.end());
-    check::Profile profile = check::capture_profile(paths, name);
+    check::Profile profile = check::capture_profile(paths, name, root);
     fs::write_file_atomic(output, check::to_json(profile).dump() + "\n");
     fmt::print("{}: {} libraries ({})\n", output, profile.libraries.size(), profile.name);
     exit_code = 0;
