@@ -86,3 +86,21 @@ PY
 # The same library is refused by the stock runtime TF 2.10.1's wheel assumes (CentOS 7).
 run_opkit 1 build --build-dir build-grow
 expect_contains "$work/out" 'error \[version-too-new\] needs GLIBCXX_3\.4\.29'
+
+# Built for the captured root (`--profile`): the libstdc++ symbols above its
+# GLIBCXX_3.4.28 are linked in from GCC's own libstdc++.a, hidden; the rest
+# still binds to the root's libstdc++.so.6. It loads there and computes.
+run_opkit 0 build --profile ../debian11.json --build-dir build-fit
+expect_contains "$work/out" 'portable: libstdc\+\+ above GLIBCXX_3\.4\.28/CXXABI_1\.3\.12 \(debian-11\): [0-9]+ symbols linked in from [0-9]+ members, hidden'
+fit=$work/old_op/build-fit/tf-2.10.1/libold_op.so
+if readelf -V "$fit" | grep -q 'GLIBCXX_3\.4\.29'; then fail "the fitted library still needs GLIBCXX_3.4.29"; fi
+readelf -V "$fit" | grep -q 'Name: GLIBCXX_3\.4' || fail "the fitted library no longer binds to the system libstdc++"
+nm -D --defined-only "$fit" >"$work/exports"
+if grep -q '__throw_bad_array_new_length' "$work/exports"; then fail "the linked-in libstdc++ symbol is exported"; fi
+run_opkit 0 check "$fit" --tf 2.10.1 --profile ../debian11.json
+in_root "$fit" "import ctypes; print(m.old_op([[7, 1], [2, 3]]).numpy().tolist(), ctypes.CDLL(sys.argv[1]).old_op_grow(12))" ||
+  { cat "$work/root.out" >&2; fail "the fitted library did not load in the Debian 11 root"; }
+expect_contains "$work/root.out" '^\[\[7, 0\], \[0, 0\]\] 12$'
+# ...and still registers its op in this machine's TF 2.10.1.
+run_opkit 0 test --build-dir build-fit
+expect_contains "$work/out" '^  matches opkit\.yaml$'

@@ -2,6 +2,7 @@
 
 #include "opkit/build/check_cache.hpp"
 #include "opkit/build/pch.hpp"
+#include "opkit/build/portable.hpp"
 #include "opkit/build/toolchain.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/sdk/store.hpp"
@@ -380,7 +381,10 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
     const sdk::Sdk& sdk = sdks[t];
     project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
     stdfs::path dir = target_dir(build_root, sdk);
-    TargetInput input{compiler, source_root, {write_compat_source(dir)}, dir, options.static_archive};
+    std::string runtime = options.runtime.empty() ? manifest.runtime : options.runtime;
+    PortableLink portable = plan_portable_link(compiler.compiler, sdk, runtime, options.profile_file);
+    TargetInput input{compiler,         source_root, {write_compat_source(dir)}, dir, options.static_archive,
+                      portable.archives};
     sdk::Sdk seen = sdk; // the SDK as the commands name it
     if (sharing.relative_sdk) {
       fs::write_symlink(dir / "sdk", sdk.root);
@@ -433,7 +437,6 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
       }
     }
     log_info("building {} for {} ...", manifest.name, sdk.id);
-    std::string runtime = options.runtime.empty() ? manifest.runtime : options.runtime;
     running.push_back(std::async(std::launch::async, [=, &options, &compiler_text] {
       // A PCH that cannot be made costs speed, never the build.
       const TargetPlan& chosen = pch && ensure_pch(*pch) ? plan : plain;
@@ -441,6 +444,7 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
       stdfs::remove(stats_log, ec);
       TargetResult result = run_plan(chosen, per_target);
       result.skipped = skipped;
+      result.portable = portable.summary;
       result.pch_compiles = count_pch_compiles(chosen);
       if (sharing.ccache && !result.up_to_date) { // its stats log says what hit
         result.cache = parse_ccache_stats_log(stdfs::exists(stats_log, ec) ? fs::read_file(stats_log) : "");

@@ -52,6 +52,7 @@ struct TargetResult
   std::string log;                 // ninja's output, shown when the target failed
   std::vector<LibraryResult> libraries;
   std::vector<std::string> skipped; // libraries whose `tensorflow:` range leaves this version out
+  std::string portable;             // what the link did to fit the target runtime (build/portable), if anything
 
   bool loads() const; // every checked library loads
 };

@@ -78,11 +78,15 @@ NinjaWriter::rule(std::string_view name, std::string_view command, std::string_v
 void
 NinjaWriter::build(const std::vector<std::string>& outputs, std::string_view rule,
                    const std::vector<std::string>& inputs,
-                   const std::vector<std::pair<std::string, std::string>>& variables)
+                   const std::vector<std::pair<std::string, std::string>>& variables,
+                   const std::vector<std::string>& implicit)
 {
   m_text += "build " + escape_paths(outputs) + ": " + std::string(rule);
   if (!inputs.empty()) {
     m_text += " " + escape_paths(inputs);
+  }
+  if (!implicit.empty()) {
+    m_text += " | " + escape_paths(implicit);
   }
   m_text += "\n";
   for (const auto& [name, value] : variables) {

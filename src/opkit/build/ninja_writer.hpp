@@ -23,8 +23,10 @@ public:
   void variable(std::string_view name, std::string_view value, int indent = 0);
   void rule(std::string_view name, std::string_view command, std::string_view description,
             std::string_view depfile = {}, std::string_view deps = {});
+  // `implicit`: inputs that rebuild the outputs when they change without appearing in $in.
   void build(const std::vector<std::string>& outputs, std::string_view rule, const std::vector<std::string>& inputs,
-             const std::vector<std::pair<std::string, std::string>>& variables = {});
+             const std::vector<std::pair<std::string, std::string>>& variables = {},
+             const std::vector<std::string>& implicit = {});
   void pool(std::string_view name, int depth);
   void default_target(const std::vector<std::string>& targets);
   void newline();

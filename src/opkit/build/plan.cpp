@@ -132,7 +132,7 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
     append(device, includes);
     // -I changes no macro and no option gcc checks a PCH against: only the rest must be the SDK's own.
     bool pch_flags = pch && library.cflags.empty() && own.empty() && base == pch->flags;
-    LinkStep link{library.name, library.output, {}, {}, {}};
+    LinkStep link{library.name, library.output, {}, {}, input.link_archives, {}};
     for (const std::string& source : library.sources) {
       bool on_device = is_device_source(source);
       std::vector<std::string> step_flags = on_device ? device : host;
@@ -151,6 +151,10 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
     }
     link.objects.insert(link.objects.end(), generated_objects.begin(), generated_objects.end());
     link.flags = flags.link_flags;
+    for (const std::string& archive : input.link_archives) {
+      link.flags.push_back(archive);
+      link.flags.push_back("-Wl,--exclude-libs," + std::filesystem::path(archive).filename().string());
+    }
     append(link.flags, library.ldflags);
     append(link.flags, sdk_link_flags(sdk, flags));
     if (cuda) {
@@ -204,7 +208,7 @@ render_ninja(const TargetPlan& plan)
     if (plan.link_jobs > 0) {
       link_variables.emplace_back("pool", "link_pool");
     }
-    writer.build({link.output}, "link", link.objects, link_variables);
+    writer.build({link.output}, "link", link.objects, link_variables, link.archives);
     outputs.push_back(link.output);
     if (!link.static_output.empty()) {
       // The library's own objects only: the compat shim would impose itself on a whole executable.

@@ -69,8 +69,9 @@ struct LinkStep
   std::string library; // the library's name
   std::string output;  // relative to the build folder
   std::vector<std::string> objects;
-  std::vector<std::string> flags; // after the objects: -shared, the library's ldflags, -L<sdk> -l..., its libs
-  std::string static_output;      // also an archive of the library's own objects; empty: none
+  std::vector<std::string> flags;    // after the objects: -shared, the library's ldflags, -L<sdk> -l..., its libs
+  std::vector<std::string> archives; // among the flags too: relinks when one changes
+  std::string static_output;         // also an archive of the library's own objects; empty: none
 };
 
 // Everything needed to build a project's libraries against one SDK: pure data,
@@ -113,6 +114,9 @@ struct TargetInput
   std::vector<std::filesystem::path> generated; // sources opkit writes (absolute): linked into every library
   std::filesystem::path build_dir;
   bool static_archive = false; // also lib<name>.a of each library's own objects
+  // Linked into every library right after its objects, their symbols hidden
+  // (build/portable: the libstdc++ members above the target's ceiling).
+  std::vector<std::string> link_archives;
 };
 
 // Plans every library against one SDK. Sources with a device suffix go to nvcc

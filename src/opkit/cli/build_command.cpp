@@ -34,6 +34,9 @@ print_target(const build::TargetResult& target)
   for (const std::string& skipped : target.skipped) {
     fmt::print("{:<13}   skipped {}\n", "", skipped);
   }
+  if (!target.portable.empty()) {
+    fmt::print("{:<14}portable: {}\n", "", target.portable);
+  }
   if (target.cache) {
     fmt::print("{:<14}ccache: {} hit{} ({} remote), {} miss{}\n", "", target.cache->hits,
                target.cache->hits == 1 ? "" : "s", target.cache->remote_hits, target.cache->misses,

@@ -1,0 +1,275 @@
+#include "opkit/build/portable.hpp"
+
+#include "opkit/build/pch.hpp"
+#include "opkit/check/elf_archive.hpp"
+#include "opkit/check/elf_file.hpp"
+#include "opkit/check/target.hpp"
+#include "opkit/project/version.hpp"
+#include "opkit/sdk/store.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/hash.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/process.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace opkit::build {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+const char* k_archive_name = "libstdc++_opkit_nonshared.a";
+
+// "3.4.28" <= "3.4.28"; anything unparsable (CXXABI_TM_1) counts as within.
+bool
+at_most(const std::string& number, const std::string& ceiling)
+{
+  std::optional<project::Version> have = project::parse_version(number);
+  std::optional<project::Version> max = project::parse_version(ceiling);
+  return !have || !max || !(*max < *have);
+}
+
+// Is a version of libstdc++.so.6 one the target has?
+bool
+within(const std::string& version, const CxxCeiling& ceiling)
+{
+  if (starts_with(version, "GLIBCXX_")) {
+    return at_most(version.substr(8), ceiling.glibcxx);
+  }
+  if (starts_with(version, "CXXABI_")) {
+    return at_most(version.substr(7), ceiling.cxxabi);
+  }
+  return true;
+}
+
+std::string
+newest(const std::vector<std::string>& versions, const std::string& prefix)
+{
+  std::string best;
+  for (const std::string& version : versions) {
+    if (!starts_with(version, prefix)) {
+      continue;
+    }
+    std::string number = version.substr(prefix.size());
+    std::optional<project::Version> parsed = project::parse_version(number);
+    if (parsed && (best.empty() || *project::parse_version(best) < *parsed)) {
+      best = number;
+    }
+  }
+  return best;
+}
+
+stdfs::path
+compiler_file(const std::string& compiler, const std::string& name)
+{
+  ProcessResult result = run_process({compiler, "-print-file-name=" + name});
+  stdfs::path path = trim(result.out);
+  std::error_code ec;
+  if (result.exit_code != 0 || !path.is_absolute() || !stdfs::exists(path, ec)) {
+    throw Error(ExitCode::missing, fmt::format("{}: has no {} to link the target's newer symbols from", compiler, name),
+                "install the compiler's static libstdc++ (Debian: libstdc++-12-dev)");
+  }
+  return stdfs::canonical(path);
+}
+
+// The members to take: those defining a symbol above the ceiling, then (to a
+// fixed point) those defining what they need that the target cannot give.
+// `keep`: the symbols the chosen members keep (those above the ceiling and
+// what members need from each other that the target lacks).
+std::vector<size_t>
+choose_members(const std::vector<check::ArchiveMember>& members, const check::ElfInfo& shared,
+               const CxxCeiling& ceiling, std::vector<std::string>& above, std::set<std::string>& keep)
+{
+  std::map<std::string, bool> target_has; // exported name -> some version of it is within the ceiling
+  for (const check::ElfSymbol& symbol : shared.dynamic_symbols) {
+    if (symbol.defined) {
+      target_has[symbol.name] = target_has[symbol.name] || within(symbol.version, ceiling);
+    }
+  }
+  std::map<std::string, size_t> definer;
+  for (size_t i = 0; i < members.size(); ++i) {
+    for (const std::string& name : members[i].defines) {
+      definer.emplace(name, i);
+    }
+  }
+  std::set<size_t> chosen;
+  std::vector<size_t> pending;
+  for (const auto& [name, has] : target_has) {
+    auto found = definer.find(name);
+    if (!has && found != definer.end()) {
+      above.push_back(name);
+      keep.insert(name);
+      if (chosen.insert(found->second).second) {
+        pending.push_back(found->second);
+      }
+    }
+  }
+  while (!pending.empty()) {
+    size_t member = pending.back();
+    pending.pop_back();
+    for (const std::string& need : members[member].needs) {
+      auto exported = target_has.find(need);
+      auto found = definer.find(need);
+      bool target_gives = exported != target_has.end() && exported->second;
+      if (target_gives || found == definer.end()) {
+        continue;
+      }
+      keep.insert(need);
+      if (chosen.insert(found->second).second) {
+        pending.push_back(found->second);
+      }
+    }
+  }
+  return {chosen.begin(), chosen.end()};
+}
+
+void
+run_tool(const std::vector<std::string>& argv)
+{
+  ProcessResult result = run_process(argv);
+  if (result.exit_code != 0) {
+    fail(ExitCode::system, "{}: failed (exit {}): {}", join(argv, " "), result.exit_code,
+         trim(tail_lines(result.err + result.out, 3)));
+  }
+}
+
+} // namespace
+
+std::optional<CxxCeiling>
+cxx_ceiling(const check::Profile& profile)
+{
+  if (profile.search_disk) {
+    return std::nullopt;
+  }
+  for (const check::ProfileLibrary& library : profile.libraries) {
+    if (library.soname != "libstdc++.so.6") {
+      continue;
+    }
+    CxxCeiling ceiling;
+    auto glibcxx = library.ceilings.find("GLIBCXX");
+    auto cxxabi = library.ceilings.find("CXXABI");
+    ceiling.glibcxx = glibcxx != library.ceilings.end() ? glibcxx->second : newest(library.versions, "GLIBCXX_");
+    ceiling.cxxabi = cxxabi != library.ceilings.end() ? cxxabi->second : newest(library.versions, "CXXABI_");
+    if (ceiling.glibcxx.empty() || ceiling.cxxabi.empty()) {
+      return std::nullopt;
+    }
+    return ceiling;
+  }
+  return std::nullopt;
+}
+
+NonsharedLibstdcxx
+ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceiling)
+{
+  stdfs::path archive = compiler_file(compiler, "libstdc++.a");
+  stdfs::path shared = compiler_file(compiler, "libstdc++.so");
+  std::string key =
+    sha256_hex(fmt::format("{}\n{}\n{}\nGLIBCXX_{}\nCXXABI_{}\n", compiler_identity(compiler), fs::file_stamp(archive),
+                           fs::file_stamp(shared), ceiling.glibcxx, ceiling.cxxabi))
+      .substr(0, 16);
+  stdfs::path store = sdk::opkit_home() / "portable";
+  stdfs::path dir = store / key;
+  fs::FileLock lock(store / (key + ".lock"));
+  NonsharedLibstdcxx result;
+  stdfs::path stamp = dir / "members.txt"; // written last: the folder is complete
+  if (stdfs::exists(stamp)) {
+    std::vector<std::string> lines = split(fs::read_file(stamp), '\n');
+    for (const std::string& line : lines) {
+      if (starts_with(line, "member ")) {
+        result.members.push_back(line.substr(7));
+      } else if (starts_with(line, "symbol ")) {
+        result.symbols.push_back(line.substr(7));
+      }
+    }
+    result.archive = result.members.empty() ? stdfs::path() : dir / k_archive_name;
+    return result;
+  }
+  std::vector<check::ArchiveMember> members = check::read_archive_members(archive);
+  std::set<std::string> keep;
+  std::vector<size_t> chosen = choose_members(members, check::read_elf(shared), ceiling, result.symbols, keep);
+  fs::StagingDir staging(store);
+  std::string text = fmt::format("# libstdc++ members above GLIBCXX_{} / CXXABI_{} from {}\n", ceiling.glibcxx,
+                                 ceiling.cxxabi, archive.string());
+  if (!chosen.empty()) {
+    std::vector<std::string> extract = {"ar", "x", archive.string()};
+    std::vector<std::string> pack = {"ar", "rcsD", (staging.path() / k_archive_name).string()};
+    for (size_t i : chosen) {
+      result.members.push_back(members[i].name);
+      extract.push_back(members[i].name);
+      pack.push_back((staging.path() / "obj" / members[i].name).string());
+    }
+    fs::create_dirs(staging.path() / "obj");
+    ProcessOptions in_obj;
+    in_obj.cwd = staging.path() / "obj";
+    ProcessResult extracted = run_process(extract, in_obj);
+    if (extracted.exit_code != 0) {
+      fail(ExitCode::system, "ar x {}: failed: {}", archive, trim(extracted.err));
+    }
+    // Every other strong symbol the members define is made local to its
+    // member: an op's (or another member's) reference to an older symbol then
+    // binds to the target's libstdc++, one copy of its state (EH globals,
+    // locale ids). Weak ones (COMDAT groups, template instances) stay.
+    for (size_t i : chosen) {
+      std::set<std::string> weak(members[i].weak.begin(), members[i].weak.end());
+      std::string local;
+      for (const std::string& name : members[i].defines) {
+        if (keep.count(name) == 0 && weak.count(name) == 0) {
+          local += name + "\n";
+        }
+      }
+      if (local.empty()) {
+        continue; // objcopy refuses an empty list
+      }
+      stdfs::path list = staging.path() / (members[i].name + ".local");
+      fs::write_file_atomic(list, local);
+      run_tool({"objcopy", "--localize-symbols=" + list.string(), (staging.path() / "obj" / members[i].name).string()});
+      stdfs::remove(list);
+    }
+    run_tool(pack);
+    stdfs::remove_all(staging.path() / "obj");
+  }
+  for (const std::string& member : result.members) {
+    text += "member " + member + "\n";
+  }
+  for (const std::string& symbol : result.symbols) {
+    text += "symbol " + symbol + "\n";
+  }
+  fs::write_file_atomic(staging.path() / "members.txt", text);
+  staging.commit(dir, true);
+  result.archive = result.members.empty() ? stdfs::path() : dir / k_archive_name;
+  log_info("portable: {} libstdc++ member(s) above GLIBCXX_{} kept in {}", result.members.size(), ceiling.glibcxx, dir);
+  return result;
+}
+
+PortableLink
+plan_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::string& runtime,
+                   const stdfs::path& profile_file)
+{
+  PortableLink link;
+  // A captured profile of the real target only, for now: the policies' older
+  // ceilings (CentOS 7's GLIBCXX_3.4.19) pull members that need newer glibc.
+  if (profile_file.empty()) {
+    return link;
+  }
+  check::CheckTarget target = check::make_check_target(sdk, runtime, profile_file);
+  std::optional<CxxCeiling> ceiling = cxx_ceiling(target.profile);
+  if (!ceiling) {
+    return link;
+  }
+  NonsharedLibstdcxx nonshared = ensure_nonshared_libstdcxx(compiler, *ceiling);
+  if (!nonshared.archive.empty()) {
+    link.archives.push_back(nonshared.archive.string());
+    link.summary = fmt::format(
+      "libstdc++ above GLIBCXX_{}/CXXABI_{} ({}): {} symbols linked in from {} members, hidden", ceiling->glibcxx,
+      ceiling->cxxabi, target.profile.name, nonshared.symbols.size(), nonshared.members.size());
+  }
+  return link;
+}
+
+} // namespace opkit::build

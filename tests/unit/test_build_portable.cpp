@@ -1,0 +1,82 @@
+#include "opkit/build/portable.hpp"
+#include "opkit/check/elf_archive.hpp"
+#include "opkit/check/profile.hpp"
+#include "opkit/project/runtime_policy.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/process.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace opkit;
+
+namespace {
+
+bool
+contains(const std::vector<std::string>& list, const std::string& value)
+{
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+std::string
+libstdcxx_archive()
+{
+  return trim(run_process({"g++", "-print-file-name=libstdc++.a"}).out);
+}
+
+} // namespace
+
+TEST(BuildPortable, CeilingsComeFromPoliciesAndCaptures)
+{
+  auto policy = build::cxx_ceiling(check::profile_from_policy(project::load_runtime_policy("tensorflow-2.10")));
+  ASSERT_TRUE(policy);
+  EXPECT_EQ(policy->glibcxx, "3.4.19");
+  EXPECT_EQ(policy->cxxabi, "1.3.7");
+  check::Profile captured;
+  check::ProfileLibrary libstdcxx;
+  libstdcxx.soname = "libstdc++.so.6";
+  libstdcxx.versions = {"GLIBCXX_3.4",   "GLIBCXX_3.4.9", "GLIBCXX_3.4.28",
+                        "GLIBCXX_3.4.3", "CXXABI_1.3.12", "CXXABI_1.3"};
+  captured.libraries.push_back(libstdcxx);
+  auto from_capture = build::cxx_ceiling(captured);
+  ASSERT_TRUE(from_capture);
+  EXPECT_EQ(from_capture->glibcxx, "3.4.28");
+  EXPECT_EQ(from_capture->cxxabi, "1.3.12");
+  // This machine: the plain link.
+  EXPECT_FALSE(build::cxx_ceiling(check::host_profile()));
+}
+
+TEST(BuildPortable, ArchiveMembersAndTheirSymbols)
+{
+  std::vector<check::ArchiveMember> members = check::read_archive_members(libstdcxx_archive());
+  auto functexcept = std::find_if(members.begin(), members.end(),
+                                  [](const check::ArchiveMember& m) { return m.name == "functexcept.o"; });
+  ASSERT_NE(functexcept, members.end());
+  EXPECT_TRUE(contains(functexcept->defines, "_ZSt28__throw_bad_array_new_lengthv"));
+  EXPECT_FALSE(functexcept->needs.empty());
+  EXPECT_THROW(check::read_archive_members("/proc/self/exe"), Error);
+}
+
+TEST(BuildPortable, TheMembersAboveACeilingAreKeptOnce)
+{
+  build::CxxCeiling ceiling{"3.4.28", "1.3.12"};
+  build::NonsharedLibstdcxx first = build::ensure_nonshared_libstdcxx("g++", ceiling);
+  ASSERT_FALSE(first.archive.empty());
+  EXPECT_TRUE(contains(first.members, "functexcept.o"));
+  EXPECT_TRUE(contains(first.symbols, "_ZSt28__throw_bad_array_new_lengthv")); // GLIBCXX_3.4.29
+  EXPECT_FALSE(contains(first.symbols, "_ZSt17__throw_bad_allocv"));           // GLIBCXX_3.4
+  // The archive defines the newer symbol, while an older one of the same member is local.
+  std::vector<check::ArchiveMember> kept = check::read_archive_members(first.archive);
+  auto functexcept =
+    std::find_if(kept.begin(), kept.end(), [](const check::ArchiveMember& m) { return m.name == "functexcept.o"; });
+  ASSERT_NE(functexcept, kept.end());
+  EXPECT_TRUE(contains(functexcept->defines, "_ZSt28__throw_bad_array_new_lengthv"));
+  EXPECT_FALSE(contains(functexcept->defines, "_ZSt17__throw_bad_allocv"));
+  build::NonsharedLibstdcxx again = build::ensure_nonshared_libstdcxx("g++", ceiling);
+  EXPECT_EQ(again.archive, first.archive);
+  EXPECT_EQ(again.members, first.members);
+  // A ceiling at this compiler's own libstdc++: nothing to link in.
+  EXPECT_TRUE(build::ensure_nonshared_libstdcxx("g++", {"3.4.99", "1.3.99"}).archive.empty());
+}
