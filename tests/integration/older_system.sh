@@ -2,8 +2,8 @@
 # GLIBCXX_3.4.28) recorded by `opkit profile capture --root` without running
 # anything in it; `opkit check --profile` with that record agrees with the
 # root's real loader and TensorFlow 2.10.1: an op built with this machine's GCC
-# 12 that allocates through std::allocator needs GLIBCXX_3.4.29 and is refused by both,
-# naming that version; the plain op loads there and returns the right values.
+# 12 and glibc 2.36 that needs GLIBCXX_3.4.29 and GLIBC_2.34 is refused by both,
+# naming them; built with `--profile` for that root it loads there and computes.
 source "$(dirname "$0")/common.sh"
 root=$(cat "$OPKIT_TEST_HOME/debian11-root.path")
 [ -x "$root/opt/tf/bin/python" ] || fail "no Debian 11 root: run the debian11_root fixture (scripts/debian11-root.sh)"
@@ -56,9 +56,11 @@ run_opkit 0 check "$good" --tf 2.10.1 --profile ../debian11.json
 in_root "$good" "print(m.old_op([[5, 4], [3, 2]]).numpy().tolist())" || { cat "$work/root.out" >&2; fail "the plain op did not load in the Debian 11 root"; }
 expect_contains "$work/root.out" '^\[\[5, 0\], \[0, 0\]\]$'
 
-# A kernel helper that allocates through std::allocator (as containers do):
-# GCC 12's allocator needs __throw_bad_array_new_length@GLIBCXX_3.4.29.
+# Kernel helpers that allocate through std::allocator (as containers do) and
+# run something once: with this machine's GCC 12 and glibc 2.36 they need
+# __throw_bad_array_new_length@GLIBCXX_3.4.29 and pthread_once@GLIBC_2.34.
 cat >>src/old_op_kernels.cc <<'CC'
+#include <pthread.h>
 #include <cstddef>
 #include <memory>
 extern "C" std::size_t old_op_grow(std::size_t n) {
@@ -67,21 +69,34 @@ extern "C" std::size_t old_op_grow(std::size_t n) {
   allocator.deallocate(values, n);
   return n;
 }
+static pthread_once_t old_op_once = PTHREAD_ONCE_INIT;
+static int old_op_inits = 0;
+static void old_op_init() { ++old_op_inits; }
+extern "C" int old_op_init_twice() {
+  pthread_once(&old_op_once, old_op_init);
+  pthread_once(&old_op_once, old_op_init);
+  return old_op_inits;
+}
 CC
 run_opkit 0 build --runtime host --build-dir build-grow
 grow=$work/old_op/build-grow/tf-2.10.1/libold_op.so
-readelf -V "$grow" | grep -q 'GLIBCXX_3\.4\.29' || fail "the vector op does not need GLIBCXX_3.4.29"
-if in_root "$grow" "print('loaded')"; then fail "the root's loader accepted a GLIBCXX_3.4.29 library"; fi
-expect_contains "$work/root.out" "version .GLIBCXX_3\.4\.29' not found"
+readelf -V "$grow" >"$work/versions"
+expect_contains "$work/versions" 'Name: GLIBCXX_3\.4\.29'
+expect_contains "$work/versions" 'Name: GLIBC_2\.34'
+if in_root "$grow" "print('loaded')"; then fail "the root's loader accepted a GLIBCXX_3.4.29 / GLIBC_2.34 library"; fi
+expect_contains "$work/root.out" "version .(GLIBCXX_3\.4\.29|GLIBC_2\.34)' not found"
 run_opkit 1 check "$grow" --tf 2.10.1 --profile ../debian11.json --json
 python3 - "$work/out" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
 assert report["verdict"] == "fails", report
-finding = [f for f in report["findings"] if f["kind"] == "version-too-new"][0]
+finding = [f for f in report["findings"] if f["kind"] == "version-too-new" and "GLIBCXX" in f["summary"]][0]
 assert "GLIBCXX_3.4.29" in finding["summary"], finding
 assert "libstdc++.so.6 up to GLIBCXX_3.4.28" in finding["diagnosis"], finding
 assert any(s["mangled"] == "_ZSt28__throw_bad_array_new_lengthv" for s in finding["symbols"]), finding
+glibc = [f for f in report["findings"] if f["kind"] == "version-too-new" and "GLIBC_2.34" in f["summary"]]
+assert glibc and any(s["mangled"] == "pthread_once" for s in glibc[0]["symbols"]), report["findings"]
+assert glibc[0]["diagnosis"] == "the target provides libc.so.6 up to GLIBC_2.30", glibc[0]
 PY
 # The same library is refused by the stock runtime TF 2.10.1's wheel assumes (CentOS 7).
 run_opkit 1 build --build-dir build-grow
@@ -90,17 +105,19 @@ expect_contains "$work/out" 'error \[version-too-new\] needs GLIBCXX_3\.4\.29'
 # Built for the captured root (`--profile`): the libstdc++ symbols above its
 # GLIBCXX_3.4.28 are linked in from GCC's own libstdc++.a, hidden; the rest
 # still binds to the root's libstdc++.so.6. It loads there and computes.
+# glibc symbols are bound to the versions the root has (pthread_once@GLIBC_2.2.5).
 run_opkit 0 build --profile ../debian11.json --build-dir build-fit
-expect_contains "$work/out" 'portable: libstdc\+\+ above GLIBCXX_3\.4\.28/CXXABI_1\.3\.12 \(debian-11\): [0-9]+ symbols linked in from [0-9]+ members, hidden'
+expect_contains "$work/out" 'portable: libstdc\+\+ above GLIBCXX_3\.4\.28/CXXABI_1\.3\.12 \(debian-11\): [0-9]+ symbols linked in from [0-9]+ members, hidden; glibc: [0-9]+ symbols bound to the versions debian-11 has'
 fit=$work/old_op/build-fit/tf-2.10.1/libold_op.so
-if readelf -V "$fit" | grep -q 'GLIBCXX_3\.4\.29'; then fail "the fitted library still needs GLIBCXX_3.4.29"; fi
+if readelf -V "$fit" | grep -Eq 'GLIBCXX_3\.4\.29|GLIBC_2\.3[2-9]'; then fail "the fitted library still needs a version the root lacks"; fi
+nm -D "$fit" | grep -q ' U pthread_once@GLIBC_2\.2\.5$' || fail "pthread_once not bound to GLIBC_2.2.5"
 readelf -V "$fit" | grep -q 'Name: GLIBCXX_3\.4' || fail "the fitted library no longer binds to the system libstdc++"
 nm -D --defined-only "$fit" >"$work/exports"
 if grep -q '__throw_bad_array_new_length' "$work/exports"; then fail "the linked-in libstdc++ symbol is exported"; fi
 run_opkit 0 check "$fit" --tf 2.10.1 --profile ../debian11.json
-in_root "$fit" "import ctypes; print(m.old_op([[7, 1], [2, 3]]).numpy().tolist(), ctypes.CDLL(sys.argv[1]).old_op_grow(12))" ||
+in_root "$fit" "import ctypes; lib = ctypes.CDLL(sys.argv[1]); print(m.old_op([[7, 1], [2, 3]]).numpy().tolist(), lib.old_op_grow(12), lib.old_op_init_twice())" ||
   { cat "$work/root.out" >&2; fail "the fitted library did not load in the Debian 11 root"; }
-expect_contains "$work/root.out" '^\[\[7, 0\], \[0, 0\]\] 12$'
+expect_contains "$work/root.out" '^\[\[7, 0\], \[0, 0\]\] 12 1$'
 # ...and still registers its op in this machine's TF 2.10.1.
 run_opkit 0 test --build-dir build-fit
 expect_contains "$work/out" '^  matches opkit\.yaml$'

@@ -80,3 +80,19 @@ TEST(BuildPortable, TheMembersAboveACeilingAreKeptOnce)
   // A ceiling at this compiler's own libstdc++: nothing to link in.
   EXPECT_TRUE(build::ensure_nonshared_libstdcxx("g++", {"3.4.99", "1.3.99"}).archive.empty());
 }
+
+TEST(BuildPortable, GlibcSymbolsAreBoundToTheVersionsTheTargetHas)
+{
+  int bound = 0;
+  std::string header =
+    build::glibc_symver_header(check::profile_from_policy(project::load_runtime_policy("tensorflow-2.10")), bound);
+  EXPECT_GT(bound, 0);
+  // glibc 2.34 moved pthread_once into libc (GLIBC_2.34); CentOS 7 has GLIBC_2.2.5's.
+  EXPECT_NE(header.find("__asm__(\".symver pthread_once,pthread_once@GLIBC_2.2.5\");"), std::string::npos);
+  // expf@@GLIBC_2.27 has an older version; memcpy@@GLIBC_2.14 is within 2.17 already.
+  EXPECT_NE(header.find("__asm__(\".symver expf,expf@GLIBC_2.2.5\");"), std::string::npos);
+  EXPECT_EQ(header.find(".symver memcpy,"), std::string::npos);
+  // This machine has every default version: nothing to bind.
+  EXPECT_EQ(build::glibc_symver_header(check::host_profile(), bound), "");
+  EXPECT_EQ(bound, 0);
+}

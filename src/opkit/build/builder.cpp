@@ -385,6 +385,11 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
     PortableLink portable = plan_portable_link(compiler.compiler, sdk, runtime, options.profile_file);
     TargetInput input{compiler,         source_root, {write_compat_source(dir)}, dir, options.static_archive,
                       portable.archives};
+    if (!portable.glibc_header.empty()) {
+      stdfs::path header = dir / "opkit" / "glibc_versions.h";
+      fs::write_file_if_changed(header, portable.glibc_header);
+      input.force_includes.push_back(header.string());
+    }
     sdk::Sdk seen = sdk; // the SDK as the commands name it
     if (sharing.relative_sdk) {
       fs::write_symlink(dir / "sdk", sdk.root);

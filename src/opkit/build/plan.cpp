@@ -140,6 +140,11 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
           && std::find(pch->sources.begin(), pch->sources.end(), source) != pch->sources.end()) {
         step_flags.insert(step_flags.end(), {"-include", pch->header, "-Winvalid-pch"});
       }
+      for (const std::string& header : input.force_includes) {
+        if (!on_device) {
+          step_flags.insert(step_flags.end(), {"-include", header});
+        }
+      }
       std::string object = "obj/" + library.name + "/" + source + ".o";
       plan.compiles.push_back(
         {(input.source_root / source).lexically_normal().string(), object, step_flags, on_device});

@@ -117,6 +117,9 @@ struct TargetInput
   // Linked into every library right after its objects, their symbols hidden
   // (build/portable: the libstdc++ members above the target's ceiling).
   std::vector<std::string> link_archives;
+  // Headers every host compile includes after everything else on its command
+  // line (build/portable: the glibc symbol versions the target has).
+  std::vector<std::string> force_includes;
 };
 
 // Plans every library against one SDK. Sources with a device suffix go to nvcc

@@ -139,7 +139,77 @@ run_tool(const std::vector<std::string>& argv)
   }
 }
 
+const std::vector<std::string> k_glibc_sonames = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2",
+                                                  "librt.so.1"};
+
+// "GLIBC_2.34" < "GLIBC_2.2.5" compares the numbers.
+bool
+older_version(const std::string& a, const std::string& b)
+{
+  std::optional<project::Version> x = project::parse_version(a.substr(a.find('_') + 1));
+  std::optional<project::Version> y = project::parse_version(b.substr(b.find('_') + 1));
+  return x && y && *x < *y;
+}
+
 } // namespace
+
+std::string
+glibc_symver_header(const check::Profile& target, int& bound)
+{
+  auto target_library = [&target](const std::string& soname) -> const check::ProfileLibrary* {
+    for (const check::ProfileLibrary& library : target.libraries) {
+      if (library.soname == soname) {
+        return &library;
+      }
+    }
+    return nullptr;
+  };
+  const check::ProfileLibrary* libc = target_library("libc.so.6");
+  std::map<std::string, std::string> chosen; // symbol -> version
+  for (const std::string& soname : k_glibc_sonames) {
+    stdfs::path host;
+    for (const std::string& dir : check::host_search_paths()) {
+      std::error_code ec;
+      if (stdfs::exists(stdfs::path(dir) / soname, ec)) {
+        host = stdfs::canonical(stdfs::path(dir) / soname);
+        break;
+      }
+    }
+    const check::ProfileLibrary* there = target_library(soname);
+    there = there != nullptr ? there : libc; // glibc 2.34 moved libpthread's symbols into libc
+    if (host.empty() || there == nullptr) {
+      continue;
+    }
+    std::map<std::string, std::vector<std::pair<std::string, bool>>> versions;
+    check::library_from_elf(check::read_elf(host), host)
+      .symbols.for_each([&versions](std::string_view name, const check::SymbolDefinition& definition) {
+        if (starts_with(definition.version, "GLIBC_2")) {
+          versions[std::string(name)].emplace_back(std::string(definition.version), definition.hidden);
+        }
+      });
+    for (const auto& [name, defs] : versions) {
+      auto default_def = std::find_if(defs.begin(), defs.end(), [](const auto& d) { return !d.second; });
+      if (default_def == defs.end() || check::provides_version(*there, default_def->first)) {
+        continue;
+      }
+      std::string best;
+      for (const auto& [version, hidden] : defs) {
+        if (check::provides_version(*there, version) && (best.empty() || older_version(best, version))) {
+          best = version;
+        }
+      }
+      if (!best.empty()) {
+        chosen[name] = best;
+      }
+    }
+  }
+  std::string text = "// Written by opkit build: glibc symbols bound to the versions the target has.\n";
+  for (const auto& [name, version] : chosen) {
+    text += fmt::format("__asm__(\".symver {0},{0}@{1}\");\n", name, version);
+  }
+  bound = static_cast<int>(chosen.size());
+  return chosen.empty() ? "" : text;
+}
 
 std::optional<CxxCeiling>
 cxx_ceiling(const check::Profile& profile)
@@ -262,12 +332,18 @@ plan_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::
   if (!ceiling) {
     return link;
   }
+  int bound = 0;
+  link.glibc_header = glibc_symver_header(target.profile, bound);
   NonsharedLibstdcxx nonshared = ensure_nonshared_libstdcxx(compiler, *ceiling);
   if (!nonshared.archive.empty()) {
     link.archives.push_back(nonshared.archive.string());
     link.summary = fmt::format(
       "libstdc++ above GLIBCXX_{}/CXXABI_{} ({}): {} symbols linked in from {} members, hidden", ceiling->glibcxx,
       ceiling->cxxabi, target.profile.name, nonshared.symbols.size(), nonshared.members.size());
+  }
+  if (bound > 0) {
+    link.summary += fmt::format("{}glibc: {} symbols bound to the versions {} has", link.summary.empty() ? "" : "; ",
+                                bound, target.profile.name);
   }
   return link;
 }

@@ -48,8 +48,16 @@ ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceilin
 struct PortableLink
 {
   std::vector<std::string> archives;
+  std::string glibc_header; // `.symver` lines binding glibc symbols to the versions the target has; "" when none
   std::string summary;
 };
+
+// The `.symver` directives that bind each glibc symbol whose default version
+// here is newer than the target's to the newest version the target's library
+// of that soname has (pthread_once@GLIBC_2.2.5 instead of @GLIBC_2.34), as a
+// header force-included in every compile; and how many it binds.
+std::string
+glibc_symver_header(const check::Profile& target, int& bound);
 
 PortableLink
 plan_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::string& runtime,

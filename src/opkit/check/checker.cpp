@@ -2,6 +2,7 @@
 
 #include "opkit/check/diagnose.hpp"
 #include "opkit/project/runtime_policy.hpp"
+#include "opkit/project/version.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/strings.hpp"
 
@@ -185,14 +186,18 @@ ceiling_text(const ProfileLibrary& library, const std::string& family)
     std::optional<std::string> release = project::release_of_version(version);
     return fmt::format("{} up to {}{}", library.soname, version, release ? " (" + *release + ")" : "");
   }
-  std::vector<std::string> same;
+  // The newest numbered version of the family (not GLIBC_PRIVATE, not the file's order).
+  std::string newest;
+  std::optional<project::Version> newest_number;
   for (const std::string& v : library.versions) {
-    if (family_of(v) == family) {
-      same.push_back(v);
+    std::optional<project::Version> number = project::parse_version(v.substr(v.find('_') + 1));
+    if (family_of(v) == family && number && (!newest_number || *newest_number < *number)) {
+      newest = v;
+      newest_number = number;
     }
   }
-  return same.empty() ? fmt::format("{} has no {} versions", library.soname, family)
-                      : fmt::format("{} up to {}", library.soname, same.back());
+  return newest.empty() ? fmt::format("{} has no {} versions", library.soname, family)
+                        : fmt::format("{} up to {}", library.soname, newest);
 }
 
 // Every required version the target lacks, one finding per (library, family).
