@@ -160,6 +160,11 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
       link.flags.push_back(archive);
       link.flags.push_back("-Wl,--exclude-libs," + std::filesystem::path(archive).filename().string());
     }
+    if (!input.link_archives.empty()) {
+      // What the archives' members hold beyond what the library reaches (a
+      // random_device needing getentropy@GLIBC_2.25, say) is dropped.
+      link.flags.push_back("-Wl,--gc-sections");
+    }
     append(link.flags, library.ldflags);
     append(link.flags, sdk_link_flags(sdk, flags));
     if (cuda) {
