@@ -383,13 +383,15 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
     stdfs::path dir = target_dir(build_root, sdk);
     std::string runtime = options.runtime.empty() ? manifest.runtime : options.runtime;
     PortableLink portable = plan_portable_link(compiler.compiler, sdk, runtime, options.profile_file);
-    TargetInput input{compiler,         source_root, {write_compat_source(dir)}, dir, options.static_archive,
-                      portable.archives};
+    std::vector<std::string> force_includes;
     if (!portable.glibc_header.empty()) {
       stdfs::path header = dir / "opkit" / "glibc_versions.h";
+      fs::create_dirs(header.parent_path());
       fs::write_file_if_changed(header, portable.glibc_header);
-      input.force_includes.push_back(header.string());
+      force_includes.push_back(header.string());
     }
+    TargetInput input{compiler,          source_root,   {write_compat_source(dir)}, dir, options.static_archive,
+                      portable.archives, force_includes};
     sdk::Sdk seen = sdk; // the SDK as the commands name it
     if (sharing.relative_sdk) {
       fs::write_symlink(dir / "sdk", sdk.root);

@@ -48,23 +48,6 @@ within(const std::string& version, const CxxCeiling& ceiling)
   return true;
 }
 
-std::string
-newest(const std::vector<std::string>& versions, const std::string& prefix)
-{
-  std::string best;
-  for (const std::string& version : versions) {
-    if (!starts_with(version, prefix)) {
-      continue;
-    }
-    std::string number = version.substr(prefix.size());
-    std::optional<project::Version> parsed = project::parse_version(number);
-    if (parsed && (best.empty() || *project::parse_version(best) < *parsed)) {
-      best = number;
-    }
-  }
-  return best;
-}
-
 stdfs::path
 compiler_file(const std::string& compiler, const std::string& name)
 {
@@ -156,37 +139,21 @@ older_version(const std::string& a, const std::string& b)
 std::string
 glibc_symver_header(const check::Profile& target, int& bound)
 {
-  auto target_library = [&target](const std::string& soname) -> const check::ProfileLibrary* {
-    for (const check::ProfileLibrary& library : target.libraries) {
-      if (library.soname == soname) {
-        return &library;
-      }
-    }
-    return nullptr;
-  };
-  const check::ProfileLibrary* libc = target_library("libc.so.6");
+  const check::ProfileLibrary* libc = target.find("libc.so.6");
   std::map<std::string, std::string> chosen; // symbol -> version
   for (const std::string& soname : k_glibc_sonames) {
-    stdfs::path host;
-    for (const std::string& dir : check::host_search_paths()) {
-      std::error_code ec;
-      if (stdfs::exists(stdfs::path(dir) / soname, ec)) {
-        host = stdfs::canonical(stdfs::path(dir) / soname);
-        break;
-      }
-    }
-    const check::ProfileLibrary* there = target_library(soname);
+    std::optional<check::ProfileLibrary> host = check::host_library(soname);
+    const check::ProfileLibrary* there = target.find(soname);
     there = there != nullptr ? there : libc; // glibc 2.34 moved libpthread's symbols into libc
-    if (host.empty() || there == nullptr) {
+    if (!host || there == nullptr) {
       continue;
     }
     std::map<std::string, std::vector<std::pair<std::string, bool>>> versions;
-    check::library_from_elf(check::read_elf(host), host)
-      .symbols.for_each([&versions](std::string_view name, const check::SymbolDefinition& definition) {
-        if (starts_with(definition.version, "GLIBC_2")) {
-          versions[std::string(name)].emplace_back(std::string(definition.version), definition.hidden);
-        }
-      });
+    host->symbols.for_each([&versions](std::string_view name, const check::SymbolDefinition& definition) {
+      if (starts_with(definition.version, "GLIBC_2")) {
+        versions[std::string(name)].emplace_back(std::string(definition.version), definition.hidden);
+      }
+    });
     for (const auto& [name, defs] : versions) {
       auto default_def = std::find_if(defs.begin(), defs.end(), [](const auto& d) { return !d.second; });
       if (default_def == defs.end() || check::provides_version(*there, default_def->first)) {
@@ -217,21 +184,24 @@ cxx_ceiling(const check::Profile& profile)
   if (profile.search_disk) {
     return std::nullopt;
   }
-  for (const check::ProfileLibrary& library : profile.libraries) {
-    if (library.soname != "libstdc++.so.6") {
-      continue;
-    }
-    CxxCeiling ceiling;
-    auto glibcxx = library.ceilings.find("GLIBCXX");
-    auto cxxabi = library.ceilings.find("CXXABI");
-    ceiling.glibcxx = glibcxx != library.ceilings.end() ? glibcxx->second : newest(library.versions, "GLIBCXX_");
-    ceiling.cxxabi = cxxabi != library.ceilings.end() ? cxxabi->second : newest(library.versions, "CXXABI_");
-    if (ceiling.glibcxx.empty() || ceiling.cxxabi.empty()) {
-      return std::nullopt;
-    }
-    return ceiling;
+  const check::ProfileLibrary* library = profile.find("libstdc++.so.6");
+  if (library == nullptr) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  // A policy's ceiling, else the newest version a captured library defines (its number).
+  auto ceiling_of = [library](const std::string& family) {
+    auto ceiling = library->ceilings.find(family);
+    if (ceiling != library->ceilings.end()) {
+      return ceiling->second;
+    }
+    std::string newest = check::newest_version(library->versions, family);
+    return newest.empty() ? newest : newest.substr(family.size() + 1);
+  };
+  CxxCeiling ceiling{ceiling_of("GLIBCXX"), ceiling_of("CXXABI")};
+  if (ceiling.glibcxx.empty() || ceiling.cxxabi.empty()) {
+    return std::nullopt;
+  }
+  return ceiling;
 }
 
 NonsharedLibstdcxx

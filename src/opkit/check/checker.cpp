@@ -2,7 +2,6 @@
 
 #include "opkit/check/diagnose.hpp"
 #include "opkit/project/runtime_policy.hpp"
-#include "opkit/project/version.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/strings.hpp"
 
@@ -186,16 +185,7 @@ ceiling_text(const ProfileLibrary& library, const std::string& family)
     std::optional<std::string> release = project::release_of_version(version);
     return fmt::format("{} up to {}{}", library.soname, version, release ? " (" + *release + ")" : "");
   }
-  // The newest numbered version of the family (not GLIBC_PRIVATE, not the file's order).
-  std::string newest;
-  std::optional<project::Version> newest_number;
-  for (const std::string& v : library.versions) {
-    std::optional<project::Version> number = project::parse_version(v.substr(v.find('_') + 1));
-    if (family_of(v) == family && number && (!newest_number || *newest_number < *number)) {
-      newest = v;
-      newest_number = number;
-    }
-  }
+  std::string newest = newest_version(library.versions, family);
   return newest.empty() ? fmt::format("{} has no {} versions", library.soname, family)
                         : fmt::format("{} up to {}", library.soname, newest);
 }

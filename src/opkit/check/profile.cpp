@@ -94,6 +94,48 @@ library_from_json(const Json& json)
 
 } // namespace
 
+const ProfileLibrary*
+Profile::find(const std::string& soname) const
+{
+  for (const ProfileLibrary& library : libraries) {
+    if (library.soname == soname) {
+      return &library;
+    }
+  }
+  return nullptr;
+}
+
+std::string
+newest_version(const std::vector<std::string>& versions, const std::string& family)
+{
+  std::string newest;
+  std::optional<project::Version> newest_number;
+  for (const std::string& version : versions) {
+    if (!starts_with(version, family + "_")) {
+      continue;
+    }
+    std::optional<project::Version> number = project::parse_version(version.substr(family.size() + 1));
+    if (number && (!newest_number || *newest_number < *number)) {
+      newest = version;
+      newest_number = number;
+    }
+  }
+  return newest;
+}
+
+std::optional<ProfileLibrary>
+host_library(const std::string& soname)
+{
+  stdfs::path path = find_in(soname, host_search_paths());
+  if (path.empty()) {
+    return std::nullopt;
+  }
+  stdfs::path real = stdfs::weakly_canonical(path);
+  ProfileLibrary library = indexed_library(real, cache_place(real));
+  library.path = path.string();
+  return library;
+}
+
 bool
 provides_version(const ProfileLibrary& library, const std::string& version)
 {
@@ -151,10 +193,8 @@ profile_from_policy(const project::RuntimePolicy& policy)
     library.soname = entry.soname;
     library.ceilings = entry.ceilings;
     library.extra_versions = entry.extra_versions;
-    stdfs::path host = find_in(entry.soname, host_search_paths());
-    if (!host.empty()) {
-      stdfs::path real = stdfs::weakly_canonical(host);
-      library.symbols = std::move(indexed_library(real, cache_place(real)).symbols);
+    if (std::optional<ProfileLibrary> host = host_library(entry.soname)) {
+      library.symbols = std::move(host->symbols);
       library.symbols_up_to_ceilings = true;
     }
     profile.libraries.push_back(std::move(library));

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,11 +42,24 @@ struct Profile
   // True only for this machine: a needed library absent from `libraries` is
   // looked up in `search_paths` on disk, as the real loader would.
   bool search_disk = false;
+
+  // The library with this soname; nullptr when the profile has none.
+  const ProfileLibrary* find(const std::string& soname) const;
 };
 
 // Does the library provide this symbol version (e.g. "GLIBCXX_3.4.21")?
 bool
 provides_version(const ProfileLibrary& library, const std::string& version);
+
+// The newest numbered version of a family a library defines ("GLIBCXX" ->
+// "GLIBCXX_3.4.28"; GLIBC_PRIVATE and the file's order do not count); "" when none.
+std::string
+newest_version(const std::vector<std::string>& versions, const std::string& family);
+
+// This machine's library of that soname (in host_search_paths()), its symbols
+// looked up through its cached index; nullopt when this machine has none.
+std::optional<ProfileLibrary>
+host_library(const std::string& soname);
 
 // A profile library read from a real ELF file.
 ProfileLibrary

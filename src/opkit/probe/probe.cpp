@@ -111,7 +111,7 @@ ensure_probe(const sdk::Sdk& sdk)
   plan.compiler_args = compiler.args;
   plan.build_dir = dir;
   plan.compiles.push_back({(dir / "tf_probe.cc").string(), "tf_probe.o", build::sdk_compile_flags(sdk, flags, {})});
-  build::LinkStep link{"tf_probe", "tf_probe", {"tf_probe.o"}, build::sdk_link_flags(sdk, flags), {}};
+  build::LinkStep link{"tf_probe", "tf_probe", {"tf_probe.o"}, build::sdk_link_flags(sdk, flags), {}, {}};
   // The rpath lets the probe find this SDK's framework library wherever the store is.
   link.flags.insert(link.flags.end(), {"-Wl,-rpath," + sdk.lib_dir().string(), "-ldl"});
   plan.links.push_back(link);
