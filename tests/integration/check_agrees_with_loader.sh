@@ -1,30 +1,37 @@
 # opkit check's verdict must equal what really happens when the library is
-# loaded with that version's real libtensorflow_framework (the probe process:
-# the real framework, this machine's real system libraries, dlopen RTLD_NOW).
+# loaded with that version's real libtensorflow_framework, in two places:
+# - this machine (`--runtime host`): the probe process, the real framework,
+#   this machine's real system libraries, dlopen RTLD_NOW;
+# - a real older system, the Debian 11 root (`--profile` captured from it):
+#   the root's own Python 3.9 and tensorflow-cpu 2.10.1, tf.load_op_library.
+#   Every library built for or loaded into TF 2.10.1 is compared there too.
+#   Libraries for TF 1.x are not: the root has no TF 1.12, so they are
+#   compared on this machine only.
 # The corpus is built here, from the real SDKs.
 source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/debian11_common.sh"   # $root, $scratch, in_root_python
 
 sdk_dir() { echo "$OPKIT_HOME/sdks/tensorflow-$1"; }
 probe_for() { echo "$OPKIT_HOME/probes/tensorflow-$1/tf_probe"; }
-cases=0
+cases=0 host_cases=0 root_cases=0
 
-# agree <library> <tf version> <loads|fails> [finding kind...]
-agree() {
-  local lib=$1 version=$2 expected=$3
-  shift 3
-  local check_rc=0 load_rc=0
-  "$OPKIT" check "$lib" --tf "$version" --runtime host --json >"$work/check.json" 2>"$work/check.err" || check_rc=$?
-  "$(probe_for "$version")" "$lib" >"$work/load.json" 2>/dev/null || load_rc=$?
-  [ "$check_rc" -le 1 ] || { cat "$work/check.err" >&2; fail "opkit check errored ($check_rc) on $lib"; }
-  [ "$load_rc" -eq 0 ] || [ "$load_rc" -eq 3 ] || fail "probe crashed ($load_rc) on $lib"
+# The root's record, made once from its files.
+run_opkit 0 profile capture --root "$root" --name debian-11 -o debian11.json
+profile=$work/debian11.json
+
+# compare <library> <where> <check rc> <load rc> <loads|fails> [finding kind...]:
+# opkit check's verdict ($work/check.json) against the real load ($work/load.out).
+compare() {
+  local lib=$1 where=$2 check_rc=$3 load_rc=$4 expected=$5
+  shift 5
   local verdict=loads loaded=loads
   [ "$check_rc" -eq 0 ] || verdict=fails
   [ "$load_rc" -eq 0 ] || loaded=fails
   if [ "$verdict" != "$loaded" ]; then
-    cat "$work/check.json" "$work/load.json" >&2
-    fail "$lib on TF $version: opkit check says $verdict, the real loader says $loaded"
+    cat "$work/check.json" "$work/load.out" >&2
+    fail "$lib $where: opkit check says $verdict, the real loader says $loaded"
   fi
-  [ "$verdict" = "$expected" ] || { cat "$work/check.json" "$work/load.json" >&2; fail "$lib on TF $version: expected $expected, both say $verdict"; }
+  [ "$verdict" = "$expected" ] || { cat "$work/check.json" "$work/load.out" >&2; fail "$lib $where: expected $expected, both say $verdict"; }
   python3 - "$work/check.json" "$verdict" "$@" <<'PY'
 import json, sys
 report, verdict, kinds = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3:]
@@ -36,7 +43,59 @@ for f in report["findings"]:
     assert f["summary"] and f["diagnosis"] and f["remedy"], f
 PY
   cases=$((cases + 1))
-  echo "agree: $(basename "$lib") on TF $version: $verdict ${*:-}" >&2
+  echo "agree: ${lib#"$work"/} $where: $verdict ${*:-}" >&2
+}
+
+# agree <library> <tf version> <loads|fails> [finding kind...]: on this machine.
+agree() {
+  local lib=$1 version=$2 expected=$3
+  shift 3
+  local check_rc=0 load_rc=0
+  "$OPKIT" check "$lib" --tf "$version" --runtime host --json >"$work/check.json" 2>"$work/check.err" || check_rc=$?
+  "$(probe_for "$version")" "$lib" >"$work/load.out" 2>/dev/null || load_rc=$?
+  [ "$check_rc" -le 1 ] || { cat "$work/check.err" >&2; fail "opkit check errored ($check_rc) on $lib"; }
+  [ "$load_rc" -eq 0 ] || [ "$load_rc" -eq 3 ] || fail "probe crashed ($load_rc) on $lib"
+  compare "$lib" "on TF $version (this machine)" "$check_rc" "$load_rc" "$expected" "$@"
+  host_cases=$((host_cases + 1))
+}
+
+# The root's loader: a NotFoundError (what TF raises when dlopen fails) is
+# "fails" (exit 3); anything else that stops it (a crash, another exception)
+# fails the test.
+root_loader='
+import sys, tensorflow as tf
+try:
+    tf.load_op_library(sys.argv[1])
+except tf.errors.NotFoundError as e:
+    print("NotFoundError:", e)
+    sys.exit(3)
+print("loaded")
+'
+# agree_root [--folder] <library> <loads|fails> [finding kind...]: on TF 2.10.1
+# in the Debian 11 root, opkit check with the root's profile against the root's
+# real loader. The library is copied into the root (--folder: with its whole
+# folder, the bundled libraries beside it in the same layout, so $ORIGIN finds
+# them there as here).
+agree_root() {
+  local folder=
+  if [ "$1" = --folder ]; then folder=1; shift; fi
+  local lib=$1 expected=$2
+  shift 2
+  local check_rc=0 load_rc=0 dest
+  "$OPKIT" check "$lib" --tf 2.10.1 --profile "$profile" --json >"$work/check.json" 2>"$work/check.err" || check_rc=$?
+  [ "$check_rc" -le 1 ] || { cat "$work/check.err" >&2; fail "opkit check --profile errored ($check_rc) on $lib"; }
+  dest=$(mktemp -d "$scratch/case.XXXXXX")
+  if [ -n "$folder" ]; then cp -a "$(dirname "$lib")/." "$dest/"; else cp "$lib" "$dest/"; fi
+  in_root_python "$root_loader" "$(inside_root "$dest/$(basename "$lib")")" || load_rc=$?
+  cp "$work/root.out" "$work/load.out"
+  case $load_rc in
+    0) grep -q '^loaded$' "$work/load.out" || { cat "$work/load.out" >&2; fail "the root's TF did not report loading $lib"; } ;;
+    3) grep -q '^NotFoundError:' "$work/load.out" || { cat "$work/load.out" >&2; fail "no NotFoundError from the root's TF on $lib"; } ;;
+    *) cat "$work/load.out" >&2; fail "the root's TF crashed or errored ($load_rc) on $lib" ;;
+  esac
+  rm -rf "$dest"
+  compare "$lib" "on TF 2.10.1 (Debian 11 root)" "$check_rc" "$load_rc" "$expected" "$@"
+  root_cases=$((root_cases + 1))
 }
 
 # --- the op project, built for both versions (the build's own check passes)
@@ -48,10 +107,11 @@ good112=$work/corpus_op/build/tf-1.12.0/libcorpus_op.so
 good210=$work/corpus_op/build/tf-2.10.1/libcorpus_op.so
 agree "$good112" 1.12.0 loads
 agree "$good210" 2.10.1 loads
+agree_root "$good210" loads
 
 # --- ABI flag wrong (1.12 built with _GLIBCXX_USE_CXX11_ABI=1)
 run_opkit 0 build --tf 1.12 --abi 1 --no-check --build-dir build-abi
-agree build-abi/tf-1.12.0/libcorpus_op.so 1.12.0 fails dual-abi-mismatch
+agree build-abi/tf-1.12.0/libcorpus_op.so 1.12.0 fails dual-abi-mismatch   # TF 1.x: this machine only
 # ...and opkit build's own check refuses it.
 run_opkit 1 build --tf 1.12 --abi 1 --build-dir build-abi
 expect_contains "$work/out" '^tf-1\.12\.0 +CHECK FAILED'
@@ -60,8 +120,9 @@ expect_contains "$work/out" 'error \[dual-abi-mismatch\]'
 # --- wrong -std for 2.10.1 (C++14: absl::string_view instead of std::string_view)
 run_opkit 0 build --tf 2.10.1 --std 14 --no-check --build-dir build-std
 agree build-std/tf-2.10.1/libcorpus_op.so 2.10.1 fails cxx-standard-mismatch
+agree_root build-std/tf-2.10.1/libcorpus_op.so fails cxx-standard-mismatch
 
-# --- built for 2.10.1, loaded into 1.12
+# --- built for 2.10.1, loaded into 1.12 (TF 1.x: this machine only)
 agree "$good210" 1.12.0 fails wrong-framework-soname
 
 # --- a symbol the framework does not export
@@ -73,6 +134,7 @@ sed -i 's|^sources:|sources:\n  - src/not_exported.cc|' opkit.yaml
 run_opkit 1 build --tf 2.10.1 --build-dir build-missing
 expect_contains "$work/out" 'error \[framework-symbol-missing\]'
 agree build-missing/tf-2.10.1/libcorpus_op.so 2.10.1 fails framework-symbol-missing
+agree_root build-missing/tf-2.10.1/libcorpus_op.so fails framework-symbol-missing
 sed -i '/src\/not_exported.cc/d' opkit.yaml
 
 # --- a weak undefined symbol: allowed by the loader, so by opkit check
@@ -88,6 +150,7 @@ for v in 1.12.0 2.10.1; do
 
   agree build-weak/tf-$v/libcorpus_op.so "$v" loads
 done
+agree_root build-weak/tf-2.10.1/libcorpus_op.so loads
 sed -i '/src\/weak_hook.cc/d' opkit.yaml
 
 # The remaining cases need a link opkit does not offer: done by hand with the
@@ -103,15 +166,18 @@ echo 'extern "C" int corpus_extra(int); extern "C" int corpus_use_extra(int x) {
 g++ -c -fPIC -o use_extra.o use_extra.cc
 g++ -shared -o needs_extra_210.so $objects210 use_extra.o -L"$(sdk_dir 2.10.1)/lib" -l:libtensorflow_framework.so.2 -Lextra -lcorpusextra
 agree needs_extra_210.so 2.10.1 fails missing-library
+agree_root needs_extra_210.so fails missing-library
 g++ -shared -o needs_extra_112.so $objects112 use_extra.o -L"$(sdk_dir 1.12.0)/lib" -ltensorflow_framework -Lextra -lcorpusextra
-agree needs_extra_112.so 1.12.0 fails missing-library
+agree needs_extra_112.so 1.12.0 fails missing-library   # TF 1.x: this machine only
 # Bundled next to the op with RUNPATH $ORIGIN, the same library is found: both agree it loads.
 mkdir -p bundle && cp extra/libcorpusextra.so bundle/
 g++ -shared -o bundle/libbundled.so $objects210 use_extra.o -L"$(sdk_dir 2.10.1)/lib" -l:libtensorflow_framework.so.2 -Lextra -lcorpusextra -Wl,-rpath,'$ORIGIN'
 agree bundle/libbundled.so 2.10.1 loads
+agree_root --folder bundle/libbundled.so loads
 # Bundled but without $ORIGIN: the loader does not look there.
 g++ -shared -o bundle/libnoorigin.so $objects210 use_extra.o -L"$(sdk_dir 2.10.1)/lib" -l:libtensorflow_framework.so.2 -Lextra -lcorpusextra
 agree bundle/libnoorigin.so 2.10.1 fails bundled-without-origin
+agree_root --folder bundle/libnoorigin.so fails bundled-without-origin
 
 # --- a GLIBCXX version newer than the target's libstdc++ provides: the op is
 # linked against a libstdc++.so.6 from a "newer GCC" (a link-time stand-in that
@@ -127,17 +193,58 @@ readelf -V needs_future_210.so >"$work/versions"
 expect_contains "$work/versions" 'Name: GLIBCXX_3\.4\.99'
 
 agree needs_future_210.so 2.10.1 fails version-too-new
+agree_root needs_future_210.so fails version-too-new
 g++ -shared -o needs_future_112.so $objects112 use_future.o newer/libstdc++.so.6 -L"$(sdk_dir 1.12.0)/lib" -ltensorflow_framework
-agree needs_future_112.so 1.12.0 fails version-too-new
+agree needs_future_112.so 1.12.0 fails version-too-new   # TF 1.x: this machine only
 
 # --- framework version skew under one soname: built for a newer TF 2.x
 # (absl::Status, another abseil release), loaded into TF 2.10.1's .so.2.
 source "$OPKIT_TEST_HOME/python-tf.env"   # TF_VERSION: the newer SDK (python_tf fixture)
 run_opkit 0 build --tf "$TF_VERSION" --no-check --build-dir build-newer
 agree "build-newer/tf-$TF_VERSION/libcorpus_op.so" 2.10.1 fails framework-version-skew
+agree_root "build-newer/tf-$TF_VERSION/libcorpus_op.so" fails framework-version-skew
 
-echo "check and the real loader agree on all $cases cases" >&2
-[ "$cases" -eq 15 ] || fail "expected 15 agreement cases, ran $cases"
+# --- where the two places differ: kernel helpers that allocate through
+# std::allocator and run something once, linked for this machine
+# (`--runtime host`): with its GCC 12 and glibc 2.36 the library needs
+# __throw_bad_array_new_length@GLIBCXX_3.4.29 and pthread_once@GLIBC_2.34.
+# It loads here; the root (GLIBCXX_3.4.28, glibc 2.31) refuses it, and both
+# verdicts follow their place.
+cat >src/host_only.cc <<'CC'
+#include <pthread.h>
+#include <cstddef>
+#include <memory>
+extern "C" std::size_t corpus_grow(std::size_t n) {
+  std::allocator<int> allocator;
+  int* values = allocator.allocate(n);
+  allocator.deallocate(values, n);
+  return n;
+}
+static pthread_once_t corpus_once = PTHREAD_ONCE_INIT;
+static int corpus_inits = 0;
+static void corpus_init() { ++corpus_inits; }
+extern "C" int corpus_init_twice() {
+  pthread_once(&corpus_once, corpus_init);
+  pthread_once(&corpus_once, corpus_init);
+  return corpus_inits;
+}
+CC
+sed -i 's|^sources:|sources:\n  - src/host_only.cc|' opkit.yaml
+run_opkit 0 build --tf 2.10.1 --runtime host --build-dir build-host-only
+sed -i '/src\/host_only.cc/d' opkit.yaml
+host_only=build-host-only/tf-2.10.1/libcorpus_op.so
+readelf -V "$host_only" >"$work/versions"
+expect_contains "$work/versions" 'Name: GLIBCXX_3\.4\.29'
+expect_contains "$work/versions" 'Name: GLIBC_2\.34'
+agree "$host_only" 2.10.1 loads
+agree_root "$host_only" fails version-too-new
+grep -Eq "version .(GLIBCXX_3\.4\.29|GLIBC_2\.34)' not found" "$work/load.out" ||
+  { cat "$work/load.out" >&2; fail "the root's loader refused $host_only for another reason"; }
+
+echo "check and the real loader agree on all $cases cases ($host_cases on this machine, $root_cases in the Debian 11 root)" >&2
+[ "$host_cases" -eq 16 ] || fail "expected 16 agreement cases on this machine, ran $host_cases"
+[ "$root_cases" -eq 10 ] || fail "expected 10 agreement cases in the Debian 11 root, ran $root_cases"
+[ "$cases" -eq 26 ] || fail "expected 26 agreement cases, ran $cases"
 
 # --- policies (no machine here has them, so no load to compare): the ceilings
 # are applied and named. The stock runtimes accept the good ops (opkit build's

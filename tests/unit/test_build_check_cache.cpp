@@ -34,7 +34,7 @@ failing_report()
                              "needs GLIBCXX_3.4.30",
                              "d",
                              "r",
-                             {{"_ZNSt6vectorIiSaIiEE", "std::vector<int>", "GLIBCXX_3.4.30"}}});
+                             {{"_ZNSt6vectorIiSaIiEE", "std::vector<int>", "GLIBCXX_3.4.30", {}}}});
   return report;
 }
 

@@ -27,7 +27,8 @@ plan_for(const char* version, int abi, int standard, build::FlagOverrides overri
 {
   sdk::Sdk sdk = fake_sdk_facts(version, abi, standard);
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
-  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/my project", {}, std::string("/my project/build/tf-") + version};
+  build::TargetInput input{
+    {{}, "/usr/bin/g++", {}}, "/my project", {}, std::string("/my project/build/tf-") + version, false, {}, {}, {}};
   build::LibraryInput library{"zero_out", "libzero_out.so", {"src/b.cc", "src/a.cc"}, {}, {}, {}, {}, {}};
   return build::plan_target(input, {library}, sdk, flags, overrides);
 }
@@ -102,7 +103,7 @@ TEST(BuildPlan, LibrarySettingsBecomeFlagsOfItsStepsOnly)
   sdk::Sdk sdk = fake_sdk_facts("2.10.1", 1, 17);
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   build::TargetInput input{
-    {{"/usr/bin/ccache"}, "/usr/bin/g++", {"-m64"}}, "/r", {"/r/build/opkit/compat.cc"}, "/r/build"};
+    {{"/usr/bin/ccache"}, "/usr/bin/g++", {"-m64"}}, "/r", {"/r/build/opkit/compat.cc"}, "/r/build", false, {}, {}, {}};
   build::LibraryInput fast{
     "fast",           "_fast_ops.so", {"fast/a.cc"}, {"/r", "/r/third_party/x"}, {"USE_FMA", "tstring=std::string"},
     {"-O3", "-mfma"}, {"-fopenmp"},   {"gomp"}};
@@ -134,7 +135,7 @@ TEST(BuildPlan, DeviceSourcesGetTheToolkitAndTensorFlowsCudaPath)
 {
   sdk::Sdk sdk = fake_sdk_facts("2.10.1", 1, 17);
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
-  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/r", {}, "/r/build"};
+  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/r", {}, "/r/build", false, {}, {}, {}};
   build::LibraryInput gpu{"gpu", "libgpu.so", {"k.cc", "k.cu.cc"}, {}, {}, {"-O3"}, {}, {}};
   build::CudaToolkit cuda{"/cuda/bin/nvcc", "/cuda/include", "/cuda/lib64", "/r/build/opkit/cuda"};
   build::TargetPlan plan = build::plan_target(input, {gpu}, sdk, flags, {}, cuda);
@@ -146,4 +147,31 @@ TEST(BuildPlan, DeviceSourcesGetTheToolkitAndTensorFlowsCudaPath)
   }
   const std::vector<std::string>& d = plan.compiles[1].flags;
   EXPECT_NE(std::find(d.begin(), d.end(), "-Xcompiler=-O3"), d.end()) << "host flags reach nvcc through -Xcompiler";
+}
+
+TEST(BuildPlan, APortableTargetBindsDeviceCodeAndTheCudaRuntimeToo)
+{
+  sdk::Sdk sdk = fake_sdk_facts("2.10.1", 1, 17);
+  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  build::TargetInput input{{{}, "/usr/bin/g++", {}},
+                           "/r",
+                           {},
+                           "/r/build",
+                           false,
+                           {"/store/portable/a/libx.a"},
+                           {"/r/build/opkit/symbol_versions.h"},
+                           {"/store/portable/b"}};
+  build::LibraryInput gpu{"gpu", "libgpu.so", {"k.cc", "k.cu.cc"}, {}, {}, {}, {}, {}};
+  build::CudaToolkit cuda{"/cuda/bin/nvcc", "/cuda/include", "/cuda/lib64", "/r/build/opkit/cuda"};
+  build::TargetPlan plan = build::plan_target(input, {gpu}, sdk, flags, {}, cuda);
+  const std::vector<std::string>& host = plan.compiles[0].flags;
+  const std::vector<std::string>& device = plan.compiles[1].flags;
+  EXPECT_EQ(host.back(), "/r/build/opkit/symbol_versions.h");
+  EXPECT_EQ(device.back(), "-Xcompiler=-include,/r/build/opkit/symbol_versions.h");
+  const std::vector<std::string>& link = plan.links[0].flags;
+  auto at = [&](const std::string& flag) { return std::find(link.begin(), link.end(), flag) - link.begin(); };
+  ASSERT_LT(at("-L/store/portable/b"), static_cast<long>(link.size()));
+  EXPECT_LT(at("-L/store/portable/b"), at("-L/cuda/lib64")) << "the pinned CUDA runtime is found first";
+  EXPECT_LT(at("-L/cuda/lib64"), at("-lcudart_static"));
+  EXPECT_LT(at("-Wl,--exclude-libs,libx.a"), static_cast<long>(link.size()));
 }

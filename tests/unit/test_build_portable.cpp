@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 using namespace opkit;
 
@@ -83,16 +85,71 @@ TEST(BuildPortable, TheMembersAboveACeilingAreKeptOnce)
 
 TEST(BuildPortable, GlibcSymbolsAreBoundToTheVersionsTheTargetHas)
 {
-  int bound = 0;
-  std::string header =
-    build::glibc_symver_header(check::profile_from_policy(project::load_runtime_policy("tensorflow-2.10")), bound);
-  EXPECT_GT(bound, 0);
+  build::SymbolBindings bindings =
+    build::symbol_bindings(check::profile_from_policy(project::load_runtime_policy("tensorflow-2.10")));
+  EXPECT_EQ(bindings.at("pthread_once"), "GLIBC_2.2.5");
+  std::string header = build::symver_header(bindings);
   // glibc 2.34 moved pthread_once into libc (GLIBC_2.34); CentOS 7 has GLIBC_2.2.5's.
   EXPECT_NE(header.find("__asm__(\".symver pthread_once,pthread_once@GLIBC_2.2.5\");"), std::string::npos);
   // expf@@GLIBC_2.27 has an older version; memcpy@@GLIBC_2.14 is within 2.17 already.
   EXPECT_NE(header.find("__asm__(\".symver expf,expf@GLIBC_2.2.5\");"), std::string::npos);
   EXPECT_EQ(header.find(".symver memcpy,"), std::string::npos);
   // This machine has every default version: nothing to bind.
-  EXPECT_EQ(build::glibc_symver_header(check::host_profile(), bound), "");
-  EXPECT_EQ(bound, 0);
+  EXPECT_TRUE(build::symbol_bindings(check::host_profile()).empty());
+  EXPECT_EQ(build::symver_header({}), "");
+}
+
+TEST(BuildPortable, DataTheTargetHasStaysTheTargetsOneCopy)
+{
+  // Ubuntu 16.04's ceiling: the COW string's members above GLIBCXX_3.4.21 are
+  // linked in, but its empty representation (a GNU unique object the target's
+  // libstdc++ has) must be the target's, or strings freed there crash.
+  build::NonsharedLibstdcxx nonshared = build::ensure_nonshared_libstdcxx("g++", {"3.4.21", "1.3.9"});
+  ASSERT_TRUE(contains(nonshared.members, "cow-string-inst.o"));
+  std::vector<check::ArchiveMember> kept = check::read_archive_members(nonshared.archive);
+  auto cow =
+    std::find_if(kept.begin(), kept.end(), [](const check::ArchiveMember& m) { return m.name == "cow-string-inst.o"; });
+  ASSERT_NE(cow, kept.end());
+  EXPECT_TRUE(contains(cow->needs, "_ZNSs4_Rep20_S_empty_rep_storageE"));
+  EXPECT_FALSE(contains(cow->defines, "_ZNSs4_Rep20_S_empty_rep_storageE"));
+  EXPECT_FALSE(contains(cow->data, "_ZNSs4_Rep20_S_empty_rep_storageE"));
+}
+
+TEST(BuildPortable, PrebuiltStaticLibrariesAreBoundToTheTargetsVersions)
+{
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "opkit-unit-pin";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "once.c") << "#include <pthread.h>\nstatic pthread_once_t o = PTHREAD_ONCE_INIT;\n"
+                                   "static void f(void) {}\nint once(void) { return pthread_once(&o, f); }\n";
+  ASSERT_EQ(run_process({"gcc", "-c", "-fPIC", (dir / "once.c").string(), "-o", (dir / "once.o").string()}).exit_code,
+            0);
+  ASSERT_EQ(run_process({"ar", "rcs", (dir / "libonce.a").string(), (dir / "once.o").string()}).exit_code, 0);
+  std::filesystem::path pinned = build::pin_static_libraries({dir / "libonce.a"}, {{"pthread_once", "GLIBC_2.2.5"}});
+  std::vector<check::ArchiveMember> members = check::read_archive_members(pinned / "libonce.a");
+  ASSERT_EQ(members.size(), 1U);
+  EXPECT_TRUE(contains(members[0].needs, "pthread_once@GLIBC_2.2.5"));
+  EXPECT_FALSE(contains(members[0].needs, "pthread_once"));
+  EXPECT_EQ(build::pin_static_libraries({dir / "libonce.a"}, {{"pthread_once", "GLIBC_2.2.5"}}), pinned);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(BuildPortable, TheFunctionsUsingASymbolAreNamed)
+{
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "opkit-unit-users";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "widest.c") << "#define _GNU_SOURCE\n#include <math.h>\n"
+                                     "double widest(double a, double b) { return fmaxf64(a, b); }\n"
+                                     "double same(double a) { return a; }\n"
+                                     "double twice(double a) { return fmaxf64(a, a) + fmaxf64(a, 0); }\n";
+  ASSERT_EQ(
+    run_process({"gcc", "-c", "-fPIC", "-fno-builtin", (dir / "widest.c").string(), "-o", (dir / "widest.o").string()})
+      .exit_code,
+    0);
+  auto users = check::functions_referencing(dir / "widest.o", {"fmaxf64", "sqrt"});
+  ASSERT_EQ(users.size(), 1U);
+  EXPECT_EQ(users["fmaxf64"], (std::vector<std::string>{"widest", "twice"}));
+  EXPECT_TRUE(check::functions_referencing(dir / "widest.c", {"fmaxf64"}).empty()); // not an object
+  std::filesystem::remove_all(dir);
 }

@@ -25,7 +25,7 @@ old_framework()
 SymbolRef
 ref(const std::string& mangled)
 {
-  return {mangled, demangle(mangled), ""};
+  return {mangled, demangle(mangled), "", {}};
 }
 
 } // namespace

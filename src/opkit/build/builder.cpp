@@ -122,6 +122,21 @@ check_built_library(LibraryResult& result, const sdk::Sdk& sdk, const std::strin
   }
 }
 
+// The objects a library of the plan links, as paths.
+std::vector<stdfs::path>
+link_objects(const TargetPlan& plan, const std::string& library)
+{
+  std::vector<stdfs::path> objects;
+  for (const LinkStep& link : plan.links) {
+    if (link.library == library) {
+      for (const std::string& object : link.objects) {
+        objects.push_back(plan.build_dir / object);
+      }
+    }
+  }
+  return objects;
+}
+
 // Every source a target compiles must exist, and device code needs a CUDA build
 // of TensorFlow (its headers and kernels registry) and the toolkit.
 void
@@ -382,25 +397,29 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
     project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
     stdfs::path dir = target_dir(build_root, sdk);
     std::string runtime = options.runtime.empty() ? manifest.runtime : options.runtime;
-    PortableLink portable = plan_portable_link(compiler.compiler, sdk, runtime, options.profile_file);
+    std::optional<CudaToolkit> cuda;
+    std::vector<stdfs::path> static_libraries;
+    if (sdk.cuda.is_cuda_build && toolkit) {
+      cuda = toolkit;
+      map_cuda_headers(*cuda, dir);
+      for (const std::string& name : flags.cuda_static_libraries) {
+        static_libraries.push_back(cuda->lib_dir / name);
+      }
+    }
+    PortableLink portable = plan_portable_link(compiler.compiler, sdk, runtime, options.profile_file, static_libraries);
     std::vector<std::string> force_includes;
-    if (!portable.glibc_header.empty()) {
-      stdfs::path header = dir / "opkit" / "glibc_versions.h";
+    if (!portable.symver_header.empty()) {
+      stdfs::path header = dir / "opkit" / "symbol_versions.h";
       fs::create_dirs(header.parent_path());
-      fs::write_file_if_changed(header, portable.glibc_header);
+      fs::write_file_if_changed(header, portable.symver_header);
       force_includes.push_back(header.string());
     }
-    TargetInput input{compiler,          source_root,   {write_compat_source(dir)}, dir, options.static_archive,
-                      portable.archives, force_includes};
+    TargetInput input{compiler,          source_root,    {write_compat_source(dir)}, dir, options.static_archive,
+                      portable.archives, force_includes, portable.link_dirs};
     sdk::Sdk seen = sdk; // the SDK as the commands name it
     if (sharing.relative_sdk) {
       fs::write_symlink(dir / "sdk", sdk.root);
       seen.root = "sdk";
-    }
-    std::optional<CudaToolkit> cuda;
-    if (sdk.cuda.is_cuda_build && toolkit) {
-      cuda = toolkit;
-      map_cuda_headers(*cuda, dir);
     }
     std::optional<PchSpec> pch;
     std::optional<PchUse> use;
@@ -463,6 +482,9 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
       if (result.ok && options.check) {
         for (LibraryResult& library : result.libraries) {
           check_built_library(library, sdk, runtime, options.profile_file);
+          if (!library.check->loads && !portable.summary.empty()) {
+            name_users_of_unbound_glibc_symbols(*library.check, link_objects(chosen, library.name));
+          }
         }
         result.ok = result.loads();
       }

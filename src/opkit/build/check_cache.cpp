@@ -27,8 +27,10 @@ report_from_json(const Json& json)
     finding.diagnosis = item.at("diagnosis").get<std::string>();
     finding.remedy = item.at("remedy").get<std::string>();
     for (const Json& symbol : item.at("symbols")) {
-      finding.symbols.push_back({symbol.at("mangled").get<std::string>(), symbol.at("demangled").get<std::string>(),
-                                 symbol.at("version").get<std::string>()});
+      finding.symbols.push_back({symbol.at("mangled").get<std::string>(),
+                                 symbol.at("demangled").get<std::string>(),
+                                 symbol.at("version").get<std::string>(),
+                                 {}});
     }
     report.findings.push_back(std::move(finding));
   }

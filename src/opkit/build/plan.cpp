@@ -141,7 +141,9 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
         step_flags.insert(step_flags.end(), {"-include", pch->header, "-Winvalid-pch"});
       }
       for (const std::string& header : input.force_includes) {
-        if (!on_device) {
+        if (on_device) {
+          step_flags.push_back("-Xcompiler=-include," + header);
+        } else {
           step_flags.insert(step_flags.end(), {"-include", header});
         }
       }
@@ -168,6 +170,9 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
     append(link.flags, library.ldflags);
     append(link.flags, sdk_link_flags(sdk, flags));
     if (cuda) {
+      for (const std::string& dir : input.link_dirs) {
+        link.flags.push_back("-L" + dir);
+      }
       link.flags.push_back("-L" + cuda->lib_dir.string());
       append(link.flags, flags.cuda_link_flags);
     }

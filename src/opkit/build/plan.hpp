@@ -117,9 +117,13 @@ struct TargetInput
   // Linked into every library right after its objects, their symbols hidden
   // (build/portable: the libstdc++ members above the target's ceiling).
   std::vector<std::string> link_archives;
-  // Headers every host compile includes after everything else on its command
-  // line (build/portable: the glibc symbol versions the target has).
+  // Headers every compile (the host side of device ones too) includes after
+  // everything else on its command line (build/portable: the glibc symbol
+  // versions the target has).
   std::vector<std::string> force_includes;
+  // Searched by the links before the toolkit's folder (build/portable: the
+  // CUDA runtime bound to the target's glibc versions).
+  std::vector<std::string> link_dirs;
 };
 
 // Plans every library against one SDK. Sources with a device suffix go to nvcc

@@ -65,16 +65,31 @@ compiler_file(const std::string& compiler, const std::string& name)
 // fixed point) those defining what they need that the target cannot give.
 // `keep`: the symbols the chosen members keep (those above the ceiling and
 // what members need from each other that the target lacks).
-std::vector<size_t>
-choose_members(const std::vector<check::ArchiveMember>& members, const check::ElfInfo& shared,
-               const CxxCeiling& ceiling, std::vector<std::string>& above, std::set<std::string>& keep)
+using TargetHas = std::map<std::string, bool>; // exported name -> some version of it is within the ceiling
+
+TargetHas
+target_has_of(const check::ElfInfo& shared, const CxxCeiling& ceiling)
 {
-  std::map<std::string, bool> target_has; // exported name -> some version of it is within the ceiling
+  TargetHas target_has;
   for (const check::ElfSymbol& symbol : shared.dynamic_symbols) {
     if (symbol.defined) {
       target_has[symbol.name] = target_has[symbol.name] || within(symbol.version, ceiling);
     }
   }
+  return target_has;
+}
+
+bool
+gives(const TargetHas& target_has, const std::string& name)
+{
+  auto found = target_has.find(name);
+  return found != target_has.end() && found->second;
+}
+
+std::vector<size_t>
+choose_members(const std::vector<check::ArchiveMember>& members, const TargetHas& target_has,
+               std::vector<std::string>& above, std::set<std::string>& keep)
+{
   std::map<std::string, size_t> definer;
   for (size_t i = 0; i < members.size(); ++i) {
     for (const std::string& name : members[i].defines) {
@@ -97,10 +112,8 @@ choose_members(const std::vector<check::ArchiveMember>& members, const check::El
     size_t member = pending.back();
     pending.pop_back();
     for (const std::string& need : members[member].needs) {
-      auto exported = target_has.find(need);
       auto found = definer.find(need);
-      bool target_gives = exported != target_has.end() && exported->second;
-      if (target_gives || found == definer.end()) {
+      if (gives(target_has, need) || found == definer.end()) {
         continue;
       }
       keep.insert(need);
@@ -122,8 +135,9 @@ run_tool(const std::vector<std::string>& argv)
   }
 }
 
-const std::vector<std::string> k_glibc_sonames = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2",
-                                                  "librt.so.1"};
+// The libraries whose symbols have older versions a build can bind to.
+const std::vector<std::string> k_bound_sonames = {"libc.so.6",  "libm.so.6",  "libpthread.so.0",
+                                                  "libdl.so.2", "librt.so.1", "libstdc++.so.6"};
 
 // "GLIBC_2.34" < "GLIBC_2.2.5" compares the numbers.
 bool
@@ -136,22 +150,25 @@ older_version(const std::string& a, const std::string& b)
 
 } // namespace
 
-std::string
-glibc_symver_header(const check::Profile& target, int& bound)
+SymbolBindings
+symbol_bindings(const check::Profile& target)
 {
   const check::ProfileLibrary* libc = target.find("libc.so.6");
-  std::map<std::string, std::string> chosen; // symbol -> version
-  for (const std::string& soname : k_glibc_sonames) {
+  SymbolBindings chosen; // symbol -> version
+  for (const std::string& soname : k_bound_sonames) {
+    bool glibc = soname != "libstdc++.so.6";
     std::optional<check::ProfileLibrary> host = check::host_library(soname);
     const check::ProfileLibrary* there = target.find(soname);
-    there = there != nullptr ? there : libc; // glibc 2.34 moved libpthread's symbols into libc
+    there = there != nullptr || !glibc ? there : libc; // glibc 2.34 moved libpthread's symbols into libc
     if (!host || there == nullptr) {
       continue;
     }
     std::map<std::string, std::vector<std::pair<std::string, bool>>> versions;
-    host->symbols.for_each([&versions](std::string_view name, const check::SymbolDefinition& definition) {
-      if (starts_with(definition.version, "GLIBC_2")) {
-        versions[std::string(name)].emplace_back(std::string(definition.version), definition.hidden);
+    host->symbols.for_each([&versions, glibc](std::string_view name, const check::SymbolDefinition& definition) {
+      std::string version(definition.version);
+      if (glibc ? starts_with(version, "GLIBC_2")
+                : starts_with(version, "GLIBCXX_3") || starts_with(version, "CXXABI_1")) {
+        versions[std::string(name)].emplace_back(version, definition.hidden);
       }
     });
     for (const auto& [name, defs] : versions) {
@@ -170,12 +187,17 @@ glibc_symver_header(const check::Profile& target, int& bound)
       }
     }
   }
-  std::string text = "// Written by opkit build: glibc symbols bound to the versions the target has.\n";
-  for (const auto& [name, version] : chosen) {
+  return chosen;
+}
+
+std::string
+symver_header(const SymbolBindings& bindings)
+{
+  std::string text = "// Written by opkit build: glibc and libstdc++ symbols bound to the versions the target has.\n";
+  for (const auto& [name, version] : bindings) {
     text += fmt::format("__asm__(\".symver {0},{0}@{1}\");\n", name, version);
   }
-  bound = static_cast<int>(chosen.size());
-  return chosen.empty() ? "" : text;
+  return bindings.empty() ? "" : text;
 }
 
 std::optional<CxxCeiling>
@@ -210,8 +232,8 @@ ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceilin
   stdfs::path archive = compiler_file(compiler, "libstdc++.a");
   stdfs::path shared = compiler_file(compiler, "libstdc++.so");
   std::string key =
-    sha256_hex(fmt::format("{}\n{}\n{}\nGLIBCXX_{}\nCXXABI_{}\n", compiler_identity(compiler), fs::file_stamp(archive),
-                           fs::file_stamp(shared), ceiling.glibcxx, ceiling.cxxabi))
+    sha256_hex(fmt::format("2\n{}\n{}\n{}\nGLIBCXX_{}\nCXXABI_{}\n", compiler_identity(compiler),
+                           fs::file_stamp(archive), fs::file_stamp(shared), ceiling.glibcxx, ceiling.cxxabi))
       .substr(0, 16);
   stdfs::path store = sdk::opkit_home() / "portable";
   stdfs::path dir = store / key;
@@ -232,7 +254,8 @@ ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceilin
   }
   std::vector<check::ArchiveMember> members = check::read_archive_members(archive);
   std::set<std::string> keep;
-  std::vector<size_t> chosen = choose_members(members, check::read_elf(shared), ceiling, result.symbols, keep);
+  TargetHas target_has = target_has_of(check::read_elf(shared), ceiling);
+  std::vector<size_t> chosen = choose_members(members, target_has, result.symbols, keep);
   fs::StagingDir staging(store);
   std::string text = fmt::format("# libstdc++ members above GLIBCXX_{} / CXXABI_{} from {}\n", ceiling.glibcxx,
                                  ceiling.cxxabi, archive.string());
@@ -251,15 +274,26 @@ ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceilin
     if (extracted.exit_code != 0) {
       fail(ExitCode::system, "ar x {}: failed: {}", archive, trim(extracted.err));
     }
-    // Every other strong symbol the members define is made local to its
-    // member: an op's (or another member's) reference to an older symbol then
-    // binds to the target's libstdc++, one copy of its state (EH globals,
-    // locale ids). Weak ones (COMDAT groups, template instances) stay.
+    // The data the target's libstdc++ has (the COW string's empty
+    // representation, locale ids, vtables) becomes a reference to its one
+    // copy. Every other strong symbol the members define is made local to
+    // its member: an op's (or another member's) reference to an older symbol
+    // then binds to the target's libstdc++. Weak ones (COMDAT groups,
+    // template instances) stay.
     for (size_t i : chosen) {
+      stdfs::path object = staging.path() / "obj" / members[i].name;
       std::set<std::string> weak(members[i].weak.begin(), members[i].weak.end());
+      std::vector<std::string> references;
+      for (const std::string& name : members[i].data) {
+        if (keep.count(name) == 0 && gives(target_has, name)) {
+          references.push_back(name);
+        }
+      }
+      check::make_references(object, references);
+      std::set<std::string> shared_data(references.begin(), references.end());
       std::string local;
       for (const std::string& name : members[i].defines) {
-        if (keep.count(name) == 0 && weak.count(name) == 0) {
+        if (keep.count(name) == 0 && weak.count(name) == 0 && shared_data.count(name) == 0) {
           local += name + "\n";
         }
       }
@@ -268,7 +302,7 @@ ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceilin
       }
       stdfs::path list = staging.path() / (members[i].name + ".local");
       fs::write_file_atomic(list, local);
-      run_tool({"objcopy", "--localize-symbols=" + list.string(), (staging.path() / "obj" / members[i].name).string()});
+      run_tool({"objcopy", "--localize-symbols=" + list.string(), object.string()});
       stdfs::remove(list);
     }
     run_tool(pack);
@@ -287,35 +321,112 @@ ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceilin
   return result;
 }
 
+stdfs::path
+pin_static_libraries(const std::vector<stdfs::path>& libraries, const SymbolBindings& bindings)
+{
+  std::string identity = "pinned 2\n";
+  for (const auto& [name, version] : bindings) {
+    identity += fmt::format("{} {}\n", name, version);
+  }
+  for (const stdfs::path& library : libraries) {
+    identity += library.string() + " " + fs::file_stamp(library) + "\n";
+  }
+  std::string key = sha256_hex(identity).substr(0, 16);
+  stdfs::path store = sdk::opkit_home() / "portable";
+  stdfs::path dir = store / key;
+  fs::FileLock lock(store / (key + ".lock"));
+  if (stdfs::exists(dir / "pinned.txt")) { // written last: the folder is complete
+    return dir;
+  }
+  fs::StagingDir staging(store);
+  for (const stdfs::path& library : libraries) {
+    // References only: what the library defines itself keeps its name.
+    std::set<std::string> defined;
+    for (const check::ArchiveMember& member : check::read_archive_members(library)) {
+      defined.insert(member.defines.begin(), member.defines.end());
+    }
+    std::string renames;
+    for (const auto& [name, version] : bindings) {
+      if (defined.count(name) == 0) {
+        renames += fmt::format("{0} {0}@{1}\n", name, version);
+      }
+    }
+    stdfs::path list = staging.path() / (library.filename().string() + ".renames");
+    fs::write_file_atomic(list, renames);
+    run_tool({"objcopy", "--redefine-syms=" + list.string(), library.string(),
+              (staging.path() / library.filename()).string()});
+  }
+  fs::write_file_atomic(staging.path() / "pinned.txt", identity);
+  staging.commit(dir, true);
+  log_info("portable: {} static libraries bound to the target's symbol versions in {}", libraries.size(), dir);
+  return dir;
+}
+
 PortableLink
 plan_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::string& runtime,
-                   const stdfs::path& profile_file)
+                   const stdfs::path& profile_file, const std::vector<stdfs::path>& static_libraries)
 {
   PortableLink link;
-  // A captured profile of the real target only, for now: the policies' older
-  // ceilings (CentOS 7's GLIBCXX_3.4.19) pull members that need newer glibc.
-  if (profile_file.empty()) {
-    return link;
-  }
   check::CheckTarget target = check::make_check_target(sdk, runtime, profile_file);
   std::optional<CxxCeiling> ceiling = cxx_ceiling(target.profile);
   if (!ceiling) {
     return link;
   }
-  int bound = 0;
-  link.glibc_header = glibc_symver_header(target.profile, bound);
+  SymbolBindings bindings = symbol_bindings(target.profile);
+  link.symver_header = symver_header(bindings);
+  if (!bindings.empty() && !static_libraries.empty()) {
+    link.link_dirs.push_back(pin_static_libraries(static_libraries, bindings).string());
+  }
   NonsharedLibstdcxx nonshared = ensure_nonshared_libstdcxx(compiler, *ceiling);
   if (!nonshared.archive.empty()) {
-    link.archives.push_back(nonshared.archive.string());
+    // Its members' own references (pthread_create in thread.o) bound too.
+    stdfs::path archive = nonshared.archive;
+    if (!bindings.empty()) {
+      archive = pin_static_libraries({archive}, bindings) / archive.filename();
+    }
+    link.archives.push_back(archive.string());
     link.summary = fmt::format(
       "libstdc++ above GLIBCXX_{}/CXXABI_{} ({}): {} symbols linked in from {} members, hidden", ceiling->glibcxx,
       ceiling->cxxabi, target.profile.name, nonshared.symbols.size(), nonshared.members.size());
   }
-  if (bound > 0) {
-    link.summary += fmt::format("{}glibc: {} symbols bound to the versions {} has", link.summary.empty() ? "" : "; ",
-                                bound, target.profile.name);
+  if (!bindings.empty()) {
+    link.summary +=
+      fmt::format("{}{} symbols bound to the older versions {} has{}", link.summary.empty() ? "" : "; ",
+                  bindings.size(), target.profile.name, static_libraries.empty() ? "" : ", in the CUDA runtime too");
   }
   return link;
+}
+
+void
+name_users_of_unbound_glibc_symbols(check::CheckReport& report, const std::vector<stdfs::path>& objects)
+{
+  for (check::Finding& finding : report.findings) {
+    std::set<std::string> names;
+    for (const check::SymbolRef& symbol : finding.symbols) {
+      if (finding.kind == "version-too-new" && starts_with(symbol.version, "GLIBC_2")) {
+        names.insert(symbol.mangled);
+      }
+    }
+    if (names.empty()) {
+      continue;
+    }
+    for (const stdfs::path& object : objects) {
+      std::map<std::string, std::vector<std::string>> users = check::functions_referencing(object, names);
+      for (check::SymbolRef& symbol : finding.symbols) {
+        auto found = users.find(symbol.mangled);
+        for (size_t i = 0; found != users.end() && i < found->second.size(); ++i) {
+          symbol.used_by.push_back(
+            fmt::format("{} in {}", check::demangle(found->second[i]), object.filename().string()));
+        }
+      }
+    }
+    bool named = std::any_of(finding.symbols.begin(), finding.symbols.end(),
+                             [](const check::SymbolRef& symbol) { return !symbol.used_by.empty(); });
+    finding.remedy = fmt::format("glibc has no older version of {} for opkit build to bind to: change {} not to "
+                                 "call it, or target a runtime that has it (--runtime/--profile)",
+                                 names.size() == 1 ? "this symbol" : "these symbols",
+                                 named ? "the functions named above" : "the code");
+  }
 }
 
 } // namespace opkit::build

@@ -4,10 +4,12 @@
 // devtoolset toolchains do: the few libstdc++ symbols newer than the target's
 // ceiling are linked into the op from the compiler's own libstdc++.a (hidden),
 // everything else keeps binding to the target's libstdc++.so.6.
+#include "opkit/check/checker.hpp"
 #include "opkit/check/profile.hpp"
 #include "opkit/sdk/sdk.hpp"
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,19 +50,39 @@ ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceilin
 struct PortableLink
 {
   std::vector<std::string> archives;
-  std::string glibc_header; // `.symver` lines binding glibc symbols to the versions the target has; "" when none
+  std::string symver_header; // `.symver` lines binding glibc symbols to the versions the target has; "" when none
+  std::vector<std::string> link_dirs; // searched first: the static libraries given, pinned the same way
   std::string summary;
 };
 
-// The `.symver` directives that bind each glibc symbol whose default version
-// here is newer than the target's to the newest version the target's library
-// of that soname has (pthread_once@GLIBC_2.2.5 instead of @GLIBC_2.34), as a
-// header force-included in every compile; and how many it binds.
-std::string
-glibc_symver_header(const check::Profile& target, int& bound);
+// Each glibc symbol whose default version here is newer than the target's,
+// bound to the newest version the target's library of that soname has
+// (pthread_once -> GLIBC_2.2.5 instead of GLIBC_2.34).
+using SymbolBindings = std::map<std::string, std::string>;
 
+SymbolBindings
+symbol_bindings(const check::Profile& target);
+
+// The bindings as `.symver` directives: a header force-included in every compile.
+std::string
+symver_header(const SymbolBindings& bindings);
+
+// A copy of each prebuilt static library (the CUDA runtime) whose references
+// are bound the same way (objcopy --redefine-syms), in one folder of
+// $OPKIT_HOME/portable/, made once per library and bindings.
+std::filesystem::path
+pin_static_libraries(const std::vector<std::filesystem::path>& libraries, const SymbolBindings& bindings);
+
+// `static_libraries`: prebuilt archives the links take by -l (the CUDA runtime).
 PortableLink
 plan_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::string& runtime,
-                   const std::filesystem::path& profile_file);
+                   const std::filesystem::path& profile_file,
+                   const std::vector<std::filesystem::path>& static_libraries);
+
+// After a portable link, a glibc symbol still newer than the target's is one
+// glibc has no older version of: names, on each such symbol of the report,
+// the functions of `objects` that use it, and says so in the finding.
+void
+name_users_of_unbound_glibc_symbols(check::CheckReport& report, const std::vector<std::filesystem::path>& objects);
 
 } // namespace opkit::build

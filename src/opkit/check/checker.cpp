@@ -216,7 +216,7 @@ check_version_needs(const ElfInfo& elf, const LoadSet& set, std::vector<Finding>
         "for CentOS 7-based runtimes), or target a runtime that has it (opkit check --runtime/--profile)";
       for (const ElfSymbol& symbol : elf.dynamic_symbols) {
         if (!symbol.defined && symbol.version == version) {
-          finding.symbols.push_back({symbol.name, demangle(symbol.name), symbol.version});
+          finding.symbols.push_back({symbol.name, demangle(symbol.name), symbol.version, {}});
         }
       }
     }
@@ -318,7 +318,7 @@ check_library(const stdfs::path& library, const CheckTarget& target)
       ++report.weak_unresolved;
       continue;
     }
-    unresolved.push_back({symbol.name, demangle(symbol.name), symbol.version});
+    unresolved.push_back({symbol.name, demangle(symbol.name), symbol.version, {}});
   }
   std::vector<const ProfileLibrary*> frameworks;
   for (const ProfileLibrary* lib : set.libraries) {
@@ -341,7 +341,11 @@ to_json(const CheckReport& report)
   for (const Finding& finding : report.findings) {
     Json symbols = Json::array();
     for (const SymbolRef& symbol : finding.symbols) {
-      symbols.push_back({{"mangled", symbol.mangled}, {"demangled", symbol.demangled}, {"version", symbol.version}});
+      Json item = {{"mangled", symbol.mangled}, {"demangled", symbol.demangled}, {"version", symbol.version}};
+      if (!symbol.used_by.empty()) {
+        item["used_by"] = symbol.used_by;
+      }
+      symbols.push_back(std::move(item));
     }
     findings.push_back({{"kind", finding.kind},
                         {"severity", finding.fatal ? "error" : "warning"},

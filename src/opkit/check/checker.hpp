@@ -14,7 +14,8 @@ struct SymbolRef
 {
   std::string mangled;
   std::string demangled;
-  std::string version; // required version, when the reference is versioned
+  std::string version;              // required version, when the reference is versioned
+  std::vector<std::string> used_by; // the functions that use it ("Kernel::Compute in obj/x.o"), when known
 };
 
 // One reason a library will not load (fatal) or might surprise (warning).

@@ -2,6 +2,7 @@
 #include "opkit/check/target.hpp"
 #include "opkit/cli/commands.hpp"
 #include "opkit/project/runtime_policy.hpp"
+#include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -27,6 +28,9 @@ print_check_report(const check::CheckReport& report, std::FILE* out)
       fmt::print(out, "      {}{}\n", symbol.demangled, symbol.version.empty() ? "" : "@" + symbol.version);
       if (symbol.demangled != symbol.mangled) {
         fmt::print(out, "        ({})\n", symbol.mangled);
+      }
+      for (const std::string& user : symbol.used_by) {
+        fmt::print(out, "        used by {}\n", user);
       }
     }
     if (finding.symbols.size() > k_symbols_shown) {
@@ -92,6 +96,13 @@ add_profile_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
     check::Profile profile = check::capture_profile(paths, name, root);
     fs::write_file_atomic(output, check::to_json(profile).dump() + "\n");
     fmt::print("{}: {} libraries ({})\n", output, profile.libraries.size(), profile.name);
+    exit_code = 0;
+  });
+  CLI::App* script = cmd->add_subcommand("script", "Print a sh script that records a target opkit cannot run on "
+                                                   "(`sh capture.sh [--name N] [--lib PATH]... > profile.json`, "
+                                                   "needs only Python 2.7 or 3): the profile `capture` would write");
+  script->callback([&exit_code] {
+    fmt::print("{}", require_embedded("templates/profile/capture_profile.sh"));
     exit_code = 0;
   });
   CLI::App* list = cmd->add_subcommand("list", "List the runtime policies in configs/runtimes");

@@ -76,6 +76,7 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   common.cuda_defines = yaml::get_string_list(cuda, "defines", name);
   common.nvcc_flags = yaml::get_string_list(cuda, "nvcc_flags", name);
   common.cuda_link_flags = yaml::get_string_list(cuda, "link_flags", name);
+  common.cuda_static_libraries = yaml::get_string_list(cuda, "static_libraries", name);
   if (YAML::Node pch = root["pch"]) {
     yaml::expect_keys(pch, {"headers", "defines"}, name);
     common.pch_headers = yaml::get_string_list(pch, "headers", name);

@@ -50,12 +50,13 @@ struct FrameworkFlags
   std::vector<std::string> compile_flags;
   std::vector<std::string> warning_flags;
   std::vector<std::string> link_flags;
-  std::vector<std::string> include_dirs;    // relative to the SDK root
-  std::vector<std::string> cuda_defines;    // for every source of a CUDA project
-  std::vector<std::string> nvcc_flags;      // for the device sources
-  std::vector<std::string> cuda_link_flags; // after the SDK's link flags
-  std::vector<std::string> pch_headers;     // what the precompiled header includes
-  std::vector<std::string> pch_defines;     // macros it defines first (EIGEN_USE_THREADS)
+  std::vector<std::string> include_dirs;          // relative to the SDK root
+  std::vector<std::string> cuda_defines;          // for every source of a CUDA project
+  std::vector<std::string> nvcc_flags;            // for the device sources
+  std::vector<std::string> cuda_link_flags;       // after the SDK's link flags
+  std::vector<std::string> cuda_static_libraries; // the toolkit's archives they link (file names)
+  std::vector<std::string> pch_headers;           // what the precompiled header includes
+  std::vector<std::string> pch_defines;           // macros it defines first (EIGEN_USE_THREADS)
   std::vector<Quirk> quirks;
 };
 
