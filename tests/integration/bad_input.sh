@@ -74,3 +74,12 @@ PATH="$work/nocache-bin" run_opkit 3 -C zero_out build --tf 2.10.1 --cache
 expect_one_error_line
 expect_contains "$work/err" 'ccache: not found in PATH'
 [ ! -e zero_out/build ] || fail "build/ was created with a missing ccache"
+
+# Symbol names that are not UTF-8 (an untrusted ELF file): --json and a
+# captured profile carry U+FFFD for the bad bytes; nothing aborts.
+printf 'extern int nowhere __asm__("opkit_bad\\xff\\xfename");\nint defined_bad __asm__("opkit_def\\xffined") = 1;\nint get(void) { return nowhere + defined_bad; }\n' >"$work/bad8.c"
+gcc -shared -fPIC -o "$work/libbad8.so" "$work/bad8.c"
+run_opkit 1 check "$work/libbad8.so" --runtime host --json
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); names=[s['mangled'] for f in r['findings'] for s in f['symbols']]; assert names==['opkit_bad\ufffd\ufffdname'], names" "$work/out"
+run_opkit 0 profile capture --lib "$work/libbad8.so" -o "$work/bad8.json"
+python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert any('opkit_def\ufffdined' in str(l['symbols']) for l in p['libraries']), p" "$work/bad8.json"

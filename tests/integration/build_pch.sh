@@ -24,11 +24,11 @@ for v in 1.12.0 2.10.1; do
   python3 - "build/tf-$v/compile_commands.json" "${gch%.gch}" <<'PY'
 import json, sys
 entries = json.load(open(sys.argv[1]))
-uses = {e["file"].rsplit("/", 1)[1]: "-include" in e["arguments"] for e in entries}
+uses = {e["file"].rsplit("/", 1)[1]: "-Winvalid-pch" in e["arguments"] for e in entries}
 assert uses == {"pch_op_op.cc": True, "pch_op_kernels.cc": True, "opkit_compat.cc": False}, uses
 for e in entries:
-    if "-include" in e["arguments"]:
-        assert e["arguments"][e["arguments"].index("-include") + 1] == sys.argv[2], e["arguments"]
+    if "-Winvalid-pch" in e["arguments"]:
+        assert e["arguments"][e["arguments"].index("-Winvalid-pch") - 1] == sys.argv[2], e["arguments"]
 PY
   # gcc says it loaded the .gch: with -H, '!' precedes a precompiled header it used.
   python3 - "build/tf-$v/compile_commands.json" >"$work/cmd-$v" <<'PY'
@@ -50,7 +50,7 @@ run_opkit 0 test --tf 1.12,2.10.1
 run_opkit 0 build --tf 1.12,2.10.1 --no-pch --build-dir build-plain
 run_opkit 0 test --tf 1.12,2.10.1 --build-dir build-plain
 [ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 2 ] || fail "plain build not matched twice"
-if grep -q -- '-include' build-plain/tf-2.10.1/build.ninja; then fail "--no-pch still used the PCH"; fi
+if grep -q -- '-Winvalid-pch' build-plain/tf-2.10.1/build.ninja; then fail "--no-pch still used the PCH"; fi
 for v in 1.12.0 2.10.1; do
   nm -D --defined-only build/tf-$v/libpch_op.so | awk '{print $3}' | sort >"$work/syms-pch-$v"
   nm -D --defined-only build-plain/tf-$v/libpch_op.so | awk '{print $3}' | sort >"$work/syms-plain-$v"
@@ -71,7 +71,7 @@ run_opkit 0 build --tf 1.12
 
 # A changed flag bypasses the PCH: compiled plainly, nothing new in the store.
 run_opkit 0 -v build --tf 2.10.1 --abi 0 --no-check --build-dir build-abi0
-if grep -q -- '-include' build-abi0/tf-2.10.1/build.ninja; then fail "--abi 0 used the PCH made for ABI 1"; fi
+if grep -q -- '-Winvalid-pch' build-abi0/tf-2.10.1/build.ninja; then fail "--abi 0 used the PCH made for ABI 1"; fi
 expect_contains "$work/err" "tensorflow-2\.10\.1: the flags differ from the SDK's own: no precompiled header"
 [ "$(ls "$OPKIT_HOME/pch/tensorflow-2.10.1" | wc -l)" -eq 1 ] || fail "a flag override made a PCH"
 
@@ -82,7 +82,7 @@ chmod +x "$work/bin/g++"
 CXX="$work/bin/g++" run_opkit 0 -v build --tf 1.12 --build-dir build-cc
 expect_contains "$work/err" "precompiling TensorFlow's headers for tensorflow-1\.12\.0 "
 [ "$(ls "$OPKIT_HOME/pch/tensorflow-1.12.0" | wc -l)" -eq 2 ] || fail "the other compiler did not get its own PCH"
-expect_contains build-cc/tf-1.12.0/build.ninja '-include'
+expect_contains build-cc/tf-1.12.0/build.ninja '-Winvalid-pch'
 # That compiler changes (an upgrade): its PCH is stale and gc removes it, and only it.
 touch "$work/bin/g++"
 run_opkit 0 sdk gc

@@ -78,7 +78,7 @@ int
 count_pch_compiles(const TargetPlan& plan)
 {
   return static_cast<int>(std::count_if(plan.compiles.begin(), plan.compiles.end(), [](const CompileStep& step) {
-    return std::find(step.flags.begin(), step.flags.end(), "-include") != step.flags.end();
+    return std::find(step.flags.begin(), step.flags.end(), "-Winvalid-pch") != step.flags.end(); // only with the PCH
   }));
 }
 
@@ -477,7 +477,7 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
       }
       stdfs::path info = chosen.build_dir / "opkit-build.json";
       if (result.ok && !chosen.links.empty() && (!result.up_to_date || !stdfs::exists(info, ec))) {
-        fs::write_file_if_changed(info, build_info_json(sdk, chosen, compiler_text.get()).dump(2) + "\n");
+        fs::write_file_if_changed(info, json_text(build_info_json(sdk, chosen, compiler_text.get()), 2) + "\n");
       }
       if (result.ok && options.check) {
         for (LibraryResult& library : result.libraries) {

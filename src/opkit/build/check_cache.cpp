@@ -80,7 +80,7 @@ void
 store_check(const stdfs::path& file, const CheckCacheKey& key, const check::CheckReport& report)
 {
   Json json = {{"schema", k_schema}, {"key", key.value}, {"report", check::to_json(report)}};
-  fs::write_file_atomic(file, json.dump(1) + "\n");
+  fs::write_file_atomic(file, json_text(json, 1) + "\n");
 }
 
 } // namespace opkit::build

@@ -108,7 +108,11 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
   std::vector<std::string> generated_objects;
   for (const std::filesystem::path& source : input.generated) {
     generated_objects.push_back("obj/opkit/" + source.filename().string() + ".o");
-    plan.compiles.push_back({source.string(), generated_objects.back(), base});
+    std::vector<std::string> generated_flags = base;
+    for (const std::string& header : input.force_includes) {
+      generated_flags.insert(generated_flags.end(), {"-include", header});
+    }
+    plan.compiles.push_back({source.string(), generated_objects.back(), generated_flags});
   }
   for (const LibraryInput& library : libraries) {
     // The library's own flags come after the SDK's (its -O3 wins), its folders after the SDK's headers.

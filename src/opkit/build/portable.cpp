@@ -61,6 +61,28 @@ compiler_file(const std::string& compiler, const std::string& name)
   return stdfs::canonical(path);
 }
 
+// The compiler's libstdc++.a and libstdc++.so, as it names them; remembered
+// per compiler (its path and stamp) in the store, so that a build asks the
+// compiler only the first time.
+std::pair<stdfs::path, stdfs::path>
+compiler_libstdcxx(const std::string& compiler)
+{
+  stdfs::path memo =
+    sdk::opkit_home() / "portable" / ("compiler-" + sha256_hex(compiler_identity(compiler)).substr(0, 16) + ".txt");
+  std::error_code ec;
+  if (stdfs::exists(memo, ec)) {
+    std::vector<std::string> lines = split(fs::read_file(memo), '\n');
+    if (lines.size() >= 2 && stdfs::exists(lines[0], ec) && stdfs::exists(lines[1], ec)) {
+      return {lines[0], lines[1]};
+    }
+  }
+  stdfs::path archive = compiler_file(compiler, "libstdc++.a");
+  stdfs::path shared = compiler_file(compiler, "libstdc++.so");
+  fs::create_dirs(memo.parent_path());
+  fs::write_file_atomic(memo, archive.string() + "\n" + shared.string() + "\n");
+  return {archive, shared};
+}
+
 // The members to take: those defining a symbol above the ceiling, then (to a
 // fixed point) those defining what they need that the target cannot give.
 // `keep`: the symbols the chosen members keep (those above the ceiling and
@@ -229,8 +251,7 @@ cxx_ceiling(const check::Profile& profile)
 NonsharedLibstdcxx
 ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceiling)
 {
-  stdfs::path archive = compiler_file(compiler, "libstdc++.a");
-  stdfs::path shared = compiler_file(compiler, "libstdc++.so");
+  auto [archive, shared] = compiler_libstdcxx(compiler);
   std::string key =
     sha256_hex(fmt::format("2\n{}\n{}\n{}\nGLIBCXX_{}\nCXXABI_{}\n", compiler_identity(compiler),
                            fs::file_stamp(archive), fs::file_stamp(shared), ceiling.glibcxx, ceiling.cxxabi))

@@ -67,7 +67,7 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       }
     }
     if (global.json) {
-      fmt::print("{}\n", (reports.size() == 1 ? reports[0] : reports).dump(2));
+      fmt::print("{}\n", json_text(reports.size() == 1 ? reports[0] : reports, 2));
     }
     exit_code = static_cast<int>(all_load ? ExitCode::ok : ExitCode::failed);
   });
@@ -94,7 +94,7 @@ add_profile_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   capture->callback([&exit_code] {
     std::vector<std::filesystem::path> paths(libraries.begin(), libraries.end());
     check::Profile profile = check::capture_profile(paths, name, root);
-    fs::write_file_atomic(output, check::to_json(profile).dump() + "\n");
+    fs::write_file_atomic(output, json_text(check::to_json(profile)) + "\n");
     fmt::print("{}: {} libraries ({})\n", output, profile.libraries.size(), profile.name);
     exit_code = 0;
   });

@@ -28,7 +28,7 @@ run_list(const GlobalOptions& global)
     for (const sdk::Sdk& sdk : sdks) {
       list.push_back(sdk::to_json(sdk));
     }
-    fmt::print("{}\n", list.dump(2));
+    fmt::print("{}\n", json_text(list, 2));
     return;
   }
   if (sdks.empty()) {
@@ -71,7 +71,7 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   add->callback([&global, &exit_code] {
     sdk::Sdk sdk = sdk::import_sdk(source);
     if (global.json) {
-      fmt::print("{}\n", sdk::to_json(sdk).dump(2));
+      fmt::print("{}\n", json_text(sdk::to_json(sdk), 2));
     } else {
       print_sdk_line(sdk);
     }
@@ -114,7 +114,7 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     Json json = sdk::to_json(sdk);
     json["size_bytes"] = fs::disk_size(sdk.root);
     if (global.json) {
-      fmt::print("{}\n", json.dump(2));
+      fmt::print("{}\n", json_text(json, 2));
     } else {
       for (const auto& [key, value] : json.items()) {
         fmt::print("{:<18} {}\n", key, value.is_string() ? value.get<std::string>() : value.dump());

@@ -131,7 +131,7 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       std::vector<probe::PythonVectorsReport> reports =
         probe::test_in_tf_versions(manifest, split_versions(versions), build_dir, libraries);
       if (global.json) {
-        fmt::print("{}\n", probe::to_json(reports).dump(2));
+        fmt::print("{}\n", json_text(probe::to_json(reports), 2));
       } else {
         for (const probe::PythonVectorsReport& report : reports) {
           print_vectors(report);
@@ -150,7 +150,7 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     }
     probe::TestReport report = probe::test_project(manifest, split_versions(versions), build_dir, libraries);
     if (global.json) {
-      fmt::print("{}\n", probe::to_json(report).dump(2));
+      fmt::print("{}\n", json_text(probe::to_json(report), 2));
     } else {
       for (const probe::TestTarget& target : report.targets) {
         print_target(target);

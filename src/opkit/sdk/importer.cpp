@@ -251,7 +251,7 @@ import_sdk(const stdfs::path& source)
   sdk.root = staging.path();
   check::write_symbol_index(sdk.lib_dir() / sdk.framework_library, sdk.symbol_index());
   sdk.root = store / sdk.id;
-  fs::write_file_atomic(staging.path() / "sdk.json", to_json(sdk).dump(2) + "\n");
+  fs::write_file_atomic(staging.path() / "sdk.json", json_text(to_json(sdk), 2) + "\n");
   fs::FileLock lock(store_lock_path()); // one commit into the store at a time
   staging.commit(sdk.root, /*replace=*/true);
   log_info("imported {}: {} headers, {} framework librar{}, {:.1f} MB", sdk.id, stats.headers, stats.libraries,
