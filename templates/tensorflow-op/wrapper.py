@@ -24,8 +24,11 @@ def _library_path(version=tf.__version__):
         matches = sorted(glob.glob(os.path.join(root, "tf-" + major_minor + ".*", _LIBRARY)))
         if matches:
             return matches[-1]
+    carried = sorted(set(os.path.basename(os.path.dirname(path))[len("tf-"):]
+                         for root in _ROOTS for path in glob.glob(os.path.join(root, "tf-*", _LIBRARY))))
     raise ImportError(
-        "no %s built for TensorFlow %s; run: opkit build --tf %s" % (_LIBRARY, version, version))
+        "no %s for TensorFlow %s (this process runs it); libraries here are for TensorFlow %s; "
+        "run: opkit build --tf %s" % (_LIBRARY, version, ", ".join(carried) or "no version", version))
 
 
 _module = tf.load_op_library(_library_path())

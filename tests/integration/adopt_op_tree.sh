@@ -96,9 +96,9 @@ expect_contains "$work/err" 'no-such-g\+\+: C\+\+ compiler not found'
 [ ! -e build-missing ] || fail "build-missing/ created without a compiler"
 unset CCACHE_DIR
 
-# Every library goes into the packages: the EasyRec resource carries all three.
+# Every library goes into the packages: the EasyRec ops overlay carries all three.
 run_opkit 0 package easyrec --tf 2.10.1 --version 0_1_0 -o dist
-tar tzf dist/easy_rec_ext_0_1_0_res.tar.gz >"$work/members"
+tar tzf dist/easy_rec_ext_0_1_0_overlay.tar.gz >"$work/members"
 for lib in _text_ops _embed_ops _resampler_ops; do
   expect_contains "$work/members" "^easy_rec/python/ops/2\.10/$lib\.so$"
 done

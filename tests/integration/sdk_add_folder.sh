@@ -13,6 +13,13 @@ with zipfile.ZipFile(wheel) as z:
                 or name.startswith("tensorflow/python/ops/array_ops.py")):
             z.extract(name, site)
 PY
+# Siblings pip installs beside TF (their names sort after tensorflow_cpu's): not the SDK's distribution.
+for sibling in tensorflow_io_gcs_filesystem-0.37.1 tensorflow_estimator-2.10.0; do
+  mkdir -p "$site/$sibling.dist-info"
+  printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "${sibling%-*}" "${sibling##*-}" >"$site/$sibling.dist-info/METADATA"
+  printf '%s/__init__.py,,\n' "${sibling%-*}" >"$site/$sibling.dist-info/RECORD"
+  echo "${sibling%-*}" >"$site/$sibling.dist-info/top_level.txt"
+done
 run_opkit 0 sdk add "$site/tensorflow"
 run_opkit 0 sdk list --json
 python3 - "$work/out" <<'PY'

@@ -57,7 +57,7 @@ echo "print('run')" >"$er/pai_jobs/run.py"
 run_opkit 0 package easyrec --easyrec-dir "$er" --version layer_v1 --tf "1.12,2.10.1,$TF_VERSION"
 tarball=dist/easy_rec_ext_layer_v1_res.tar.gz
 tar tzf "$tarball" >"$work/list"
-for path in easy_rec/python/layers/keras/text_norm_layer.py easy_rec/python/ops/1.12/libtext_norm.so \
+for path in easy_rec/python/layers/keras/text_norm_layer.py easy_rec/python/ops/1.12_pai/libtext_norm.so \
             easy_rec/python/ops/2.10/libtext_norm.so "easy_rec/python/ops/${TF_VERSION%.*}/libtext_norm.so" \
             easy_rec/python/ops/1.12/libcustom_ops.so run.py; do
   grep -qx "$path" "$work/list" || fail "$path not in the package"

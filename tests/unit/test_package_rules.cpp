@@ -13,32 +13,78 @@ namespace {
 std::string
 ops_dir(const char* version, const char* flavor = "")
 {
-  return project::easyrec_ops_dir(project::easyrec_rules(), *project::parse_version(version), flavor);
+  std::optional<project::OpsDirChoice> choice =
+    project::easyrec_ops_dir(project::easyrec_rules(), *project::parse_version(version), flavor);
+  return choice ? choice->dir : "(none)";
+}
+
+std::string
+protobuf_min(const char* tf)
+{
+  return project::easyrec_protobuf_min(project::easyrec_rules(), *project::parse_version(tf)).str();
 }
 
 } // namespace
 
 TEST(PackageRules, EasyRecOpsFolderForEveryRule)
 {
-  EXPECT_EQ(ops_dir("1.12.0"), "1.12");
+  // 1.12 defaults to PAI-TF, what `pai -name easy_rec_ext` runs.
+  EXPECT_EQ(ops_dir("1.12.0"), "1.12_pai");
   EXPECT_EQ(ops_dir("1.12.0", "pai"), "1.12_pai");
+  EXPECT_EQ(ops_dir("1.12.0", "stock"), "1.12");
   EXPECT_EQ(ops_dir("1.15.5"), "1.15");
+  EXPECT_EQ(ops_dir("1.15.5", "stock"), "1.15");
   EXPECT_EQ(ops_dir("1.15.5", "deeprec"), "DeepRec");
   EXPECT_EQ(ops_dir("2.10.1"), "2.10");
+  EXPECT_EQ(ops_dir("2.10.1", "stock"), "2.10");
   EXPECT_EQ(ops_dir("2.12.0"), "2.12");
   EXPECT_EQ(ops_dir("1.14.0"), "1.14");
-  EXPECT_THROW(ops_dir("2.10.1", "pai"), Error);
+  // A flavor without a rule for the version gives nothing: the caller takes the default.
+  EXPECT_EQ(ops_dir("2.10.1", "pai"), "(none)");
+  EXPECT_EQ(ops_dir("1.12.0", "deeprec"), "(none)");
   EXPECT_THROW(ops_dir("1.12.0", "tpu"), Error);
 }
 
-TEST(PackageRules, EasyRecVersionsAsDeployExtAllows)
+TEST(PackageRules, EasyRecFolderSaysWhy)
 {
-  for (const char* ok : {"0_8_7", "v1", "release-2", "ABC_x-1"}) {
+  auto choice = project::easyrec_ops_dir(project::easyrec_rules(), *project::parse_version("1.12.0"), "");
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(choice->flavor, "pai");
+  EXPECT_NE(choice->why.find("'PAI' in tf.__version__"), std::string::npos) << choice->why;
+  choice = project::easyrec_ops_dir(project::easyrec_rules(), *project::parse_version("2.10.1"), "");
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(choice->flavor, "");
+  EXPECT_NE(choice->why.find("major.minor"), std::string::npos) << choice->why;
+}
+
+TEST(PackageRules, EasyRecVersionsDottedAndNameCharactersOnly)
+{
+  for (const char* ok : {"0.7.5", "0_8_7", "v1", "release-2", "ABC_x-1", "1.0.0-rc1", "0.8.7.post1"}) {
     EXPECT_NO_THROW(package::validate_easyrec_version(ok)) << ok;
   }
-  for (const char* bad : {"", "1.0", "a b", "x/y", "v1;rm"}) {
+  for (const char* bad : {"", "a b", "x/y", "v1;rm", ".", "..", ".hidden", "-V", "../x", "a\nb", "1.0+local"}) {
     EXPECT_THROW(package::validate_easyrec_version(bad), Error) << bad;
   }
+  EXPECT_NO_THROW(package::validate_easyrec_version(std::string(100, 'a')));
+  EXPECT_THROW(package::validate_easyrec_version(std::string(101, 'a')), Error);
+  try {
+    package::validate_easyrec_version("x/y");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+  }
+}
+
+TEST(PackageRules, ProtobufEachTensorFlowRequires)
+{
+  // From the wheels' METADATA (Requires-Dist: protobuf).
+  EXPECT_EQ(protobuf_min("1.12.0"), "3.6.1");
+  EXPECT_EQ(protobuf_min("1.15.5"), "3.6.1");
+  EXPECT_EQ(protobuf_min("2.10.1"), "3.9.2");
+  EXPECT_EQ(protobuf_min("2.15.1"), "3.20.3");
+  // Between rows the older, lower minimum holds; before the first, the first.
+  EXPECT_EQ(protobuf_min("2.5.0"), "3.6.1");
+  EXPECT_EQ(protobuf_min("1.10.0"), "3.6.1");
 }
 
 TEST(PackageRules, SupportedOpsAddedOnceInTheLastList)

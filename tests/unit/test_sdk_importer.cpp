@@ -1,5 +1,6 @@
 #include "opkit/sdk/importer.hpp"
 #include "opkit/util/error.hpp"
+#include "opkit/util/fs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -54,4 +55,59 @@ TEST(SdkImporter, RefusesEntriesThatEscape)
   // Leading "../" before the package folder does not matter: only the destination does.
   EXPECT_EQ(classify_entry("../../tensorflow/include/x.h").dest, "include/x.h");
   EXPECT_EQ(classify_entry("/abs/tensorflow/include/x.h").dest, "include/x.h");
+}
+
+TEST(SdkImporter, TheDistributionIsTheDistInfoThatOwnsTheFramework)
+{
+  using opkit::sdk::dist_info_owns_framework;
+  // RECORD rows as pip writes them into site-packages, and as a wheel carries them.
+  EXPECT_TRUE(dist_info_owns_framework("tensorflow/__init__.py,sha256=x,29449\n", ""));
+  EXPECT_TRUE(dist_info_owns_framework("tensorflow/libtensorflow_framework.so.2,sha256=x,1\n", ""));
+  EXPECT_TRUE(
+    dist_info_owns_framework("tensorflow-1.12.0.data/purelib/tensorflow/libtensorflow_framework.so,sha256=x,1\n", ""));
+  EXPECT_TRUE(dist_info_owns_framework("\"tensorflow_core/__init__.py\",sha256=x,1\n", ""));
+  EXPECT_TRUE(dist_info_owns_framework("", "tensorflow\nthird_party\n"));
+  // Siblings: their own packages, never the framework.
+  EXPECT_FALSE(dist_info_owns_framework("tensorflow_io_gcs_filesystem/__init__.py,sha256=x,1\n"
+                                        "tensorflow_io_gcs_filesystem/core/python/ops/libtensorflow_io_gcs.so,,\n",
+                                        "tensorflow_io_gcs_filesystem\n"));
+  EXPECT_FALSE(dist_info_owns_framework("tensorflow_estimator/__init__.py,sha256=x,1\n"
+                                        "tensorflow_estimator/python/estimator/tensorflow/__init__.py,,\n",
+                                        "tensorflow_estimator\n"));
+  EXPECT_FALSE(dist_info_owns_framework("", ""));
+}
+
+TEST(SdkImporter, FindsTheOwningDistInfoAmongSeveralInSitePackages)
+{
+  namespace fs = opkit::fs;
+  fs::TempDir site;
+  auto dist_info = [&](const std::string& name, const std::string& record, const std::string& top_level) {
+    std::filesystem::create_directories(site.path() / name);
+    fs::write_file_atomic(site.path() / name / "METADATA", "Metadata-Version: 2.1\nName: " + name + "\n");
+    fs::write_file_atomic(site.path() / name / "RECORD", record);
+    if (!top_level.empty()) {
+      fs::write_file_atomic(site.path() / name / "top_level.txt", top_level);
+    }
+  };
+  std::filesystem::create_directories(site.path() / "tensorflow");
+  // Names sort around the owner's, so neither the first nor the last tensorflow*.dist-info is picked by accident.
+  dist_info("tensorboard-2.15.2.dist-info", "tensorboard/__init__.py,sha256=x,1\n", "tensorboard\n");
+  dist_info("tensorflow_cpu-2.15.1.dist-info",
+            "tensorflow/__init__.py,sha256=x,1\ntensorflow/libtensorflow_framework.so.2,sha256=x,2\n", "");
+  dist_info("tensorflow_estimator-2.15.0.dist-info", "tensorflow_estimator/__init__.py,sha256=x,1\n",
+            "tensorflow_estimator\n");
+  dist_info("tensorflow_io_gcs_filesystem-0.37.1.dist-info", "tensorflow_io_gcs_filesystem/__init__.py,,\n",
+            "tensorflow_io_gcs_filesystem\n");
+  EXPECT_EQ(opkit::sdk::find_framework_dist_info(site.path()).filename(), "tensorflow_cpu-2.15.1.dist-info");
+
+  // intel-tensorflow: a name not starting with "tensorflow", found by its top_level.txt alone.
+  fs::TempDir intel;
+  std::filesystem::create_directories(intel.path() / "intel_tensorflow-2.10.0.dist-info");
+  fs::write_file_atomic(intel.path() / "intel_tensorflow-2.10.0.dist-info/top_level.txt", "tensorflow\n");
+  std::filesystem::create_directories(intel.path() / "tensorflow_io_gcs_filesystem-0.37.1.dist-info");
+  EXPECT_EQ(opkit::sdk::find_framework_dist_info(intel.path()).filename(), "intel_tensorflow-2.10.0.dist-info");
+
+  fs::TempDir none;
+  std::filesystem::create_directories(none.path() / "tensorflow_estimator-2.15.0.dist-info");
+  EXPECT_TRUE(opkit::sdk::find_framework_dist_info(none.path()).empty());
 }

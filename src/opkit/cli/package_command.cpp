@@ -44,25 +44,68 @@ print_package(const std::filesystem::path& file, const std::string& detail, cons
   }
 }
 
+// The path as typed from the current folder: relative inside it, else absolute.
+std::string
+display_path(const std::filesystem::path& file)
+{
+  std::filesystem::path absolute = std::filesystem::absolute(file).lexically_normal();
+  std::filesystem::path relative = absolute.lexically_relative(std::filesystem::current_path());
+  bool inside = !relative.empty() && *relative.begin() != "..";
+  return (inside ? relative : absolute).string();
+}
+
+void
+print_easyrec_next_steps(const package::EasyRecResult& result)
+{
+  std::string path = display_path(result.file);
+  if (result.overlay) {
+    fmt::print("next:    extract it over a complete EasyRec resource (tar xzf {} -C <an unpacked "
+               "easy_rec_ext_<V>_res.tar.gz>), pack and upload that; uploaded alone it would replace the whole "
+               "resource. Or pass --easyrec-dir to make the complete resource.\n",
+               path);
+    return;
+  }
+  fmt::print("upload:  odpscmd -e \"add archive {} -f;\"\n", path);
+  fmt::print("run:     pai -name easy_rec_ext -Dres_project=<the project you uploaded to> -Dversion={} "
+             "-Dcmd=train -Dconfig=<oss://.../pipeline.config> ...\n",
+             result.version);
+  for (const package::EasyRecLibrary& library : result.libraries) {
+    if (!library.flavor.empty()) {
+      fmt::print("flavor:  --flavor {} for TF {}: the job's TensorFlow loads easy_rec/python/ops/{}/\n", library.flavor,
+                 library.tf, library.dir);
+    }
+  }
+}
+
 void
 add_easyrec(CLI::App& package_app, int& exit_code)
 {
   static package::EasyRecOptions options;
   static std::vector<std::string> versions;
-  CLI::App* cmd = package_app.add_subcommand("easyrec", "EasyRec resource tarball easy_rec_ext_<V>_res.tar.gz");
-  cmd->add_option("--version", options.version, "Resource version ([0-9A-Za-z_-]; default: easy_rec/version.py)");
+  CLI::App* cmd = package_app.add_subcommand(
+    "easyrec", "EasyRec resource easy_rec_ext_<V>_res.tar.gz (with --easyrec-dir), else an ops overlay");
+  cmd->add_option("--version", options.version,
+                  "Resource version ([0-9A-Za-z._-], e.g. 0.7.5; default: easy_rec/version.py's __version__)");
   cmd->add_option("--easyrec-dir", options.easyrec_dir, "Your EasyRec checkout, packed as deploy_ext.sh packs it");
-  cmd->add_option("--flavor", options.flavor, "pai (PAI-TF 1.12 -> ops/1.12_pai) or deeprec (-> ops/DeepRec)");
+  cmd->add_option("--flavor", options.flavor,
+                  "pai (TF 1.12 -> ops/1.12_pai, the default for 1.12), stock (1.12 -> ops/1.12, 1.15 -> ops/1.15) "
+                  "or deeprec (1.15 -> ops/DeepRec)");
+  cmd->add_option("--protoc", options.protoc,
+                  "protoc generating easy_rec/python/protos/*_pb2.py (default: $OPKIT_PROTOC, else PATH)");
+  cmd->add_flag("--force", options.force, "Pack an op that disagrees with EasyRec's libraries in its folder");
   add_gather_options(cmd, versions, options.output_dir, options.build_root);
   cmd->callback([&exit_code] {
     options.tf_specs = split_versions(versions);
     package::EasyRecResult result = package::package_easyrec(project::load_manifest("."), options);
     print_notes(result.notes);
-    print_package(result.file, fmt::format("{} files", result.files), result.libraries);
-    std::string name = result.file.filename().string();
-    fmt::print("upload:  odpscmd -e \"add archive {} -f;\"\n", name);
-    fmt::print("run:     pai -name easy_rec_ext -Dres_project=<the project you uploaded to> -Dversion={} ...\n",
-               result.version);
+    for (const std::string& warning : result.warnings) {
+      log_warning("{} (packed because of --force)", warning);
+    }
+    fmt::print("{} ({} files{})\n", display_path(result.file), result.files, result.overlay ? ", ops overlay" : "");
+    for (const package::EasyRecLibrary& library : result.libraries) {
+      fmt::print("  {}  <- TF {}: {}\n", library.path, library.tf, library.why);
+    }
+    print_easyrec_next_steps(result);
     exit_code = 0;
   });
 }
@@ -85,9 +128,17 @@ add_saved_model(CLI::App& package_app, int& exit_code)
     if (!result.check.loads) {
       log_warning("{} will not load in {} (added because of --force)", result.check.library, result.check.target);
     }
+    for (const std::string& file : result.changed) {
+      log_warning("{}: added by an earlier run but changed since: kept, as your own file now",
+                  result.assets_dir / file);
+    }
+    fmt::print("{}\n", result.model);
     fmt::print("{}:\n", result.assets_dir);
     for (const std::string& asset : result.assets) {
       fmt::print("  {}\n", asset);
+    }
+    for (const std::string& file : result.removed) {
+      fmt::print("removed {} (an earlier run added it; this one did not)\n", file);
     }
     exit_code = 0;
   });
@@ -123,12 +174,24 @@ add_wheel(CLI::App& package_app, int& exit_code)
   static package::WheelOptions options;
   static std::vector<std::string> versions;
   CLI::App* cmd = package_app.add_subcommand("wheel", "A pip wheel with the wrapper and a library per TF version");
-  cmd->add_option("--requires", options.requirement, "The TensorFlow requirement (default: from the SDKs)");
+  cmd->add_option("--requires", options.requirement,
+                  "A Requires-Dist line (default: none; the wheel plugs into the installed TensorFlow)");
   add_gather_options(cmd, versions, options.output_dir, options.build_root);
   cmd->callback([&exit_code] {
     options.tf_specs = split_versions(versions);
     package::WheelResult result = package::package_wheel(project::load_manifest("."), options);
-    print_package(result.file, "requires " + result.requirement, result.libraries);
+    print_package(result.file,
+                  result.requirement.empty() ? "requires no TensorFlow distribution: uses the installed one"
+                                             : "requires " + result.requirement,
+                  result.libraries);
+    for (const package::PolicyVerdict& verdict : result.platform.verdicts) {
+      fmt::print("{}: {}\n", verdict.policy, verdict.passes ? "every library passes" : "fails: " + verdict.failure);
+    }
+    fmt::print("platform tag: {}\n", result.platform.tag);
+    if (result.platform.tag.rfind("linux_", 0) == 0) {
+      fmt::print("note: no manylinux policy passes, so PyPI will refuse this wheel; install it from a file or a "
+                 "private index\n");
+    }
     exit_code = 0;
   });
 }

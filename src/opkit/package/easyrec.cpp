@@ -1,5 +1,7 @@
 #include "opkit/package/easyrec.hpp"
 
+#include "opkit/package/easyrec_abi.hpp"
+#include "opkit/package/easyrec_protos.hpp"
 #include "opkit/package/package.hpp"
 #include "opkit/project/package_rules.hpp"
 #include "opkit/util/error.hpp"
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <regex>
 
 namespace opkit::package {
@@ -23,13 +26,18 @@ default_version(const stdfs::path& easyrec_dir)
   if (easyrec_dir.empty()) {
     fail(ExitCode::usage, "easyrec package: --version is required without --easyrec-dir");
   }
-  // As deploy_ext.sh does: the first x.y.z in easy_rec/version.py.
-  std::smatch match;
-  std::string text = fs::read_file(easyrec_dir / "easy_rec" / "version.py");
-  if (!std::regex_search(text, match, std::regex("[0-9]\\.[0-9]\\.[0-9]"))) {
-    fail(ExitCode::usage, "{}: no version found; pass --version", easyrec_dir / "easy_rec" / "version.py");
+  // The version EasyRec declares; the same rule as --version applies to it.
+  stdfs::path file = easyrec_dir / "easy_rec" / "version.py";
+  std::error_code ec;
+  if (!stdfs::is_regular_file(file, ec)) {
+    fail(ExitCode::usage, "{}: not an EasyRec checkout (no easy_rec/version.py); pass --version", easyrec_dir);
   }
-  return match.str();
+  std::smatch match;
+  std::string text = fs::read_file(file);
+  if (!std::regex_search(text, match, std::regex("__version__\\s*=\\s*['\"]([^'\"]*)['\"]"))) {
+    fail(ExitCode::usage, "{}: no __version__ = '...' found; pass --version", file);
+  }
+  return match.str(1);
 }
 
 bool
@@ -121,14 +129,72 @@ add_project_overlay(const stdfs::path& project_root, std::map<std::string, Archi
   }
 }
 
+// Each library's folder: --flavor where it has a rule for the library's
+// version, else the version's default. A flavor that fits none of them is refused.
+std::vector<EasyRecLibrary>
+choose_folders(const std::vector<BuiltLibrary>& built, const std::string& flavor)
+{
+  const project::EasyRecRules& rules = project::easyrec_rules();
+  std::vector<EasyRecLibrary> chosen;
+  std::vector<std::string> unfit;
+  std::map<std::string, std::string> dir_owner;
+  for (const BuiltLibrary& lib : built) {
+    std::optional<project::OpsDirChoice> choice = project::easyrec_ops_dir(rules, lib.sdk.version, flavor);
+    if (!choice) {
+      unfit.push_back(lib.version());
+      choice = project::easyrec_ops_dir(rules, lib.sdk.version, "");
+    }
+    if (!dir_owner.emplace(choice->dir, lib.version()).second && dir_owner[choice->dir] != lib.version()) {
+      fail(ExitCode::usage, "tensorflow {} and {} both map to easy_rec/python/ops/{}; package one of them",
+           dir_owner[choice->dir], lib.version(), choice->dir);
+    }
+    std::string path = "easy_rec/python/ops/" + choice->dir + "/" + lib.path.filename().string();
+    chosen.push_back({path, lib.version(), choice->dir, choice->flavor, choice->why});
+  }
+  if (!flavor.empty() && unfit.size() == built.size()) {
+    std::sort(unfit.begin(), unfit.end());
+    unfit.erase(std::unique(unfit.begin(), unfit.end()), unfit.end());
+    fail(ExitCode::usage, "flavor '{}' does not apply to TensorFlow {}", flavor, join(unfit, ", "));
+  }
+  return chosen;
+}
+
+// EasyRec's own libraries in the op's folder must agree with it; a finding is
+// refused (exit 1) unless --force, which packs it with a warning.
+void
+check_abi(const EasyRecOptions& options, const std::vector<BuiltLibrary>& built,
+          const std::vector<EasyRecLibrary>& chosen, EasyRecResult& result)
+{
+  std::vector<PackedOp> ops;
+  for (size_t i = 0; i < built.size(); ++i) {
+    int abi = built[i].facts.value("cxx11_abi", -1);
+    ops.push_back({chosen[i].path, built[i].path, abi < 0 ? std::nullopt : std::optional<int>(abi), chosen[i].tf});
+  }
+  AbiCheck check = check_against_shipped(options.easyrec_dir, ops);
+  result.notes.insert(result.notes.end(), check.notes.begin(), check.notes.end());
+  if (check.findings.empty()) {
+    return;
+  }
+  if (!options.force) {
+    std::string more = check.findings.size() == 1 ? ""
+                                                  : fmt::format(" (and {} more finding{})", check.findings.size() - 1,
+                                                                check.findings.size() == 2 ? "" : "s");
+    throw Error(ExitCode::failed, check.findings.front() + more, check.remedy);
+  }
+  result.warnings.insert(result.warnings.end(), check.findings.begin(), check.findings.end());
+}
+
 } // namespace
 
 void
 validate_easyrec_version(const std::string& version)
 {
-  static const std::regex k_allowed("[0-9A-Za-z_-]+");
+  static const std::regex k_allowed(project::easyrec_rules().version_pattern);
   if (!std::regex_match(version, k_allowed)) {
-    fail(ExitCode::usage, "'{}': invalid EasyRec resource version (deploy_ext.sh allows only [0-9A-Za-z_-])", version);
+    fail(ExitCode::usage,
+         "'{}': invalid EasyRec resource version (letters, digits, '.', '_' and '-', starting with a letter or "
+         "digit, at most 100: it names the file and MaxCompute resource easy_rec_ext_<V>_res.tar.gz)",
+         version);
   }
 }
 
@@ -136,10 +202,9 @@ EasyRecResult
 package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options)
 {
   EasyRecResult result;
-  if (!options.version.empty()) {
-    validate_easyrec_version(options.version);
-  }
   result.version = options.version.empty() ? default_version(options.easyrec_dir) : options.version;
+  validate_easyrec_version(result.version);
+  result.overlay = options.easyrec_dir.empty();
   const auto& reserved = project::easyrec_rules().reserved_libraries;
   for (const project::LibrarySpec& spec : manifest.libraries) {
     if (std::find(reserved.begin(), reserved.end(), spec.output) != reserved.end()) {
@@ -148,27 +213,31 @@ package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options
     }
   }
   std::vector<BuiltLibrary> built = collect_built(manifest, options.tf_specs, options.build_root);
+  result.libraries = choose_folders(built, options.flavor);
 
   std::map<std::string, ArchiveMember> members;
-  if (options.easyrec_dir.empty()) {
-    result.notes.push_back("ops overlay only (no --easyrec-dir): extract it over an EasyRec resource, or pass "
-                           "--easyrec-dir to pack a whole one");
+  if (result.overlay) {
+    result.notes.push_back("ops overlay only (no --easyrec-dir): extract it over a complete EasyRec resource; "
+                           "uploaded alone it would replace the whole resource");
   } else {
     add_easyrec_checkout(options.easyrec_dir, members, result);
+    std::vector<project::Version> versions;
+    for (const BuiltLibrary& lib : built) {
+      versions.push_back(lib.sdk.version);
+    }
+    ProtoFiles protos = easyrec_proto_files(options.easyrec_dir, versions, options.protoc);
+    for (ArchiveMember& member : protos.members) {
+      members[member.path] = std::move(member);
+    }
+    result.notes.push_back(protos.note);
+    check_abi(options, built, result.libraries, result);
   }
   add_project_overlay(manifest.root, members, result);
   std::vector<std::pair<std::string, Json>> libraries;
-  std::map<std::string, std::string> dir_owner;
-  for (const BuiltLibrary& lib : built) {
-    std::string dir = project::easyrec_ops_dir(project::easyrec_rules(), lib.sdk.version, options.flavor);
-    if (!dir_owner.emplace(dir, lib.version()).second && dir_owner[dir] != lib.version()) {
-      fail(ExitCode::usage, "tensorflow {} and {} both map to easy_rec/python/ops/{}; package one of them",
-           dir_owner[dir], lib.version(), dir);
-    }
-    std::string path = "easy_rec/python/ops/" + dir + "/" + lib.path.filename().string();
-    members[path] = {path, lib.path, {}, true};
-    libraries.emplace_back(path, lib.facts);
-    result.libraries.push_back(path);
+  for (size_t i = 0; i < built.size(); ++i) {
+    const std::string& path = result.libraries[i].path;
+    members[path] = {path, built[i].path, {}, true};
+    libraries.emplace_back(path, built[i].facts);
   }
   std::vector<ArchiveMember> list;
   for (auto& [path, member] : members) {
@@ -180,7 +249,7 @@ package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options
 
   stdfs::path out_dir = options.output_dir.empty() ? manifest.root / "dist" : options.output_dir;
   fs::create_dirs(out_dir);
-  result.file = out_dir / ("easy_rec_ext_" + result.version + "_res.tar.gz");
+  result.file = out_dir / ("easy_rec_ext_" + result.version + (result.overlay ? "_overlay.tar.gz" : "_res.tar.gz"));
   write_archive(result.file, ArchiveFormat::tar_gz, std::move(list), source_date_epoch(manifest.root));
   return result;
 }

@@ -10,28 +10,43 @@ namespace opkit::package {
 
 struct EasyRecOptions
 {
-  std::string version;               // the resource version; default: easy_rec/version.py
+  std::string version;               // the resource version; default: easy_rec/version.py's __version__
   std::filesystem::path easyrec_dir; // the user's EasyRec checkout; empty: ops overlay only
   std::vector<std::string> tf_specs; // default: opkit.yaml's targets
-  std::string flavor;                // "", "pai" (PAI-TF 1.12), "deeprec" (DeepRec 1.15)
+  std::string flavor;                // "": each version's default; "pai", "stock", "deeprec"
+  std::filesystem::path protoc;      // generates *_pb2.py; default: $OPKIT_PROTOC, else PATH
+  bool force = false;                // pack an op that disagrees with EasyRec's libraries
   std::filesystem::path output_dir;  // default: <project>/dist
   std::filesystem::path build_root;
 };
 
-struct EasyRecResult
+struct EasyRecLibrary
 {
-  std::filesystem::path file; // .../easy_rec_ext_<V>_res.tar.gz
-  std::string version;
-  std::vector<std::string> libraries; // paths inside the archive
-  size_t files = 0;
-  std::vector<std::string> notes; // what the package leaves out, and why
+  std::string path;   // inside the archive: easy_rec/python/ops/<dir>/lib<name>.so
+  std::string tf;     // "1.12.0"
+  std::string dir;    // "1.12_pai"
+  std::string flavor; // the rule's flavor ("pai"); empty for major.minor
+  std::string why;    // why that folder
 };
 
-// Makes easy_rec_ext_<V>_res.tar.gz in pai_jobs/deploy_ext.sh's layout.
+struct EasyRecResult
+{
+  std::filesystem::path file; // .../easy_rec_ext_<V>_res.tar.gz, or _overlay.tar.gz without a checkout
+  std::string version;
+  bool overlay = false; // no --easyrec-dir: the ops (and the project's easy_rec/ files) only
+  std::vector<EasyRecLibrary> libraries;
+  size_t files = 0;
+  std::vector<std::string> notes;    // what the package leaves out or was made from, and why
+  std::vector<std::string> warnings; // findings packed anyway (--force)
+};
+
+// Makes easy_rec_ext_<V>_res.tar.gz in pai_jobs/deploy_ext.sh's layout (with
+// the *_pb2.py it generates), or easy_rec_ext_<V>_overlay.tar.gz without a checkout.
 EasyRecResult
 package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options);
 
-// deploy_ext.sh's rule for -V: [0-9A-Za-z_-]+. Error(usage) otherwise.
+// The resource version rule (configs/packages/easyrec.yaml version_pattern):
+// letters, digits, '.', '_', '-', starting with a letter or digit. Error(usage) otherwise.
 void
 validate_easyrec_version(const std::string& version);
 

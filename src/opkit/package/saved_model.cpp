@@ -2,12 +2,19 @@
 
 #include "opkit/check/target.hpp"
 #include "opkit/package/package.hpp"
+#include "opkit/package/saved_model_proto.hpp"
 #include "opkit/project/version.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
+#include "opkit/util/hash.hpp"
+#include "opkit/util/protobuf_wire.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
 
 namespace opkit::package {
 
@@ -15,16 +22,75 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-void
+// The manifest key listing the assets opkit put into assets/ (top-level
+// names), so that a later run can take back those it no longer adds.
+const char* k_added_key = "added_by_opkit";
+
+std::string
+describe_model(const SavedModelSummary& summary)
+{
+  std::vector<std::string> tags;
+  for (const auto& graph_tags : summary.meta_graph_tags) {
+    tags.push_back(graph_tags.empty() ? "untagged" : join(graph_tags, ","));
+  }
+  size_t count = summary.meta_graph_tags.size();
+  return fmt::format("saved_model.pb: schema version {}, {} meta graph{} ({})", summary.schema_version, count,
+                     count == 1 ? "" : "s", join(tags, "; "));
+}
+
+// A text-format SavedModel is not parsed; it must at least hold a
+// `meta_graphs { ... }` (or `meta_graphs: <...>`) message.
+bool
+has_meta_graphs_message(std::string_view text)
+{
+  const std::string_view key = "meta_graphs";
+  for (size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+    bool starts_word = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+    size_t i = at + key.size();
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == ':')) {
+      ++i;
+    }
+    if (starts_word && i < text.size() && (text[i] == '{' || text[i] == '<')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Refuses a folder that is not a SavedModel TensorFlow could load; returns
+// what it holds, in one line.
+std::string
 check_export_dir(const stdfs::path& dir)
 {
   std::error_code ec;
   if (!stdfs::is_directory(dir, ec)) {
     fail(ExitCode::usage, "{}: no such SavedModel folder", dir);
   }
-  if (!stdfs::is_regular_file(dir / "saved_model.pb", ec) && !stdfs::is_regular_file(dir / "saved_model.pbtxt", ec)) {
-    fail(ExitCode::usage, "{}: not a SavedModel (no saved_model.pb or saved_model.pbtxt)", dir);
+  // TensorFlow's loader reads saved_model.pb when it is there, else saved_model.pbtxt.
+  stdfs::path binary = dir / "saved_model.pb";
+  stdfs::path text = dir / "saved_model.pbtxt";
+  if (stdfs::is_regular_file(binary, ec)) {
+    fs::MappedFile file(binary);
+    if (file.size() == 0) {
+      fail(ExitCode::usage, "{}: not a SavedModel: the file is empty", binary);
+    }
+    try {
+      return describe_model(read_saved_model(file.bytes()));
+    } catch (const protobuf::WireError& e) {
+      fail(ExitCode::usage, "{}: not a SavedModel protobuf: {}", binary, e.what());
+    }
   }
+  if (stdfs::is_regular_file(text, ec)) {
+    std::string content = fs::read_file(text);
+    if (trim(content).empty()) {
+      fail(ExitCode::usage, "{}: not a SavedModel: the file is empty", text);
+    }
+    if (!has_meta_graphs_message(content)) {
+      fail(ExitCode::usage, "{}: not a text-format SavedModel: no `meta_graphs {{ ... }}` message", text);
+    }
+    return "saved_model.pbtxt: text format, holds meta_graphs (not parsed further)";
+  }
+  fail(ExitCode::usage, "{}: not a SavedModel (no saved_model.pb or saved_model.pbtxt)", dir);
 }
 
 std::string
@@ -48,10 +114,98 @@ copy_into(const stdfs::path& source, const stdfs::path& dest)
   }
 }
 
+// What the manifest of the assets/ an earlier run made says.
+struct Previous
+{
+  std::set<std::string> added;               // top-level names opkit put there
+  std::map<std::string, std::string> sha256; // path -> sha256, as it wrote them
+};
+
+Previous
+read_previous(const stdfs::path& assets_dir)
+{
+  Previous previous;
+  stdfs::path path = assets_dir / k_manifest_name;
+  std::error_code ec;
+  if (!stdfs::exists(stdfs::symlink_status(path, ec))) {
+    return previous; // opkit never wrote here: every file is the user's
+  }
+  Json manifest;
+  try {
+    manifest = Json::parse(fs::read_file(path));
+  } catch (const Json::exception& e) {
+    fail(ExitCode::usage,
+         "{}: not JSON ({}), so which assets opkit added is unknown: remove it and the files opkit added", path,
+         e.what());
+  }
+  if (!manifest.is_object() || manifest.value("kind", Json()) != "saved-model-assets") {
+    fail(ExitCode::usage, "{}: not the manifest of a saved-model package, so which assets opkit added is unknown",
+         path);
+  }
+  auto strings = [&](const Json& list, const char* key) {
+    std::vector<std::string> found;
+    if (!list.is_array()) {
+      return found;
+    }
+    for (const Json& item : list) {
+      const Json* value = key == nullptr ? &item : (item.is_object() && item.contains(key) ? &item[key] : nullptr);
+      if (value != nullptr && value->is_string()) {
+        found.push_back(value->get<std::string>());
+      }
+    }
+    return found;
+  };
+  // Manifests from before `added_by_opkit` list only the libraries as surely opkit's.
+  for (const std::string& name : manifest.contains(k_added_key)
+                                   ? strings(manifest[k_added_key], nullptr)
+                                   : strings(manifest.value("libraries", Json()), "path")) {
+    previous.added.insert(name);
+  }
+  for (const Json& file : manifest.value("files", Json::array())) {
+    if (file.is_object() && file.value("path", Json()).is_string() && file.value("sha256", Json()).is_string()) {
+      previous.sha256[file["path"].get<std::string>()] = file["sha256"].get<std::string>();
+    }
+  }
+  return previous;
+}
+
+// Carries a user's file, folder or link from the old assets/ into the staged
+// one unchanged: files are hard-linked (the same inode), or copied with their
+// mode and mtime where a link cannot be made.
+void
+carry_over(const stdfs::path& source, const stdfs::path& dest)
+{
+  std::error_code ec;
+  stdfs::file_status status = stdfs::symlink_status(source, ec);
+  if (stdfs::is_symlink(status)) {
+    stdfs::copy_symlink(source, dest, ec);
+  } else if (stdfs::is_directory(status)) {
+    stdfs::create_directory(dest, source, ec);
+    for (auto it = stdfs::directory_iterator(source, ec); !ec && it != stdfs::directory_iterator(); it.increment(ec)) {
+      carry_over(it->path(), dest / it->path().filename());
+    }
+  } else if (stdfs::is_regular_file(status)) {
+    stdfs::create_hard_link(source, dest, ec);
+    if (ec) {
+      ec.clear();
+      stdfs::copy_file(source, dest, ec);
+      if (!ec) {
+        stdfs::last_write_time(dest, stdfs::last_write_time(source, ec), ec);
+      }
+    }
+  } else {
+    fail(ExitCode::usage, "{}: neither a file, a folder nor a link, so it cannot be kept in the new assets/", source);
+  }
+  if (ec) {
+    fail(ExitCode::system, "{}: cannot carry into the new assets/: {}", source, ec.message());
+  }
+}
+
 // The manifest lists everything in assets/, so `opkit package verify EXPORT_DIR/assets` checks it all.
 void
 write_assets_manifest(const stdfs::path& staged, const std::string& name,
-                      const std::vector<std::pair<std::string, Json>>& libraries, SavedModelResult& result)
+                      const std::vector<std::pair<std::string, Json>>& libraries, const std::set<std::string>& added,
+                      SavedModelResult& result)
 {
   std::vector<ArchiveMember> members;
   for (const auto& entry : stdfs::recursive_directory_iterator(staged)) {
@@ -63,6 +217,7 @@ write_assets_manifest(const stdfs::path& staged, const std::string& name,
   }
   std::sort(result.assets.begin(), result.assets.end());
   Json manifest = make_manifest("saved-model-assets", name, members, libraries);
+  manifest[k_added_key] = Json(std::vector<std::string>(added.begin(), added.end()));
   fs::write_file_atomic(staged / k_manifest_name, manifest.dump(2) + "\n");
   result.assets.push_back(k_manifest_name);
 }
@@ -72,17 +227,40 @@ write_assets_manifest(const stdfs::path& staged, const std::string& name,
 SavedModelResult
 package_saved_model(const project::Manifest& manifest, const SavedModelOptions& options)
 {
-  check_export_dir(options.export_dir);
+  SavedModelResult result;
+  result.model = check_export_dir(options.export_dir);
   for (const stdfs::path& asset : options.assets) {
     std::error_code ec;
     if (!stdfs::is_regular_file(asset, ec)) {
       fail(ExitCode::usage, "{}: no such asset file", asset);
     }
   }
+  result.assets_dir = options.export_dir / "assets";
+  std::error_code ec;
+  bool had_assets = stdfs::exists(stdfs::symlink_status(result.assets_dir, ec));
+  if (had_assets && !stdfs::is_directory(result.assets_dir, ec)) {
+    fail(ExitCode::usage, "{}: not a folder", result.assets_dir);
+  }
   std::string spec = options.tf_spec.empty() ? newest_target(manifest) : options.tf_spec;
   std::vector<BuiltLibrary> built = collect_built(manifest, {spec}, options.build_root);
 
-  SavedModelResult result;
+  // What this run puts into assets/: name -> source.
+  std::map<std::string, stdfs::path> wanted;
+  std::vector<std::pair<std::string, Json>> libraries;
+  for (const BuiltLibrary& library : built) {
+    std::string file = library.path.filename().string();
+    wanted[file] = library.path;
+    libraries.emplace_back(file, library.facts);
+  }
+  for (const stdfs::path& asset : options.assets) {
+    std::string file = asset.filename().string();
+    if (file == k_manifest_name || wanted.count(file) != 0) {
+      fail(ExitCode::usage, "{}: assets/{} is already taken by {}", asset, file,
+           file == k_manifest_name ? std::string("opkit's manifest") : wanted[file].string());
+    }
+    wanted[file] = asset;
+  }
+
   for (const BuiltLibrary& library : built) {
     result.check = check::check_library(library.path, check::make_check_target(library.sdk, options.runtime, {}));
     if (!result.check.loads && !options.force) {
@@ -97,25 +275,58 @@ package_saved_model(const project::Manifest& manifest, const SavedModelOptions& 
     }
   }
 
-  result.assets_dir = options.export_dir / "assets";
-  fs::StagingDir staging(options.export_dir);
-  std::error_code ec;
-  if (stdfs::is_directory(result.assets_dir, ec)) {
-    stdfs::copy(result.assets_dir, staging.path(), stdfs::copy_options::recursive, ec);
-    if (ec) {
-      fail(ExitCode::system, "{}: cannot copy: {}", result.assets_dir, ec.message());
+  // Sort what is in assets/ now: the user's own files stay as they are, what
+  // an earlier run added and this one does not is taken back.
+  Previous previous = had_assets ? read_previous(result.assets_dir) : Previous{};
+  std::set<std::string> added; // what this run adds (the manifest's added_by_opkit)
+  std::vector<stdfs::path> keep;
+  for (const auto& [file, source] : wanted) {
+    stdfs::path existing = result.assets_dir / file;
+    if (!had_assets || previous.added.count(file) != 0 || !stdfs::exists(stdfs::symlink_status(existing, ec))) {
+      added.insert(file);
+      continue;
+    }
+    // The user's own file: left alone when it is the same, never replaced.
+    if (!stdfs::is_regular_file(stdfs::symlink_status(existing, ec))
+        || sha256_hex_file(existing) != sha256_hex_file(source)) {
+      fail(ExitCode::usage, "{}: already there and not put there by opkit, and {} differs: remove it to replace it",
+           existing, source);
     }
   }
-  std::vector<std::pair<std::string, Json>> libraries;
-  for (const BuiltLibrary& library : built) {
-    std::string file = library.path.filename().string();
-    copy_into(library.path, staging.path() / file);
-    libraries.emplace_back(file, library.facts);
+  if (had_assets) {
+    for (auto it = stdfs::directory_iterator(result.assets_dir, ec); !ec && it != stdfs::directory_iterator();
+         it.increment(ec)) {
+      std::string file = it->path().filename().string();
+      if (file == k_manifest_name || added.count(file) != 0) {
+        continue; // written anew below
+      }
+      if (previous.added.count(file) != 0) {
+        auto recorded = previous.sha256.find(file);
+        if (it->is_symlink() || !it->is_regular_file() || recorded == previous.sha256.end()
+            || sha256_hex_file(it->path()) != recorded->second) {
+          result.changed.push_back(file); // changed since opkit added it: now the user's
+        } else {
+          result.removed.push_back(file);
+          continue;
+        }
+      }
+      keep.push_back(it->path());
+    }
+    if (ec) {
+      fail(ExitCode::system, "{}: cannot list: {}", result.assets_dir, ec.message());
+    }
   }
-  for (const stdfs::path& asset : options.assets) {
-    copy_into(asset, staging.path() / asset.filename());
+  std::sort(result.removed.begin(), result.removed.end());
+  std::sort(result.changed.begin(), result.changed.end());
+
+  fs::StagingDir staging(options.export_dir);
+  for (const stdfs::path& path : keep) {
+    carry_over(path, staging.path() / path.filename());
   }
-  write_assets_manifest(staging.path(), manifest.name, libraries, result);
+  for (const std::string& file : added) {
+    copy_into(wanted[file], staging.path() / file);
+  }
+  write_assets_manifest(staging.path(), manifest.name, libraries, added, result);
   staging.commit(result.assets_dir, /*replace=*/true);
   return result;
 }

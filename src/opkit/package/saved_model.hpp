@@ -22,13 +22,23 @@ struct SavedModelOptions
 
 struct SavedModelResult
 {
+  std::string
+    model; // what the export holds, in one line (e.g. "saved_model.pb: schema version 1, 1 meta graph (serve)")
   std::filesystem::path assets_dir;
-  std::vector<std::string> assets; // every file now in assets/, sorted
+  std::vector<std::string> assets;  // every file now in assets/, sorted
+  std::vector<std::string> removed; // added by an earlier run, not asked for by this one: taken out
+  std::vector<std::string> changed; // added by an earlier run but changed since: kept, now the user's
   check::CheckReport check;
 };
 
 // Puts the op library built for the serving TF, and the extra files, into
-// EXPORT_DIR/assets/ as EasyRec's --asset_files does, with a manifest. The new
+// EXPORT_DIR/assets/ as EasyRec's --asset_files does, with a manifest. The
+// export must be a SavedModel: a saved_model.pb that parses as one
+// (read_saved_model), or a saved_model.pbtxt holding meta_graphs; else
+// Error(usage) and nothing is written. The manifest records which files opkit
+// added (`added_by_opkit`): assets/ ends up holding exactly what this run adds
+// plus the files opkit did not put there, which are never replaced or removed
+// (one this run would replace with different content is Error(usage)). The new
 // assets/ is staged beside the old one and swapped in; running it twice gives
 // the same folder.
 SavedModelResult

@@ -1,6 +1,8 @@
 #include "opkit/package/wheel.hpp"
 
 #include "opkit/package/package.hpp"
+#include "opkit/package/wheel_tag.hpp"
+#include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -19,30 +21,37 @@ namespace stdfs = std::filesystem;
 namespace {
 
 std::string
-platform_tag()
+machine()
 {
   utsname name{};
   ::uname(&name);
-  return std::string("linux_") + name.machine;
+  return name.machine;
 }
 
-// tensorflow-cpu>=2.10,<2.16 from the SDKs the libraries were built against.
+// The package's __init__.py (templates/wheel/__init__.py): it refuses, with
+// the versions the wheel carries, a TensorFlow it carries no library for.
 std::string
-default_requirement(const std::vector<BuiltLibrary>& built)
+render_init(const project::Manifest& manifest, const std::vector<BuiltLibrary>& built)
 {
-  std::set<std::string> distributions;
-  project::Version low = built.front().sdk.version;
-  project::Version high = low;
+  std::set<std::string> versions;
   for (const BuiltLibrary& lib : built) {
-    distributions.insert(lib.sdk.distribution);
-    const project::Version& v = lib.sdk.version;
-    low = v < low ? v : low;
-    high = high < v ? v : high;
+    versions.insert(lib.version());
   }
-  // Mixed distributions (tensorflow 1.12, tensorflow-cpu 2.10) share only the plain name.
-  std::string name = distributions.size() == 1 ? *distributions.begin() : "tensorflow";
-  return fmt::format("{}>={}.{},<{}.{}", name, low.parts.at(0), low.parts.at(1), high.parts.at(0),
-                     high.parts.at(1) + 1);
+  std::string carried;
+  for (const std::string& version : versions) {
+    carried += fmt::format("\"{}\", ", version);
+  }
+  std::string text(require_embedded("templates/wheel/__init__.py"));
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"{{op_name}}", manifest.primary_op().name},
+                                                        {"{{name}}", manifest.name},
+                                                        {"{{version}}", manifest.version},
+                                                        {"{{carried}}", carried.substr(0, carried.size() - 1)}}) {
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
+      text.replace(at, key.size(), value);
+    }
+  }
+  return text;
 }
 
 std::string
@@ -64,12 +73,7 @@ package_members(const project::Manifest& manifest, const std::vector<BuiltLibrar
   }
   std::string pkg = manifest.name;
   std::vector<ArchiveMember> members = {
-    {pkg + "/__init__.py",
-     {},
-     fmt::format("\"\"\"The {} op, with a library for each TensorFlow version it was built for.\"\"\"\n"
-                 "from .{}_ops import *  # noqa: F401,F403\n",
-                 manifest.primary_op().name, pkg),
-     false},
+    {pkg + "/__init__.py", {}, render_init(manifest, built), false},
     {pkg + "/" + pkg + "_ops.py", wrapper, {}, false},
   };
   for (const BuiltLibrary& lib : built) {
@@ -98,16 +102,18 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
 {
   std::vector<BuiltLibrary> built = collect_built(manifest, options.tf_specs, options.build_root);
   WheelResult result;
-  result.requirement = options.requirement.empty() ? default_requirement(built) : options.requirement;
+  // No TensorFlow requirement unless asked: see the README (`opkit package wheel`).
+  result.requirement = options.requirement;
   std::vector<std::pair<std::string, Json>> libraries;
   std::vector<ArchiveMember> members = package_members(manifest, built, libraries, result);
 
   std::string dist_info = manifest.name + "-" + manifest.version + ".dist-info";
-  std::string tag = "py3-none-" + platform_tag();
+  result.platform = wheel_platform_tag(built, machine());
+  std::string tag = "py3-none-" + result.platform.tag;
   members.push_back({dist_info + "/METADATA",
                      {},
                      fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: The {} TensorFlow op, "
-                                 "built by opkit for TensorFlow {}\nRequires-Dist: {}\n",
+                                 "built by opkit for TensorFlow {}\n{}",
                                  manifest.name, manifest.version, manifest.primary_op().name,
                                  join(
                                    [&] {
@@ -117,7 +123,7 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
                                      return v;
                                    }(),
                                    ", "),
-                                 result.requirement),
+                                 result.requirement.empty() ? "" : "Requires-Dist: " + result.requirement + "\n"),
                      false});
   // Root-Is-Purelib false: the libraries are platform code, so pip installs into platlib.
   members.push_back(

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "opkit/package/wheel_tag.hpp"
 #include "opkit/project/manifest.hpp"
 
 #include <filesystem>
@@ -11,7 +12,7 @@ namespace opkit::package {
 struct WheelOptions
 {
   std::vector<std::string> tf_specs; // default: opkit.yaml's targets
-  std::string requirement;           // default: the SDKs' distribution with a version range
+  std::string requirement;           // a Requires-Dist line; default: none (see the README)
   std::filesystem::path output_dir;  // default: <project>/dist
   std::filesystem::path build_root;
 };
@@ -19,14 +20,17 @@ struct WheelOptions
 struct WheelResult
 {
   std::filesystem::path file;
-  std::string requirement;
+  std::string requirement;            // empty: the wheel requires no TensorFlow
+  PlatformTag platform;               // the platform tag and each candidate policy's verdict
   std::vector<std::string> libraries; // paths inside the wheel
 };
 
-// A platform wheel (py3-none-linux_<arch>) holding the Python wrapper as the
-// package <name>, a library per built TF version under <name>/tf-<version>/,
-// and a dist-info with METADATA (with a TensorFlow requirement), WHEEL, RECORD
-// and opkit-manifest.json.
+// A platform wheel (py3-none-<the oldest manylinux tag its libraries pass,
+// else linux_<arch>>) holding the Python wrapper as the package <name> (its
+// __init__.py refuses a TensorFlow the wheel carries no library for), a
+// library per built TF version under <name>/tf-<version>/, and a dist-info
+// with METADATA (no TensorFlow requirement unless one is given), WHEEL,
+// RECORD and opkit-manifest.json.
 WheelResult
 package_wheel(const project::Manifest& manifest, const WheelOptions& options);
 

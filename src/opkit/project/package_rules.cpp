@@ -6,6 +6,21 @@
 
 namespace opkit::project {
 
+namespace {
+
+Version
+parse_config_version(const YAML::Node& node, const char* key, const std::string& name)
+{
+  std::string text = yaml::get_string(node, key, name);
+  std::optional<Version> version = parse_version(text);
+  if (!version) {
+    fail(ExitCode::usage, "{}: {}: '{}' is not a version", name, key, text);
+  }
+  return *version;
+}
+
+} // namespace
+
 const EasyRecRules&
 easyrec_rules()
 {
@@ -14,17 +29,25 @@ easyrec_rules()
     YAML::Node root = yaml::load_embedded(name);
     EasyRecRules parsed;
     for (const YAML::Node& node : root["ops_dirs"]) {
-      parsed.ops_dirs.push_back({yaml::get_string(node, "tf", name), yaml::get_string_or(node, "flavor", name, ""),
-                                 yaml::get_string(node, "dir", name)});
+      parsed.ops_dirs.push_back({yaml::get_string(node, "tf", name), yaml::get_string(node, "flavor", name),
+                                 yaml::get_string(node, "dir", name), yaml::get_string(node, "why", name),
+                                 yaml::get_bool_or(node, "default", name, false)});
     }
+    parsed.other_why = yaml::get_string(root, "other_why", name);
     parsed.reserved_libraries = yaml::get_string_list(root, "reserved_libraries", name);
     parsed.third_party = yaml::get_string_list(root, "third_party", name);
+    parsed.version_pattern = yaml::get_string(root, "version_pattern", name);
+    for (const YAML::Node& node : root["protobuf"]) {
+      parsed.protobuf.push_back({parse_config_version(node, "since", name), parse_config_version(node, "min", name)});
+    }
+    parsed.protoc_min = parse_config_version(root, "protoc_min", name);
+    parsed.protoc_install = yaml::get_string(root, "protoc_install", name);
     return parsed;
   }();
   return rules;
 }
 
-std::string
+std::optional<OpsDirChoice>
 easyrec_ops_dir(const EasyRecRules& rules, const Version& tf, const std::string& flavor)
 {
   bool known_flavor = flavor.empty();
@@ -32,18 +55,36 @@ easyrec_ops_dir(const EasyRecRules& rules, const Version& tf, const std::string&
     known_flavor = known_flavor || rule.flavor == flavor;
   }
   if (!known_flavor) {
-    fail(ExitCode::usage, "'{}': unknown EasyRec flavor (expected pai or deeprec)", flavor);
+    fail(ExitCode::usage, "'{}': unknown EasyRec flavor (expected pai, stock or deeprec)", flavor);
   }
+  bool has_rules = false;
   for (const EasyRecRules::OpsDir& rule : rules.ops_dirs) {
     std::optional<Version> prefix = parse_version(rule.tf);
-    if (prefix && version_matches(*prefix, tf) && rule.flavor == flavor) {
-      return rule.dir;
+    if (!prefix || !version_matches(*prefix, tf)) {
+      continue;
+    }
+    has_rules = true;
+    if (flavor.empty() ? rule.is_default : rule.flavor == flavor) {
+      return OpsDirChoice{rule.dir, rule.flavor, rule.why};
     }
   }
-  if (!flavor.empty()) {
-    fail(ExitCode::usage, "flavor '{}' does not apply to TensorFlow {}", flavor, tf.str());
+  if (has_rules || (!flavor.empty() && flavor != "stock")) {
+    return std::nullopt;
   }
-  return std::to_string(tf.parts.at(0)) + "." + std::to_string(tf.parts.size() > 1 ? tf.parts[1] : 0);
+  return OpsDirChoice{std::to_string(tf.parts.at(0)) + "." + std::to_string(tf.parts.size() > 1 ? tf.parts[1] : 0), "",
+                      rules.other_why};
+}
+
+Version
+easyrec_protobuf_min(const EasyRecRules& rules, const Version& tf)
+{
+  Version min = rules.protobuf.at(0).min;
+  for (const EasyRecRules::ProtobufRow& row : rules.protobuf) {
+    if (!(tf < row.since)) {
+      min = row.min;
+    }
+  }
+  return min;
 }
 
 } // namespace opkit::project

@@ -17,7 +17,7 @@ const char* k_versions_file = "configs/runtimes/symbol-versions.yaml";
 RuntimePolicy
 policy_from_node(YAML::Node root, const std::string& name)
 {
-  yaml::expect_keys(root, {"name", "description", "search_paths", "libraries"}, name);
+  yaml::expect_keys(root, {"name", "description", "search_paths", "libraries", "wheel_tags"}, name);
   RuntimePolicy policy;
   policy.name = yaml::get_string(root, "name", name);
   policy.description = yaml::get_string(root, "description", name);
@@ -32,6 +32,7 @@ policy_from_node(YAML::Node root, const std::string& name)
     library.extra_versions = yaml::get_string_list(node, "extra_versions", name);
     policy.libraries.push_back(library);
   }
+  policy.wheel_tags = yaml::get_string_list(root, "wheel_tags", name);
   return policy;
 }
 

@@ -23,6 +23,10 @@ struct RuntimePolicy
   std::string description;
   std::vector<std::string> search_paths;
   std::vector<PolicyLibrary> libraries;
+  // The platform tags, without "_<arch>", of a wheel whose libraries all pass
+  // this policy (PEP 600's first: "manylinux_2_17", "manylinux2014"); empty
+  // for a policy that is no wheel platform.
+  std::vector<std::string> wheel_tags;
 };
 
 RuntimePolicy

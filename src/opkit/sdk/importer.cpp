@@ -12,9 +12,11 @@
 #include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -128,16 +130,33 @@ read_record(const stdfs::path& wheel, ArchiveEntry& entry)
 void
 import_archive(const stdfs::path& wheel, const stdfs::path& root, ImportStats& stats, RecordCheck& record)
 {
+  std::string record_text;
+  std::string record_dist_info;
+  std::set<std::string> metadata_dist_infos;
   for_each_archive_entry(wheel, [&](ArchiveEntry& entry) {
     if (entry.is_regular && is_record_path(entry.path)) {
-      record.set_record(read_record(wheel, entry));
+      record_text = read_record(wheel, entry);
+      record_dist_info = archive_path_parts(entry.path).front();
+      record.set_record(record_text);
       return;
     }
     EntryPlan plan = classify_entry(entry.path);
     if (plan.kind != EntryKind::skip && entry.is_regular) {
+      if (plan.kind == EntryKind::metadata || plan.kind == EntryKind::wheel_info) {
+        metadata_dist_infos.insert(archive_path_parts(entry.path).front());
+      }
       record.add(entry.path, write_entry(root, plan, entry, stats));
     }
   });
+  // The distribution is the one whose RECORD lists the framework; metadata
+  // from any other dist-info (a sibling's) is not the SDK's.
+  bool owned = dist_info_owns_framework(record_text, "");
+  if (!record_text.empty() && !metadata_dist_infos.empty()
+      && (!owned || metadata_dist_infos != std::set<std::string>{record_dist_info})) {
+    log_warning("{}: its dist-info metadata is not the framework's own; its distribution is unknown", wheel);
+    std::error_code ec;
+    stdfs::remove_all(root / "dist-info", ec);
+  }
 }
 
 ArchiveEntry
@@ -186,16 +205,49 @@ import_folder(const stdfs::path& folder, const stdfs::path& root, ImportStats& s
       import_file(it->path(), it->path().lexically_relative(parent).string(), root, stats);
     }
   }
-  for (const auto& sibling : stdfs::directory_iterator(parent, ec)) {
-    std::string name = sibling.path().filename().string();
-    if (starts_with(name, "tensorflow") && ends_with(name, ".dist-info")) {
-      for (const char* file : {"METADATA", "WHEEL"}) {
-        if (stdfs::is_regular_file(sibling.path() / file, ec)) {
-          import_file(sibling.path() / file, name + "/" + file, root, stats);
-        }
-      }
+  // Only the distribution that owns the framework, never a sibling such as
+  // tensorflow_io_gcs_filesystem-*.dist-info.
+  stdfs::path owner = find_framework_dist_info(parent);
+  if (owner.empty()) {
+    log_warning("{}: no *.dist-info beside it owns the framework; its distribution is unknown", base);
+    return;
+  }
+  for (const char* file : {"METADATA", "WHEEL"}) {
+    if (stdfs::is_regular_file(owner / file, ec)) {
+      import_file(owner / file, owner.filename().string() + "/" + file, root, stats);
     }
   }
+}
+
+std::string
+read_small(const stdfs::path& path)
+{
+  std::error_code ec;
+  if (!stdfs::is_regular_file(path, ec) || stdfs::file_size(path, ec) > k_max_record) {
+    return {};
+  }
+  return fs::read_file(path);
+}
+
+// RECORD's first field: the path, quoted when it holds a comma.
+std::string
+record_path(const std::string& line)
+{
+  if (starts_with(line, "\"")) {
+    size_t end = line.find('"', 1);
+    return line.substr(1, end == std::string::npos ? std::string::npos : end - 1);
+  }
+  return line.substr(0, line.find(','));
+}
+
+bool
+owns_path(const std::vector<std::string>& parts)
+{
+  size_t n = parts.size();
+  bool init =
+    n >= 2 && parts[n - 1] == "__init__.py" && is_package_dir(parts[n - 2])
+    && (n == 2 || (n == 4 && ends_with(parts[0], ".data") && (parts[1] == "purelib" || parts[1] == "platlib")));
+  return init || classify_parts(parts).kind == EntryKind::framework_library;
 }
 
 } // namespace
@@ -210,6 +262,41 @@ archive_path_parts(std::string_view path)
     }
   }
   return parts;
+}
+
+bool
+dist_info_owns_framework(std::string_view record, std::string_view top_level)
+{
+  for (const std::string& line : split(top_level, '\n')) {
+    if (is_package_dir(trim(line))) {
+      return true;
+    }
+  }
+  for (const std::string& line : split(record, '\n')) {
+    if (owns_path(archive_path_parts(record_path(line)))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+stdfs::path
+find_framework_dist_info(const stdfs::path& site_packages)
+{
+  std::vector<stdfs::path> dist_infos;
+  std::error_code ec;
+  for (const auto& entry : stdfs::directory_iterator(site_packages, ec)) {
+    if (ends_with(entry.path().filename().string(), ".dist-info") && entry.is_directory(ec)) {
+      dist_infos.push_back(entry.path());
+    }
+  }
+  std::sort(dist_infos.begin(), dist_infos.end());
+  for (const stdfs::path& dist_info : dist_infos) {
+    if (dist_info_owns_framework(read_small(dist_info / "RECORD"), read_small(dist_info / "top_level.txt"))) {
+      return dist_info;
+    }
+  }
+  return {};
 }
 
 EntryPlan

@@ -37,6 +37,19 @@ archive_path_parts(std::string_view path);
 EntryPlan
 classify_entry(std::string_view path);
 
+// Whether a dist-info owns the TensorFlow framework, rather than being a
+// sibling such as tensorflow-io-gcs-filesystem or tensorflow-estimator: its
+// RECORD lists the framework library or tensorflow/__init__.py (also under
+// tensorflow_core/ or a wheel's .data/purelib/), or its top_level.txt names
+// tensorflow. `record` and `top_level` are the files' texts ("" when absent).
+bool
+dist_info_owns_framework(std::string_view record, std::string_view top_level);
+
+// The *.dist-info folder in `site_packages` that owns the framework (the
+// first in name order when several claim it); empty when none does.
+std::filesystem::path
+find_framework_dist_info(const std::filesystem::path& site_packages);
+
 // Imports a TensorFlow SDK from an official wheel (.whl) or an installed
 // package folder into the store, atomically. Replaces an SDK of the same id.
 // A wheel's kept members are checked against its RECORD (see RecordCheck)

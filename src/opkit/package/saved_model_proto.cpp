@@ -1,0 +1,145 @@
+#include "opkit/package/saved_model_proto.hpp"
+
+#include "opkit/util/protobuf_wire.hpp"
+
+#include <fmt/core.h>
+
+#include <array>
+
+namespace opkit::package {
+
+namespace {
+
+using protobuf::Field;
+using protobuf::Reader;
+using protobuf::WireError;
+using protobuf::WireType;
+
+void
+expect_type(const Field& field, WireType wanted, const std::string& context, const char* name)
+{
+  if (field.type != wanted) {
+    throw WireError(field.offset, fmt::format("{}: field {} ({}) is {}, not {}", context, field.number, name,
+                                              protobuf::wire_type_name(field.type), protobuf::wire_type_name(wanted)));
+  }
+}
+
+// A LEN field whose payload must be a message: checks it is well-formed.
+void
+check_nested(const Field& field, const std::string& context)
+{
+  try {
+    protobuf::check_message(field.bytes, field.value_offset);
+  } catch (const WireError& e) {
+    throw WireError(e.offset(), fmt::format("{}: {}", context, e.detail()));
+  }
+}
+
+// GraphDef (tensorflow/core/framework/graph.proto): node = 1, library = 2,
+// version = 3 (deprecated), versions = 4.
+void
+check_graph_def(const Field& graph_def, const std::string& context)
+{
+  check_nested(graph_def, context);
+  Reader reader = Reader::nested(graph_def);
+  Field field;
+  while (reader.next(field)) {
+    switch (field.number) {
+      case 1:
+        expect_type(field, WireType::length_delimited, context, "node");
+        break;
+      case 2:
+        expect_type(field, WireType::length_delimited, context, "library");
+        break;
+      case 3:
+        expect_type(field, WireType::varint, context, "version");
+        break;
+      case 4:
+        expect_type(field, WireType::length_delimited, context, "versions");
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+// MetaInfoDef: tags = 4 (repeated string).
+std::vector<std::string>
+read_tags(const Field& meta_info_def, const std::string& context)
+{
+  check_nested(meta_info_def, context);
+  std::vector<std::string> tags;
+  Reader reader = Reader::nested(meta_info_def);
+  Field field;
+  while (reader.next(field)) {
+    if (field.number == 4) {
+      expect_type(field, WireType::length_delimited, context, "tags");
+      tags.emplace_back(field.bytes);
+    }
+  }
+  return tags;
+}
+
+// MetaGraphDef (tensorflow/core/protobuf/meta_graph.proto).
+std::vector<std::string>
+read_meta_graph(const Field& meta_graph, const std::string& context)
+{
+  static const std::array<const char*, 8> k_names = {"",
+                                                     "meta_info_def",
+                                                     "graph_def",
+                                                     "saver_def",
+                                                     "collection_def",
+                                                     "signature_def",
+                                                     "asset_file_def",
+                                                     "object_graph_def"};
+  try {
+    protobuf::check_message(meta_graph.bytes, meta_graph.value_offset);
+  } catch (const WireError& e) {
+    throw WireError(e.offset(), fmt::format("{}: {}", context, e.detail()));
+  }
+  std::vector<std::string> tags;
+  Reader reader = Reader::nested(meta_graph);
+  Field field;
+  while (reader.next(field)) {
+    if (field.number < 1 || field.number >= k_names.size()) {
+      continue;
+    }
+    const char* name = k_names[field.number];
+    expect_type(field, WireType::length_delimited, context, name);
+    std::string inner = fmt::format("{}.{}", context, name);
+    if (field.number == 1) {
+      tags = read_tags(field, inner);
+    } else if (field.number == 2) {
+      check_graph_def(field, inner);
+    } else {
+      check_nested(field, inner);
+    }
+  }
+  return tags;
+}
+
+} // namespace
+
+SavedModelSummary
+read_saved_model(std::string_view bytes)
+{
+  SavedModelSummary summary;
+  Reader reader(bytes);
+  Field field;
+  while (reader.next(field)) {
+    if (field.number == 1) {
+      expect_type(field, WireType::varint, "SavedModel", "saved_model_schema_version");
+      summary.schema_version = field.value;
+    } else if (field.number == 2) {
+      expect_type(field, WireType::length_delimited, "SavedModel", "meta_graphs");
+      std::string context = fmt::format("meta_graphs[{}]", summary.meta_graph_tags.size());
+      summary.meta_graph_tags.push_back(read_meta_graph(field, context));
+    }
+  }
+  if (summary.meta_graph_tags.empty()) {
+    throw WireError(bytes.size(), "SavedModel: no meta graph (field 2, meta_graphs)");
+  }
+  return summary;
+}
+
+} // namespace opkit::package

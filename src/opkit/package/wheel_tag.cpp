@@ -1,0 +1,88 @@
+#include "opkit/package/wheel_tag.hpp"
+
+#include "opkit/check/checker.hpp"
+#include "opkit/check/target.hpp"
+#include "opkit/project/runtime_policy.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <algorithm>
+#include <regex>
+
+namespace opkit::package {
+
+namespace {
+
+std::pair<int, int>
+glibc_of(const PolicyVerdict& verdict)
+{
+  for (const std::string& tag : verdict.tags) {
+    if (std::optional<std::pair<int, int>> glibc = manylinux_glibc(tag)) {
+      return *glibc;
+    }
+  }
+  return {1000, 0}; // a policy without a manylinux tag ranks last
+}
+
+} // namespace
+
+std::optional<std::pair<int, int>>
+manylinux_glibc(const std::string& tag)
+{
+  static const std::regex k_pep600("manylinux_([0-9]+)_([0-9]+)");
+  std::smatch match;
+  if (std::regex_match(tag, match, k_pep600)) {
+    return std::make_pair(std::stoi(match[1].str()), std::stoi(match[2].str()));
+  }
+  return std::nullopt;
+}
+
+std::string
+choose_platform_tag(const std::vector<PolicyVerdict>& verdicts, const std::string& arch)
+{
+  const PolicyVerdict* best = nullptr;
+  for (const PolicyVerdict& verdict : verdicts) {
+    if (verdict.passes && !verdict.tags.empty() && (best == nullptr || glibc_of(verdict) < glibc_of(*best))) {
+      best = &verdict;
+    }
+  }
+  if (best == nullptr) {
+    return "linux_" + arch;
+  }
+  std::vector<std::string> tags;
+  for (const std::string& tag : best->tags) {
+    tags.push_back(tag + "_" + arch);
+  }
+  return join(tags, ".");
+}
+
+PlatformTag
+wheel_platform_tag(const std::vector<BuiltLibrary>& built, const std::string& arch)
+{
+  PlatformTag result;
+  for (const std::string& name : project::runtime_policy_names()) {
+    project::RuntimePolicy policy = project::load_runtime_policy(name);
+    if (policy.wheel_tags.empty()) {
+      continue;
+    }
+    PolicyVerdict verdict{policy.name, policy.wheel_tags, true, {}};
+    for (const BuiltLibrary& lib : built) {
+      check::CheckReport report = check::check_library(lib.path, check::make_check_target(lib.sdk, policy.name, {}));
+      if (!report.loads) {
+        auto fatal =
+          std::find_if(report.findings.begin(), report.findings.end(), [](const auto& f) { return f.fatal; });
+        verdict.passes = false;
+        verdict.failure = fmt::format("{} for TF {}: {}", lib.path.filename().string(), lib.version(),
+                                      fatal == report.findings.end() ? "does not load" : fatal->summary);
+        break;
+      }
+    }
+    result.verdicts.push_back(verdict);
+  }
+  std::sort(result.verdicts.begin(), result.verdicts.end(),
+            [](const auto& a, const auto& b) { return glibc_of(a) < glibc_of(b); });
+  result.tag = choose_platform_tag(result.verdicts, arch);
+  return result;
+}
+
+} // namespace opkit::package
