@@ -55,3 +55,41 @@ wheel_for() {
   [ -n "$found" ] || fail "no wheel for TF $1 in $(wheel_cache); run scripts/fetch-wheels.sh"
   echo "$found"
 }
+
+# expect_json_schema <schema-name> <file>: the file holds one JSON value (or, with
+# --lines, one per line) valid against schemas/<schema-name>.schema.json (e.g.
+# opkit.build-1), checked by the jsonschema package from PyPI, in a venv of the
+# shared cache made once (lock, then the completion stamp).
+expect_json_schema() {
+  local lines=0
+  if [ "$1" = --lines ]; then lines=1; shift; fi
+  local schema="$OPKIT_SOURCE_DIR/schemas/$1.schema.json" file=$2
+  [ -f "$schema" ] || fail "no schema $schema"
+  local venv="${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/venv-jsonschema"
+  (
+    flock 9
+    if [ ! -f "$venv/.opkit-complete" ]; then
+      rm -rf "$venv"
+      python3 -m venv "$venv" || fail "step jsonschema: python3 -m venv $venv failed"
+      "$venv/bin/pip" install --quiet 'jsonschema==4.17.3' ||
+        fail "step jsonschema: pip install jsonschema==4.17.3 (from PyPI) into $venv failed"
+      touch "$venv/.opkit-complete"
+    fi
+  ) 9>"$venv.lock"
+  "$venv/bin/python" - "$schema" "$file" "$lines" <<'PY' || fail "$file does not match schema $1"
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft7Validator.check_schema(schema)
+text = open(sys.argv[2]).read()
+values = [json.loads(l) for l in text.splitlines() if l.strip()] if sys.argv[3] == "1" else [json.loads(text)]
+if not values:
+    sys.exit("no JSON in " + sys.argv[2])
+for value in values:
+    errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(value), key=lambda e: list(e.path))
+    for e in errors:
+        print("%s: %s at /%s" % (sys.argv[2], e.message, "/".join(map(str, e.path))), file=sys.stderr)
+    if errors:
+        sys.exit(1)
+PY
+}
