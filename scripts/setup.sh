@@ -9,7 +9,7 @@ packages=(
   libcli11-dev libyaml-cpp-dev libfmt-dev libarchive-dev libcurl4-openssl-dev
   nlohmann-json3-dev libelf-dev libssl-dev libkainjow-mustache-dev libgtest-dev
   python3 python3-pip python3-venv
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format clang-tidy
   nginx openssl patch make curl
   ccache distcc redis-server iproute2 debootstrap
 )
