@@ -66,7 +66,9 @@ run_step(const std::vector<std::string>& argv, const std::string& what)
     ::close(saved);
   }
   if (result.exit_code != 0) {
-    std::string said = options.capture ? ": " + tail_lines(result.out + result.err, 3) : " (its output is above)";
+    // pip's last lines, on the error's one line.
+    std::string said = options.capture ? ": " + join(split(trim(tail_lines(result.out + result.err, 3)), '\n'), "; ")
+                                       : " (its output is above)";
     throw Error(ExitCode::missing, fmt::format("{}: failed (exit {}){}", what, result.exit_code, said),
                 "check the network and PyPI");
   }
