@@ -1,4 +1,7 @@
+#include "opkit/cli/autobuild.hpp"
 #include "opkit/cli/commands.hpp"
+#include "opkit/build/outdated.hpp"
+#include "opkit/check/checker.hpp"
 #include "opkit/package/easyrec.hpp"
 #include "opkit/package/package.hpp"
 #include "opkit/package/saved_model.hpp"
@@ -7,6 +10,8 @@
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/hash.hpp"
+#include "opkit/util/json.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
 
@@ -26,13 +31,86 @@ print_notes(const std::vector<std::string>& notes)
 
 // --tf, -o and --build-dir: the options of the packages that gather the
 // libraries of several TF versions.
-void
-add_gather_options(CLI::App* cmd, std::vector<std::string>& versions, std::filesystem::path& output_dir,
-                   std::filesystem::path& build_root)
+struct GatherFlags
 {
-  cmd->add_option("--tf", versions, "TF versions to include (default: opkit.yaml's targets)");
+  std::vector<std::string> versions;
+  bool no_build = false;
+  bool json = false;
+};
+
+void
+add_gather_options(CLI::App* cmd, GatherFlags& flags, std::filesystem::path& output_dir,
+                   std::filesystem::path& build_root, bool& dry_run, const char* schema)
+{
+  cmd->add_option("--tf", flags.versions, "TF versions to include (default: opkit.yaml's targets)");
   cmd->add_option("-o,--output-dir", output_dir, "Where to write it (default: dist/)");
   cmd->add_option("--build-dir", build_root, "Build folder (default: build/)");
+  cmd->add_flag("--dry-run", dry_run, "Print what would be written (file, members) and write nothing");
+  add_no_build_flag(cmd, flags.no_build);
+  cmd->add_flag("--json", flags.json, fmt::format("Print what was written as JSON (schema {})", schema));
+}
+
+// Before gathering the built libraries: build what is out of date, or with
+// --dry-run (which builds nothing) say what a real run would build first.
+void
+prepare_libraries(const project::Manifest& manifest, const std::vector<std::string>& specs,
+                  const std::filesystem::path& build_root, bool no_build, bool dry_run)
+{
+  if (!dry_run) {
+    build_out_of_date(manifest, specs, build_root, {}, no_build);
+    return;
+  }
+  for (const build::OutdatedTarget& target : build::outdated_targets(manifest, specs, build_root, {})) {
+    log_info("note: {} is out of date ({}); a run without --dry-run builds it first", target.sdk_id, target.reason);
+  }
+}
+
+Json
+files_json(const std::vector<package::PackedFile>& files)
+{
+  Json list = Json::array();
+  for (const package::PackedFile& file : files) {
+    list.push_back({{"path", file.path}, {"size", file.size}, {"sha256", file.sha256}});
+  }
+  return list;
+}
+
+// What every archive package's JSON starts with: the file (its size and
+// sha256 once written) and its members.
+Json
+archive_json(const char* schema, const std::filesystem::path& file, bool written,
+             const std::vector<package::PackedFile>& members)
+{
+  Json json = {{"schema", schema}, {"file", file.string()}, {"written", written}};
+  json["bytes"] = written ? Json(std::filesystem::file_size(file)) : Json();
+  json["sha256"] = written ? Json(sha256_hex_file(file)) : Json();
+  json["members"] = files_json(members);
+  return json;
+}
+
+Json
+next_steps_json(const std::vector<std::pair<std::string, std::string>>& steps)
+{
+  Json list = Json::array();
+  for (const auto& [what, text] : steps) {
+    list.push_back({{"step", what}, {"text", text}});
+  }
+  return list;
+}
+
+// --dry-run's listing: the file it would write and each member.
+void
+print_dry_run(const std::filesystem::path& file, const std::vector<package::PackedFile>& members)
+{
+  int64_t bytes = 0;
+  for (const package::PackedFile& member : members) {
+    bytes += member.size;
+  }
+  fmt::print("would write {} ({} files, {} bytes before compression); nothing written (--dry-run)\n", file,
+             members.size(), bytes);
+  for (const package::PackedFile& member : members) {
+    fmt::print("  {:>10}  {}\n", member.size, member.path);
+  }
 }
 
 void
@@ -54,34 +132,58 @@ display_path(const std::filesystem::path& file)
   return (inside ? relative : absolute).string();
 }
 
-void
-print_easyrec_next_steps(const package::EasyRecResult& result)
+// (what, text): "upload", "odpscmd -e ..."
+std::vector<std::pair<std::string, std::string>>
+easyrec_next_steps(const package::EasyRecResult& result)
 {
   std::string path = display_path(result.file);
   if (result.overlay) {
-    fmt::print("next:    extract it over a complete EasyRec resource (tar xzf {} -C <an unpacked "
-               "easy_rec_ext_<V>_res.tar.gz>), pack and upload that; uploaded alone it would replace the whole "
-               "resource. Or pass --easyrec-dir to make the complete resource.\n",
-               path);
-    return;
+    return {{"next", fmt::format("extract it over a complete EasyRec resource (tar xzf {} -C <an unpacked "
+                                 "easy_rec_ext_<V>_res.tar.gz>), pack and upload that; uploaded alone it would replace "
+                                 "the whole resource. Or pass --easyrec-dir to make the complete resource.",
+                                 path)}};
   }
-  fmt::print("upload:  odpscmd -e \"add archive {} -f;\"\n", path);
-  fmt::print("run:     pai -name easy_rec_ext -Dres_project=<the project you uploaded to> -Dversion={} "
-             "-Dcmd=train -Dconfig=<oss://.../pipeline.config> ...\n",
-             result.version);
+  std::vector<std::pair<std::string, std::string>> steps = {
+    {"upload", fmt::format("odpscmd -e \"add archive {} -f;\"", path)},
+    {"run", fmt::format("pai -name easy_rec_ext -Dres_project=<the project you uploaded to> -Dversion={} "
+                        "-Dcmd=train -Dconfig=<oss://.../pipeline.config> ...",
+                        result.version)}};
   for (const package::EasyRecLibrary& library : result.libraries) {
     if (!library.flavor.empty()) {
-      fmt::print("flavor:  --flavor {} for TF {}: the job's TensorFlow loads easy_rec/python/ops/{}/\n", library.flavor,
-                 library.tf, library.dir);
+      steps.emplace_back("flavor",
+                         fmt::format("--flavor {} for TF {}: the job's TensorFlow loads easy_rec/python/ops/{}/",
+                                     library.flavor, library.tf, library.dir));
     }
   }
+  return steps;
+}
+
+Json
+easyrec_json(const package::EasyRecResult& result)
+{
+  Json json = archive_json("opkit.package-easyrec/1", result.file, result.written, result.members);
+  json["version"] = result.version;
+  json["overlay"] = result.overlay;
+  Json libraries = Json::array();
+  for (const package::EasyRecLibrary& library : result.libraries) {
+    libraries.push_back({{"path", library.path},
+                         {"tf_version", library.tf},
+                         {"dir", library.dir},
+                         {"flavor", library.flavor},
+                         {"why", library.why}});
+  }
+  json["libraries"] = libraries;
+  json["notes"] = result.notes;
+  json["warnings"] = result.warnings;
+  json["next_steps"] = next_steps_json(easyrec_next_steps(result));
+  return json;
 }
 
 void
 add_easyrec(CLI::App& package_app, int& exit_code)
 {
   static package::EasyRecOptions options;
-  static std::vector<std::string> versions;
+  static GatherFlags flags;
   CLI::App* cmd = package_app.add_subcommand(
     "easyrec", "EasyRec resource easy_rec_ext_<V>_res.tar.gz (with --easyrec-dir), else an ops overlay");
   cmd->add_option("--version", options.version,
@@ -93,20 +195,32 @@ add_easyrec(CLI::App& package_app, int& exit_code)
   cmd->add_option("--protoc", options.protoc,
                   "protoc generating easy_rec/python/protos/*_pb2.py (default: $OPKIT_PROTOC, else PATH)");
   cmd->add_flag("--force", options.force, "Pack an op that disagrees with EasyRec's libraries in its folder");
-  add_gather_options(cmd, versions, options.output_dir, options.build_root);
+  add_gather_options(cmd, flags, options.output_dir, options.build_root, options.dry_run, "opkit.package-easyrec/1");
   cmd->callback([&exit_code] {
-    options.tf_specs = split_versions(versions);
-    package::EasyRecResult result = package::package_easyrec(project::load_manifest("."), options);
+    options.tf_specs = split_versions(flags.versions);
+    project::Manifest manifest = project::load_manifest(".");
+    prepare_libraries(manifest, options.tf_specs, options.build_root, flags.no_build, options.dry_run);
+    package::EasyRecResult result = package::package_easyrec(manifest, options);
     print_notes(result.notes);
     for (const std::string& warning : result.warnings) {
       log_warning("{} (packed because of --force)", warning);
+    }
+    exit_code = 0;
+    if (flags.json) {
+      fmt::print("{}\n", json_text(easyrec_json(result), 2));
+      return;
+    }
+    if (options.dry_run) {
+      print_dry_run(result.file, result.members);
+      return;
     }
     fmt::print("{} ({} files{})\n", display_path(result.file), result.files, result.overlay ? ", ops overlay" : "");
     for (const package::EasyRecLibrary& library : result.libraries) {
       fmt::print("  {}  <- TF {}: {}\n", library.path, library.tf, library.why);
     }
-    print_easyrec_next_steps(result);
-    exit_code = 0;
+    for (const auto& [what, text] : easyrec_next_steps(result)) {
+      fmt::print("{:<9}{}\n", what + ":", text);
+    }
   });
 }
 
@@ -122,15 +236,35 @@ add_saved_model(CLI::App& package_app, int& exit_code)
   cmd->add_option("--runtime", options.runtime, "Check against this runtime (default: the TF version's own)");
   cmd->add_flag("--force", options.force, "Add the library even if opkit check says it will not load");
   cmd->add_option("--build-dir", options.build_root, "Build folder (default: build/)");
+  static bool no_build = false;
+  static bool json = false;
+  add_no_build_flag(cmd, no_build);
+  cmd->add_flag("--json", json, "Print what was written as JSON (schema opkit.package-saved-model/1)");
   cmd->callback([&exit_code] {
     options.assets.assign(assets.begin(), assets.end());
-    package::SavedModelResult result = package::package_saved_model(project::load_manifest("."), options);
+    project::Manifest manifest = project::load_manifest(".");
+    build_out_of_date(manifest, options.tf_spec.empty() ? std::vector<std::string>{} : std::vector{options.tf_spec},
+                      options.build_root, {}, no_build);
+    package::SavedModelResult result = package::package_saved_model(manifest, options);
     if (!result.check.loads) {
       log_warning("{} will not load in {} (added because of --force)", result.check.library, result.check.target);
     }
     for (const std::string& file : result.changed) {
       log_warning("{}: added by an earlier run but changed since: kept, as your own file now",
                   result.assets_dir / file);
+    }
+    exit_code = 0;
+    if (json) {
+      fmt::print("{}\n", json_text({{"schema", "opkit.package-saved-model/1"},
+                                    {"export_dir", options.export_dir.string()},
+                                    {"model", result.model},
+                                    {"assets_dir", result.assets_dir.string()},
+                                    {"assets", files_json(package::folder_files(result.assets_dir))},
+                                    {"removed", result.removed},
+                                    {"changed", result.changed},
+                                    {"check", check::to_json(result.check)}},
+                                   2));
+      return;
     }
     fmt::print("{}\n", result.model);
     fmt::print("{}:\n", result.assets_dir);
@@ -140,7 +274,6 @@ add_saved_model(CLI::App& package_app, int& exit_code)
     for (const std::string& file : result.removed) {
       fmt::print("removed {} (an earlier run added it; this one did not)\n", file);
     }
-    exit_code = 0;
   });
 }
 
@@ -153,8 +286,25 @@ add_tf_serving(CLI::App& package_app, int& exit_code)
                   "A tensorflow/serving checkout: copy the package in and add it to SUPPORTED_TENSORFLOW_OPS");
   cmd->add_flag("--patch", options.patch_only, "With --serving-dir: write the BUILD patch instead of editing it");
   cmd->add_option("-o,--output-dir", options.output_dir, "Where to write it (default: dist/tf-serving)");
+  static bool json = false;
+  cmd->add_flag("--json", json, "Print what was written as JSON (schema opkit.package-tf-serving/1)");
   cmd->callback([&exit_code] {
     package::TfServingResult result = package::package_tf_serving(project::load_manifest("."), options);
+    exit_code = 0;
+    if (json) {
+      bool serving = !options.serving_dir.empty();
+      Json out = {{"schema", "opkit.package-tf-serving/1"},
+                  {"bundle_dir", result.bundle_dir.string()},
+                  {"label", result.label},
+                  {"files", files_json(package::folder_files(result.bundle_dir))},
+                  {"serving_dir", serving ? Json(options.serving_dir.string()) : Json()},
+                  {"patch_file", serving ? Json(result.patch_file.string()) : Json()},
+                  {"serving_bundle", serving && !options.patch_only ? Json(result.serving_bundle.string()) : Json()},
+                  {"bundle_changed", result.bundle_changed},
+                  {"build_changed", result.build_changed}};
+      fmt::print("{}\n", json_text(out, 2));
+      return;
+    }
     fmt::print("bundle:  {}\nlabel:   {}\n", result.bundle_dir, result.label);
     if (!options.serving_dir.empty()) {
       fmt::print("patch:   {}\n", result.patch_file);
@@ -164,22 +314,53 @@ add_tf_serving(CLI::App& package_app, int& exit_code)
       fmt::print("model_servers/BUILD: {}\n",
                  result.build_changed ? "label added to SUPPORTED_TENSORFLOW_OPS" : "unchanged (label already listed)");
     }
-    exit_code = 0;
   });
+}
+
+Json
+wheel_json(const package::WheelResult& result)
+{
+  Json json = archive_json("opkit.package-wheel/1", result.file, result.written, result.members);
+  json["requirement"] = result.requirement;
+  json["libraries"] = result.libraries;
+  json["platform_tag"] = result.platform.tag;
+  Json verdicts = Json::array();
+  for (const package::PolicyVerdict& verdict : result.platform.verdicts) {
+    verdicts.push_back({{"policy", verdict.policy}, {"passes", verdict.passes}, {"failure", verdict.failure}});
+  }
+  json["policies"] = verdicts;
+  std::vector<std::pair<std::string, std::string>> steps = {
+    {"install", fmt::format("pip install {}", display_path(result.file))}};
+  if (result.platform.tag.rfind("linux_", 0) == 0) {
+    steps.emplace_back("note", "no manylinux policy passes, so PyPI will refuse this wheel; install it from a file or "
+                               "a private index");
+  }
+  json["next_steps"] = next_steps_json(steps);
+  return json;
 }
 
 void
 add_wheel(CLI::App& package_app, int& exit_code)
 {
   static package::WheelOptions options;
-  static std::vector<std::string> versions;
+  static GatherFlags flags;
   CLI::App* cmd = package_app.add_subcommand("wheel", "A pip wheel with the wrapper and a library per TF version");
   cmd->add_option("--requires", options.requirement,
                   "A Requires-Dist line (default: none; the wheel plugs into the installed TensorFlow)");
-  add_gather_options(cmd, versions, options.output_dir, options.build_root);
+  add_gather_options(cmd, flags, options.output_dir, options.build_root, options.dry_run, "opkit.package-wheel/1");
   cmd->callback([&exit_code] {
-    options.tf_specs = split_versions(versions);
-    package::WheelResult result = package::package_wheel(project::load_manifest("."), options);
+    options.tf_specs = split_versions(flags.versions);
+    project::Manifest manifest = project::load_manifest(".");
+    prepare_libraries(manifest, options.tf_specs, options.build_root, flags.no_build, options.dry_run);
+    package::WheelResult result = package::package_wheel(manifest, options);
+    exit_code = 0;
+    if (flags.json) {
+      fmt::print("{}\n", json_text(wheel_json(result), 2));
+      return;
+    }
+    if (options.dry_run) {
+      print_dry_run(result.file, result.members);
+    }
     print_package(result.file,
                   result.requirement.empty() ? "requires no TensorFlow distribution: uses the installed one"
                                              : "requires " + result.requirement,
@@ -192,7 +373,6 @@ add_wheel(CLI::App& package_app, int& exit_code)
       fmt::print("note: no manylinux policy passes, so PyPI will refuse this wheel; install it from a file or a "
                  "private index\n");
     }
-    exit_code = 0;
   });
 }
 
@@ -202,15 +382,25 @@ add_verify(CLI::App& package_app, int& exit_code)
   static std::string file;
   CLI::App* cmd = package_app.add_subcommand("verify", "Check a package (file or folder) against its manifest");
   cmd->add_option("package", file, "A .tar.gz, .whl, or a folder holding opkit-manifest.json")->required();
+  static bool json = false;
+  cmd->add_flag("--json", json, "Print the verdict as JSON (schema opkit.package-verify/1)");
   cmd->callback([&exit_code] {
     std::vector<std::string> problems = package::verify_package(file);
+    exit_code = static_cast<int>(problems.empty() ? ExitCode::ok : ExitCode::failed);
+    if (json) {
+      fmt::print("{}\n", json_text({{"schema", "opkit.package-verify/1"},
+                                    {"package", file},
+                                    {"verified", problems.empty()},
+                                    {"problems", problems}},
+                                   2));
+      return;
+    }
     for (const std::string& problem : problems) {
       fmt::print("{}: {}\n", file, problem);
     }
     if (problems.empty()) {
       fmt::print("{}: verified against its manifest\n", file);
     }
-    exit_code = static_cast<int>(problems.empty() ? ExitCode::ok : ExitCode::failed);
   });
 }
 

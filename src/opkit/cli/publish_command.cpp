@@ -3,6 +3,7 @@
 #include "opkit/util/format.hpp"
 #include "opkit/util/hash.hpp"
 #include "opkit/util/http.hpp"
+#include "opkit/util/json.hpp"
 #include "opkit/util/log.hpp"
 
 #include <fmt/format.h>
@@ -65,7 +66,7 @@ input_file_size(const stdfs::path& file)
 } // namespace
 
 void
-add_publish_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
+add_publish_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 {
   static std::string file;
   static std::string url;
@@ -82,7 +83,8 @@ add_publish_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
                  "Retries on connection errors, timeouts, 429 and 5xx, after 0.5 s, 1 s, 2 s, ... (default 3)")
     ->check(CLI::Range(0, 10));
   cmd->add_option("--cacert", options.ca_file, "Trust the CAs in this PEM file instead of the system bundle");
-  cmd->callback([&exit_code] {
+  cmd->add_flag("--json", global.json, "Print what was published as JSON (schema opkit.publish/1)");
+  cmd->callback([&global, &exit_code] {
     check_http_url(url);
     for (const std::string& header : user_headers) {
       check_http_header(header);
@@ -92,9 +94,21 @@ add_publish_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
     options.headers = request_headers(digest, user_headers);
     options.progress = verbosity() >= Verbosity::normal && ::isatty(STDERR_FILENO) == 1;
     HttpResult result = http_put_file(url, file, options);
+    exit_code = static_cast<int>(ExitCode::ok);
+    if (global.json) {
+      fmt::print("{}\n", json_text({{"schema", "opkit.publish/1"},
+                                    {"file", file},
+                                    {"url", http_display_url(url)},
+                                    {"status", result.status},
+                                    {"reason", result.reason},
+                                    {"bytes", size},
+                                    {"sha256", to_hex(digest)},
+                                    {"attempts", result.attempts}},
+                                   2));
+      return;
+    }
     fmt::print("published {} -> {} ({} bytes, sha256 {}, HTTP {})\n", file, http_display_url(url), size, to_hex(digest),
                result.status);
-    exit_code = static_cast<int>(ExitCode::ok);
   });
 }
 

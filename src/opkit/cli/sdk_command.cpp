@@ -57,6 +57,25 @@ describe_download(const sdk::FetchResult& result)
                      result.wheel_bytes / 1e6, result.requests, result.requests == 1 ? "" : "s", how);
 }
 
+// opkit.sdk-fetch/1: the SDK's facts and how its bytes came.
+Json
+fetch_json(const sdk::FetchResult& result)
+{
+  return {{"schema", "opkit.sdk-fetch/1"},
+          {"sdk", sdk::to_json(result.sdk)},
+          {"already_present", result.already_present},
+          {"wheel", result.wheel},
+          {"source", result.source},
+          {"ranged", result.ranged},
+          {"ranges_ignored", result.ranges_ignored},
+          {"wheel_bytes", result.wheel_bytes},
+          {"wire_bytes", result.wire_bytes},
+          {"sdk_bytes", result.sdk_bytes},
+          {"resumed_from", result.resumed_from},
+          {"requests", result.requests},
+          {"whole_requests", result.whole_requests}};
+}
+
 } // namespace
 
 void
@@ -93,8 +112,14 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   fetch_cmd->add_option("--variant", fetch.variant, "cpu or gpu (the CUDA build)")->capture_default_str();
   fetch_cmd->add_option("--index-url", fetch.index_url,
                         "A PEP 503/691 index (default: $OPKIT_INDEX_URL, pip's configuration, else pip download)");
-  fetch_cmd->callback([&exit_code] {
+  fetch_cmd->add_flag("--json", global.json, "Print what was fetched as JSON (schema opkit.sdk-fetch/1)");
+  fetch_cmd->callback([&global, &exit_code] {
     sdk::FetchResult result = sdk::fetch_sdk(fetch);
+    exit_code = 0;
+    if (global.json) {
+      fmt::print("{}\n", json_text(fetch_json(result), 2));
+      return;
+    }
     if (result.already_present) {
       fmt::print("{}: already in the store ({:.1f} MB)\n", result.sdk.id, result.sdk_bytes / 1e6);
     } else {
@@ -102,7 +127,6 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
                  describe_download(result), result.sdk_bytes / 1e6);
     }
     print_sdk_line(result.sdk);
-    exit_code = 0;
   });
 
   static std::string which;
@@ -117,6 +141,9 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       fmt::print("{}\n", json_text(json, 2));
     } else {
       for (const auto& [key, value] : json.items()) {
+        if (key == "schema") {
+          continue;
+        }
         fmt::print("{:<18} {}\n", key, value.is_string() ? value.get<std::string>() : value.dump());
       }
     }
@@ -126,10 +153,21 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   static std::string victim;
   CLI::App* remove = sdk_app->add_subcommand("remove", "Remove an SDK from the store");
   remove->add_option("sdk", victim, "An SDK id (tensorflow-2.10.1) or version (2.10)")->required();
-  remove->callback([&exit_code] {
+  remove->add_flag("--json", global.json, "Print what was removed as JSON (schema opkit.sdk-remove/1)");
+  remove->callback([&global, &exit_code] {
     sdk::Sdk sdk = sdk::find_sdk(victim);
+    uint64_t bytes = fs::disk_size(sdk.root);
     sdk::remove_sdk(sdk);
-    fmt::print("removed {}\n", sdk.id);
+    if (global.json) {
+      fmt::print("{}\n", json_text({{"schema", "opkit.sdk-remove/1"},
+                                    {"removed", sdk.id},
+                                    {"version", sdk.version.str()},
+                                    {"path", sdk.root.string()},
+                                    {"bytes", bytes}},
+                                   2));
+    } else {
+      fmt::print("removed {}\n", sdk.id);
+    }
     exit_code = 0;
   });
 
@@ -137,14 +175,20 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   CLI::App* gc = sdk_app->add_subcommand(
     "gc", "Remove what interrupted imports and fetches left behind, and stale precompiled headers");
   gc->add_flag("--downloads", downloads, "Also drop partial downloads kept for resuming");
-  gc->callback([&exit_code] {
+  gc->add_flag("--json", global.json, "Print what was removed as JSON (schema opkit.sdk-gc/1)");
+  gc->callback([&global, &exit_code] {
     sdk::GcReport report = sdk::collect_garbage(downloads);
     build::collect_stale_pchs(report);
+    exit_code = 0;
+    if (global.json) {
+      fmt::print("{}\n",
+                 json_text({{"schema", "opkit.sdk-gc/1"}, {"removed", report.removed}, {"bytes", report.bytes}}, 2));
+      return;
+    }
     for (const std::string& path : report.removed) {
       fmt::print("removed {}\n", path);
     }
     fmt::print("freed {:.1f} MB\n", report.bytes / 1e6);
-    exit_code = 0;
   });
 }
 

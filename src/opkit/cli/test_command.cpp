@@ -1,3 +1,4 @@
+#include "opkit/cli/autobuild.hpp"
 #include "opkit/cli/commands.hpp"
 #include "opkit/probe/python_runner.hpp"
 #include "opkit/probe/python_vectors.hpp"
@@ -124,9 +125,14 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_option("--lib", libraries, "Test only these libraries of opkit.yaml (repeatable)");
   static bool python = false;
   cmd->add_flag("--python", python, "Run the ops on opkit.yaml's test vectors in a real TensorFlow of each version");
+  static bool no_build = false;
+  add_no_build_flag(cmd, no_build);
   cmd->callback([&global, &exit_code] {
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
+    if (python || spec.kind == project::TemplateKind::tensorflow) {
+      build_out_of_date(manifest, split_versions(versions), build_dir, libraries, no_build);
+    }
     if (python) {
       std::vector<probe::PythonVectorsReport> reports =
         probe::test_in_tf_versions(manifest, split_versions(versions), build_dir, libraries);

@@ -248,8 +248,13 @@ package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options
   result.files = list.size();
 
   stdfs::path out_dir = options.output_dir.empty() ? manifest.root / "dist" : options.output_dir;
-  fs::create_dirs(out_dir);
   result.file = out_dir / ("easy_rec_ext_" + result.version + (result.overlay ? "_overlay.tar.gz" : "_res.tar.gz"));
+  result.members = packed_files(list);
+  if (options.dry_run) {
+    return result;
+  }
+  fs::create_dirs(out_dir);
+  result.written = true;
   write_archive(result.file, ArchiveFormat::tar_gz, std::move(list), source_date_epoch(manifest.root));
   return result;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "opkit/package/package.hpp"
 #include "opkit/project/manifest.hpp"
 
 #include <filesystem>
@@ -18,6 +19,7 @@ struct EasyRecOptions
   bool force = false;                // pack an op that disagrees with EasyRec's libraries
   std::filesystem::path output_dir;  // default: <project>/dist
   std::filesystem::path build_root;
+  bool dry_run = false; // compute everything, write nothing
 };
 
 struct EasyRecLibrary
@@ -38,6 +40,8 @@ struct EasyRecResult
   size_t files = 0;
   std::vector<std::string> notes;    // what the package leaves out or was made from, and why
   std::vector<std::string> warnings; // findings packed anyway (--force)
+  std::vector<PackedFile> members;   // every file in the tarball, in its order
+  bool written = false;              // false with dry_run
 };
 
 // Makes easy_rec_ext_<V>_res.tar.gz in pai_jobs/deploy_ext.sh's layout (with

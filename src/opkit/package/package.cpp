@@ -9,6 +9,7 @@
 #include "opkit/util/process.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -146,6 +147,32 @@ make_manifest(const std::string& kind, const std::string& name, const std::vecto
   }
   return {{"schema", "opkit.manifest/1"},   {"kind", kind},   {"name", name},
           {"opkit_version", OPKIT_VERSION}, {"files", files}, {"libraries", libs}};
+}
+
+std::vector<PackedFile>
+packed_files(const std::vector<ArchiveMember>& members)
+{
+  std::vector<PackedFile> files;
+  for (const ArchiveMember& member : members) {
+    files.push_back({member.path, member_size(member), member_sha256(member)});
+  }
+  return files;
+}
+
+std::vector<PackedFile>
+folder_files(const stdfs::path& folder)
+{
+  std::string ignored;
+  Listing listing = list_folder(folder, ignored);
+  std::vector<PackedFile> files;
+  for (const auto& [path, info] : listing) {
+    files.push_back({path, info.first, info.second});
+  }
+  if (!ignored.empty()) {
+    files.push_back({k_manifest_name, static_cast<int64_t>(ignored.size()), sha256_hex(ignored)});
+    std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  }
+  return files;
 }
 
 std::vector<std::string>

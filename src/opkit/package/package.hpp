@@ -43,6 +43,22 @@ Json
 make_manifest(const std::string& kind, const std::string& name, const std::vector<ArchiveMember>& members,
               const std::vector<std::pair<std::string, Json>>& libraries);
 
+// A file a package holds (or, with --dry-run, would hold).
+struct PackedFile
+{
+  std::string path; // inside the package
+  int64_t size = 0;
+  std::string sha256;
+};
+
+// Each member's path, size and sha256, in the members' order.
+std::vector<PackedFile>
+packed_files(const std::vector<ArchiveMember>& members);
+
+// Every regular file under a folder (paths relative to it, sorted), e.g. a bundle's.
+std::vector<PackedFile>
+folder_files(const std::filesystem::path& folder);
+
 // The manifest's own file name inside every package.
 inline const char* k_manifest_name = "opkit-manifest.json";
 

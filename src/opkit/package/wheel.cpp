@@ -144,8 +144,13 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
   members.push_back({dist_info + "/RECORD", {}, record, false});
 
   stdfs::path out_dir = options.output_dir.empty() ? manifest.root / "dist" : options.output_dir;
-  fs::create_dirs(out_dir);
   result.file = out_dir / fmt::format("{}-{}-{}.whl", manifest.name, manifest.version, tag);
+  result.members = packed_files(members);
+  if (options.dry_run) {
+    return result;
+  }
+  fs::create_dirs(out_dir);
+  result.written = true;
   write_archive(result.file, ArchiveFormat::zip, std::move(members), source_date_epoch(manifest.root));
   return result;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "opkit/package/package.hpp"
 #include "opkit/package/wheel_tag.hpp"
 #include "opkit/project/manifest.hpp"
 
@@ -15,6 +16,7 @@ struct WheelOptions
   std::string requirement;           // a Requires-Dist line; default: none (see the README)
   std::filesystem::path output_dir;  // default: <project>/dist
   std::filesystem::path build_root;
+  bool dry_run = false; // compute everything, write nothing
 };
 
 struct WheelResult
@@ -23,6 +25,8 @@ struct WheelResult
   std::string requirement;            // empty: the wheel requires no TensorFlow
   PlatformTag platform;               // the platform tag and each candidate policy's verdict
   std::vector<std::string> libraries; // paths inside the wheel
+  std::vector<PackedFile> members;    // every file in the wheel, sorted, RECORD last
+  bool written = false;               // false with dry_run
 };
 
 // A platform wheel (py3-none-<the oldest manylinux tag its libraries pass,

@@ -101,7 +101,7 @@ to_json(const TestReport& report)
                        {"differences", target.differences},
                        {"probe", report_json(target.report)}});
   }
-  return {{"ok", report.ok()}, {"targets", targets}};
+  return {{"schema", "opkit.test/1"}, {"ok", report.ok()}, {"targets", targets}};
 }
 
 } // namespace opkit::probe

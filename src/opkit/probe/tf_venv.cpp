@@ -10,6 +10,7 @@
 #include "opkit/util/process.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 
 #include <unistd.h>
@@ -20,25 +21,56 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-// Both streams on a terminal: pip's own progress can go straight there
-// without mixing into results that are piped.
+// pip's own lines (what it collects, downloads, installs) are the progress of
+// a step that takes minutes: they go to stderr unless -q, never to stdout,
+// which holds results (`opkit test --python --json`).
 bool
-on_terminal()
+show_progress()
 {
-  return ::isatty(1) != 0 && ::isatty(2) != 0;
+  return verbosity() >= Verbosity::normal;
 }
 
-// Runs a step; on a terminal its output goes straight there (pip's progress).
+// pip's options for how much it says: its bar on a terminal, its lines
+// otherwise, nothing with -q.
+std::vector<std::string>
+pip_progress_flags()
+{
+  if (!show_progress()) {
+    return {"--quiet"};
+  }
+  return {::isatty(STDERR_FILENO) != 0 ? "--progress-bar=on" : "--progress-bar=off"};
+}
+
+// Runs a step; its output streams to stderr unless -q.
 void
 run_step(const std::vector<std::string>& argv, const std::string& what)
 {
   ProcessOptions options;
-  options.capture = !on_terminal();
-  ProcessResult result = run_process(argv, options);
+  options.capture = !show_progress();
+  ProcessResult result;
+  if (options.capture) {
+    result = run_process(argv, options);
+  } else {
+    // The child inherits our stdout: point it at stderr for the step.
+    std::fflush(stdout);
+    int saved = ::dup(STDOUT_FILENO);
+    ::dup2(STDERR_FILENO, STDOUT_FILENO);
+    try {
+      result = run_process(argv, options);
+    } catch (...) {
+      ::dup2(saved, STDOUT_FILENO);
+      ::close(saved);
+      throw;
+    }
+    ::dup2(saved, STDOUT_FILENO);
+    ::close(saved);
+  }
   if (result.exit_code != 0) {
-    throw Error(ExitCode::missing,
-                fmt::format("{}: failed (exit {}): {}", what, result.exit_code, tail_lines(result.out + result.err, 3)),
-                "check the network and PyPI (pip's own message is above)");
+    // pip's last lines, on the error's one line.
+    std::string said = options.capture ? ": " + join(split(trim(tail_lines(result.out + result.err, 3)), '\n'), "; ")
+                                       : " (its output is above)";
+    throw Error(ExitCode::missing, fmt::format("{}: failed (exit {}){}", what, result.exit_code, said),
+                "check the network and PyPI");
   }
 }
 
@@ -78,11 +110,15 @@ ensure_tf_venv(const sdk::Sdk& sdk)
   stdfs::remove_all(venv, ec);
   run_step({python.string(), "-m", "venv", venv.string()}, python.string() + " -m venv");
   std::string pip = (venv / "bin" / "pip").string();
-  std::string quiet = on_terminal() ? "--progress-bar=on" : "--quiet";
+  std::vector<std::string> progress = pip_progress_flags();
   if (!recipe.pip.empty()) {
-    run_step({pip, "install", quiet, recipe.pip}, "pip install " + recipe.pip);
+    std::vector<std::string> argv = {pip, "install"};
+    argv.insert(argv.end(), progress.begin(), progress.end());
+    argv.push_back(recipe.pip);
+    run_step(argv, "pip install " + recipe.pip);
   }
-  std::vector<std::string> argv = {pip, "install", quiet};
+  std::vector<std::string> argv = {pip, "install"};
+  argv.insert(argv.end(), progress.begin(), progress.end());
   argv.insert(argv.end(), recipe.flags.begin(), recipe.flags.end());
   argv.push_back(requirement);
   argv.insert(argv.end(), recipe.pins.begin(), recipe.pins.end());

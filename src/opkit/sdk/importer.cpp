@@ -2,6 +2,7 @@
 
 #include "opkit/check/indexed_library.hpp"
 #include "opkit/sdk/facts.hpp"
+#include "opkit/sdk/import_progress.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/sdk/wheel_record.hpp"
 #include "opkit/util/archive.hpp"
@@ -133,7 +134,9 @@ import_archive(const stdfs::path& wheel, const stdfs::path& root, ImportStats& s
   std::string record_text;
   std::string record_dist_info;
   std::set<std::string> metadata_dist_infos;
+  ImportProgress progress(wheel);
   for_each_archive_entry(wheel, [&](ArchiveEntry& entry) {
+    progress.entry(static_cast<uint64_t>(std::max<int64_t>(entry.size, 0)), stats.bytes);
     if (entry.is_regular && is_record_path(entry.path)) {
       record_text = read_record(wheel, entry);
       record_dist_info = archive_path_parts(entry.path).front();
@@ -148,6 +151,7 @@ import_archive(const stdfs::path& wheel, const stdfs::path& root, ImportStats& s
       record.add(entry.path, write_entry(root, plan, entry, stats));
     }
   });
+  progress.finish();
   // The distribution is the one whose RECORD lists the framework; metadata
   // from any other dist-info (a sibling's) is not the SDK's.
   bool owned = dist_info_owns_framework(record_text, "");

@@ -9,6 +9,7 @@ Json
 to_json(const Sdk& sdk)
 {
   return Json{
+    {"schema", "opkit.sdk/1"},
     {"id", sdk.id},
     {"framework", sdk.framework},
     {"distribution", sdk.distribution},

@@ -1,0 +1,27 @@
+#pragma once
+
+// `opkit test` and `opkit package` build what is out of date first, as
+// `cargo test` does; --no-build refuses instead (the commands' own check).
+#include "opkit/project/manifest.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace opkit::cli {
+
+// Adds --no-build to a command that uses the built libraries.
+void
+add_no_build_flag(CLI::App* cmd, bool& no_build);
+
+// Builds the targets of `specs` whose libraries (`libraries`, every one when
+// empty) are missing or out of date, with opkit.yaml's settings, progress on
+// stderr. A failed build is Error(failed) naming the targets (and their
+// build.log). Nothing when `no_build`.
+void
+build_out_of_date(const project::Manifest& manifest, const std::vector<std::string>& specs,
+                  const std::filesystem::path& build_root, const std::vector<std::string>& libraries, bool no_build);
+
+} // namespace opkit::cli
