@@ -53,11 +53,11 @@ set(CPACK_PACKAGE_NAME opkit)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "opkit maintainers <opkit-maintainers@users.noreply.github.com>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "build, check and ship custom TensorFlow ops for every framework version")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "build, check and ship custom TensorFlow ops for every framework version
- opkit imports TensorFlow SDKs from the official wheels, scaffolds op projects,
- builds each op for every TensorFlow version it targets, proves statically that
- each library loads into its target runtime, tests it in the real framework
- and packages it for EasyRec, TF Serving, SavedModel assets and pip.")
+# The .deb's description: the summary above, then this.
+set(CPACK_PACKAGE_DESCRIPTION "opkit imports TensorFlow SDKs from the official wheels, scaffolds op projects,
+builds each op for every TensorFlow version it targets, proves statically that
+each library loads into its target runtime, tests it in the real framework and
+packages it for EasyRec, TF Serving, SavedModel assets and pip.")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "${OPKIT_DEB_DEPENDS}")

@@ -33,7 +33,7 @@ expect_one_error_line
 expect_contains "$work/err" '^opkit: error: opkit: missing the command, one of: sdk, new, init, build, test, check'
 run_opkit 2 sdk
 expect_one_error_line
-expect_contains "$work/err" '^opkit: error: opkit sdk: missing the command, one of: add, fetch, list'
+expect_contains "$work/err" '^opkit: error: opkit sdk: missing the command, one of: add, list, fetch, info, remove, gc '
 run_opkit 2 build --jobs zero
 expect_one_error_line
 expect_contains "$work/err" '^opkit: error: opkit build: .*zero'
@@ -116,7 +116,7 @@ zpty -w z "PS1='' ; fpath=($ZFUNC \$fpath); autoload -Uz compinit; compinit -u -
 zpty -w z "zstyle ':completion:*' list-separator ''; zstyle ':completion:*' format ''"
 zpty -w z "zmodload zsh/complist; bindkey '^I' complete-word; setopt autolist nolistambiguous; unsetopt listtypes"
 zpty -w z "print -r -- '<<begin>>'"
-zpty -w z "$LINE"$'\t'
+zpty -n -w z "$LINE"$'\t'
 sleep 2
 zpty -w z $'\C-c'
 zpty -w z "print -r -- '<<end>>'"
@@ -126,14 +126,15 @@ while zpty -r -t z line; do out+="$line"; done
 print -r -- "$out"
 zpty -d z
 ZSH
-}
+} # (its output has the terminal's escape sequences: take them out)
+strip_escapes() { sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g'; }
 zsh_out=$(complete_zsh "opkit bu") || true
-echo "$zsh_out" >"$work/zsh-bu.txt"
+echo "$zsh_out" | strip_escapes >"$work/zsh-bu.txt"
 grep -q "opkit build" "$work/zsh-bu.txt" || fail "zsh did not complete 'opkit bu' to build: $(tail -c 600 "$work/zsh-bu.txt")"
 zsh_out=$(complete_zsh "opkit sdk ") || true
-echo "$zsh_out" >"$work/zsh-sdk.txt"
+echo "$zsh_out" | strip_escapes >"$work/zsh-sdk.txt"
 for sub in $(subcommands sdk); do
-  grep -q "$sub" "$work/zsh-sdk.txt" || fail "zsh did not offer 'opkit sdk $sub': $(tail -c 600 "$work/zsh-sdk.txt")"
+  grep -Eq "(^|[^a-z])$sub +[A-Z]" "$work/zsh-sdk.txt" || fail "zsh did not offer 'opkit sdk $sub': $(tail -c 600 "$work/zsh-sdk.txt")"
 done
 
 # fish: parses, and `complete -C` answers from it

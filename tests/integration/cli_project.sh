@@ -8,17 +8,16 @@ source "$(dirname "$0")/common.sh"
 run_opkit 0 new up_op
 cd up_op/src
 run_opkit 0 build --tf 1.12 -j 2
-expect_contains "$work/out" "^tf-1\.12\.0 +built \(3 compiled\) $work/up_op/build/tf-1\.12\.0/libup_op\.so$"
+expect_contains "$work/out" '^tf-1\.12\.0 +built \(3 compiled\) /.*/up_op/build/tf-1\.12\.0/libup_op\.so$'
 [ -f "$work/up_op/build/tf-1.12.0/libup_op.so" ] || fail "the build did not land in the project's build/"
 [ ! -e "$work/up_op/src/build" ] || fail "the build made a build/ inside src/"
 run_opkit 0 test --tf 1.12
 expect_contains "$work/out" 'tf-1\.12\.0'
-# --build-dir as typed here: ../build from src/ is the project's build/ ...
+# --build-dir as typed here: ../build from src/ is the project's build/ (taken
+# from the project root it would be $work/build, which nothing may make).
 run_opkit 0 test --tf 1.12 --build-dir ../build
-# ... and build/ typed here means src/build, which does not exist.
-run_opkit 3 test --tf 1.12 --build-dir build
-expect_one_error_line
-expect_contains "$work/err" 'not built'
+expect_contains "$work/out" 'tf-1\.12\.0'
+[ ! -e "$work/build" ] || fail "--build-dir ../build was taken relative to the project root, not to src/"
 # Deeper still, and through -C.
 mkdir -p deeper/still
 (cd deeper/still && "$OPKIT" build --tf 1.12 >"$work/out" 2>"$work/err") || fail "build from src/deeper/still failed: $(cat "$work/err")"

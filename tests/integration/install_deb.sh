@@ -27,7 +27,8 @@ check_installed() { # <root> <prefix>
   local man_page
   man_page=$(ls "$share/man/man1/opkit.1"* 2>/dev/null | head -n 1)
   [ -n "$man_page" ] || fail "no man page under $share/man/man1"
-  man -l "$man_page" 2>/dev/null | col -b | grep -q 'opkit build' || fail "$man_page does not render with man -l"
+  man -l "$man_page" 2>/dev/null | col -b >"$work/man.txt"
+  grep -q '^ *opkit build$' "$work/man.txt" || fail "$man_page does not render with man -l"
 }
 
 # --- cmake --install into a staging root

@@ -1,6 +1,7 @@
 #include "opkit/cli/command_tree.hpp"
 
 #include "opkit/cli/commands.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <map>
 
@@ -37,6 +38,14 @@ describe_option(const CLI::Option& option)
   auto found = offered_values().find(&option);
   if (found != offered_values().end()) {
     info.values = found->second();
+  }
+  // A CLI::IsMember check shows its set in the type: "INT:{0,1}".
+  size_t set = info.value_name.find(":{");
+  if (set != std::string::npos && info.value_name.back() == '}') {
+    if (info.values.empty()) {
+      info.values = split(info.value_name.substr(set + 2, info.value_name.size() - set - 3), ',');
+    }
+    info.value_name = info.value_name.substr(0, set);
   }
   return info;
 }

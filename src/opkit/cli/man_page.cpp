@@ -85,7 +85,11 @@ std::string
 man_page(const CommandInfo& tree, const std::string& version)
 {
   std::string text = fmt::format(".TH OPKIT 1 \"\" \"opkit {}\" \"User Commands\"\n", roff(version));
-  text += fmt::format(".SH NAME\nopkit \\- {}\n", roff(tree.description));
+  std::string summary = tree.description;
+  if (summary.rfind("opkit: ", 0) == 0) {
+    summary = summary.substr(7);
+  }
+  text += fmt::format(".SH NAME\nopkit \\- {}\n", roff(summary));
   text += fmt::format(".SH SYNOPSIS\n{} [\\fIGLOBAL OPTIONS\\fR] \\fICOMMAND\\fR [\\fIARGS\\fR]\n", "\\fBopkit\\fR");
   text += ".SH DESCRIPTION\nEach command below is also described by \\fBopkit help\\fR \\fICOMMAND\\fR "
           "(or \\fBopkit\\fR \\fICOMMAND\\fR \\fB\\-\\-help\\fR). Results go to stdout; progress and logs to "

@@ -104,6 +104,11 @@ usage_error_line(const CLI::App& app, const CLI::ParseError& error)
   for (char& c : what) {
     c = c == '\n' ? ' ' : c;
   }
+  // CLI::PositiveNumber's range, spelled out to 300 digits.
+  size_t range = what.find(" not in range 0.000000 to 1797693134862315");
+  if (range != std::string::npos) {
+    what = what.substr(0, range) + " is not a positive number";
+  }
   return fmt::format("{}: {} (see {} --help)", command_path(at), trim(what), command_path(at));
 }
 
