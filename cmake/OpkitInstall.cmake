@@ -7,13 +7,14 @@ set(OPKIT_DOCS_DIR ${CMAKE_CURRENT_BINARY_DIR}/generated-docs)
 set(OPKIT_GENERATED_DOCS "")
 # opkit_generate(<file> <opkit args>...): <file> is opkit's stdout, written whole or not at all.
 function(opkit_generate file)
+  string(REPLACE ";" " " words "${ARGN}")
   add_custom_command(
     OUTPUT ${OPKIT_DOCS_DIR}/${file}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${OPKIT_DOCS_DIR}
     COMMAND sh -c "\"$0\" \"$@\" > \"${OPKIT_DOCS_DIR}/${file}.tmp\" && mv \"${OPKIT_DOCS_DIR}/${file}.tmp\" \"${OPKIT_DOCS_DIR}/${file}\""
             $<TARGET_FILE:opkit> ${ARGN}
     DEPENDS opkit
-    COMMENT "Generating ${file} (opkit ${ARGN})"
+    COMMENT "Generating ${file} (opkit ${words})"
     VERBATIM)
   set(OPKIT_GENERATED_DOCS ${OPKIT_GENERATED_DOCS} ${OPKIT_DOCS_DIR}/${file} PARENT_SCOPE)
 endfunction()

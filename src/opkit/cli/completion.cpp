@@ -163,7 +163,8 @@ complete -F _opkit opkit
 
 namespace {
 
-// Text inside a zsh _arguments [description] or after "name:" in _describe.
+// Text inside a zsh _arguments [description], or a name in _describe (whose
+// description, after the first colon, is taken as it is).
 std::string
 zsh_text(const std::string& text)
 {
@@ -217,7 +218,7 @@ zsh_completion(const CommandInfo& tree)
       std::string described;
       std::string dispatch;
       for (const CommandInfo& sub : command.commands) {
-        described += "        " + sh_quote(zsh_text(sub.name) + ":" + zsh_text(sub.description)) + "\n";
+        described += "        " + sh_quote(zsh_text(sub.name) + ":" + one_line(sub.description)) + "\n";
         dispatch += fmt::format("        {}) {} ;;\n", sub.name, zsh_function(sub));
       }
       body = fmt::format("  local curcontext=\"$curcontext\" state line\n"
