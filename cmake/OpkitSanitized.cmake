@@ -6,6 +6,8 @@
 set(OPKIT_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 
 opkit_add_core(opkit_core_sanitized)
+target_sources(opkit_core_sanitized PRIVATE ${OPKIT_BUILD_INFO_SOURCE}) # cmake/OpkitBuildInfo.cmake
+add_dependencies(opkit_core_sanitized opkit_build_info)
 target_compile_options(opkit_core_sanitized PUBLIC ${OPKIT_SANITIZE_FLAGS} -O0 -g0)
 target_link_options(opkit_core_sanitized PUBLIC ${OPKIT_SANITIZE_FLAGS})
 

@@ -12,6 +12,7 @@ packages=(
   clang libclang-rt-14-dev clang-format clang-tidy
   nginx openssl patch make curl
   ccache distcc redis-server iproute2 debootstrap
+  zsh fish groff-base man-db dpkg-dev
 )
 
 missing=()

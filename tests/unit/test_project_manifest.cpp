@@ -1,7 +1,10 @@
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/error.hpp"
+#include "opkit/util/fs.hpp"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 using opkit::project::Manifest;
 using opkit::project::parse_manifest;
@@ -267,4 +270,46 @@ TEST(Manifest, BadTestVectorsAreNamedWhereTheyAre)
             "opkit.yaml:18:26: input 'to_zero' needs exactly one of value: and file:");
   EXPECT_EQ(error_of(with_test(in + ", error: x, tolerance: lots")),
             "opkit.yaml:18:76: tolerance must be a number >= 0, got 'lots'");
+}
+
+TEST(ProjectManifest, FindProjectRootSearchesUpwardLikeCargo)
+{
+  opkit::fs::TempDir tmp;
+  std::filesystem::path project = tmp.path() / "proj";
+  std::filesystem::path nested = project / "src" / "deep";
+  std::filesystem::create_directories(nested);
+  EXPECT_FALSE(opkit::project::find_project_root(nested).has_value()) << "no opkit.yaml anywhere above";
+  opkit::fs::write_file_atomic(project / "opkit.yaml", k_good);
+  ASSERT_TRUE(opkit::project::find_project_root(nested).has_value());
+  EXPECT_EQ(*opkit::project::find_project_root(nested), std::filesystem::absolute(project).lexically_normal());
+  EXPECT_EQ(*opkit::project::find_project_root(project), std::filesystem::absolute(project).lexically_normal());
+  EXPECT_EQ(*opkit::project::find_project_root(project / "src" / ".."),
+            std::filesystem::absolute(project).lexically_normal());
+  // The nearest wins: a project nested inside another is its own.
+  opkit::fs::write_file_atomic(nested / "opkit.yaml", k_good);
+  EXPECT_EQ(*opkit::project::find_project_root(nested), std::filesystem::absolute(nested).lexically_normal());
+  // A folder named opkit.yaml is not a manifest.
+  std::filesystem::path other = tmp.path() / "other" / "opkit.yaml" / "x";
+  std::filesystem::create_directories(other);
+  EXPECT_FALSE(opkit::project::find_project_root(other.parent_path()).has_value());
+}
+
+TEST(ProjectManifest, LoadManifestFromASubfolderRootsTheProjectAbove)
+{
+  opkit::fs::TempDir tmp;
+  std::filesystem::path project = tmp.path() / "proj";
+  std::filesystem::create_directories(project / "src");
+  opkit::fs::write_file_atomic(project / "opkit.yaml", k_good);
+  Manifest manifest = opkit::project::load_manifest(project / "src");
+  EXPECT_EQ(manifest.root, std::filesystem::absolute(project).lexically_normal());
+  EXPECT_EQ(manifest.name, "zero_out");
+  std::filesystem::path empty = tmp.path() / "empty";
+  std::filesystem::create_directories(empty);
+  try {
+    opkit::project::load_manifest(empty);
+    FAIL() << "expected an error";
+  } catch (const opkit::Error& e) {
+    EXPECT_EQ(e.code(), opkit::ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("no opkit.yaml here or in any folder above"), std::string::npos) << e.what();
+  }
 }

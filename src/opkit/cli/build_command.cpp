@@ -86,9 +86,10 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   cmd->add_flag(
     "--static", options.static_archive,
     "Also build lib<name>.a; link it with -Wl,--whole-archive (or Bazel alwayslink) so registrations survive");
-  cmd->add_option("--runtime", options.runtime,
-                  "Runtime to check against: host or a configs/runtimes policy (default: opkit.yaml's "
-                  "targets.runtime, else the one each TF version's wheel assumes)");
+  offer_values(cmd->add_option("--runtime", options.runtime,
+                               "Runtime to check against: host or a configs/runtimes policy (default: opkit.yaml's "
+                               "targets.runtime, else the one each TF version's wheel assumes)"),
+               runtime_names);
   cmd->add_option("--profile", profile, "Check against a profile captured on the target");
   static std::string popart_sdk;
   cmd->add_option("--popart-sdk", popart_sdk, "popart-op projects: the PopART SDK (default: $POPART_SDK)");

@@ -6,8 +6,12 @@
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
+#include "opkit/util/json.hpp"
+#include "opkit/util/log.hpp"
 
 #include <fmt/format.h>
+
+#include <optional>
 
 namespace opkit::cli {
 
@@ -15,7 +19,79 @@ namespace {
 
 const size_t k_symbols_shown = 8;
 
+// What `opkit build` recorded beside a library it made (opkit-build.json):
+// the SDK it was built against, and the runtime if the record names one.
+struct BuildRecord
+{
+  std::filesystem::path file;
+  std::string sdk;
+  std::string runtime;
+};
+
+std::optional<BuildRecord>
+build_record_beside(const std::filesystem::path& library)
+{
+  std::filesystem::path file = library.parent_path() / "opkit-build.json";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    return std::nullopt;
+  }
+  Json record = Json::parse(fs::read_file(file), nullptr, false);
+  if (!record.is_object() || !record.contains("sdk") || !record["sdk"].is_string()) {
+    log_warning("{}: not a record opkit build wrote; ignored", file.string());
+    return std::nullopt;
+  }
+  // Only a record that lists this very library speaks for it.
+  bool listed = false;
+  for (const Json& entry : record.value("libraries", Json::array())) {
+    listed = listed
+             || (entry.is_object() && entry.contains("file") && entry["file"].is_string()
+                 && std::filesystem::path(entry["file"].get<std::string>()).filename() == library.filename());
+  }
+  if (!listed) {
+    return std::nullopt;
+  }
+  std::string runtime =
+    record.contains("runtime") && record["runtime"].is_string() ? record["runtime"].get<std::string>() : "";
+  return BuildRecord{file, record["sdk"].get<std::string>(), runtime};
+}
+
+// The target one library is judged against: --tf/--profile as given; without
+// either, the SDK (and runtime) its opkit-build.json names; else this machine.
+check::CheckTarget
+target_for(const std::filesystem::path& library, const check::TargetOptions& options)
+{
+  if (!options.tf_spec.empty() || !options.profile_file.empty()) {
+    return check::make_check_target(options);
+  }
+  std::optional<BuildRecord> record = build_record_beside(library);
+  if (!record) {
+    log_info("{}: no --tf and no opkit-build.json beside it: judging against this machine's libraries, without a "
+             "framework (pass --tf V for a TensorFlow target)",
+             library.string());
+    return check::make_check_target(options);
+  }
+  check::TargetOptions recorded = options;
+  recorded.tf_spec = record->sdk;
+  if (recorded.runtime.empty()) {
+    recorded.runtime = record->runtime;
+  }
+  log_info("{}: judging against {}{}, as {} records (--tf overrides)", library.string(), record->sdk,
+           recorded.runtime.empty() ? "" : " on " + recorded.runtime, record->file.string());
+  return check::make_check_target(recorded);
+}
+
 } // namespace
+
+std::vector<std::string>
+runtime_names()
+{
+  std::vector<std::string> names = {"host"};
+  for (const std::string& name : project::runtime_policy_names()) {
+    names.push_back(name);
+  }
+  return names;
+}
 
 void
 print_check_report(const check::CheckReport& report, std::FILE* out)
@@ -47,18 +123,32 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   static check::TargetOptions options;
   CLI::App* cmd = app.add_subcommand("check", "Decide statically whether an op library will load in a target runtime");
   cmd->add_option("library", libraries, "The op libraries to check")->required();
-  cmd->add_option("--tf", options.tf_spec, "The target's TensorFlow version (its imported SDK supplies the framework)");
-  cmd->add_option("--runtime", options.runtime,
-                  "The target's system libraries: host, or a policy from configs/runtimes (default: the one the TF "
-                  "version's wheel assumes)");
+  cmd->add_option("--tf", options.tf_spec,
+                  "The target's TensorFlow version (its imported SDK supplies the framework; default: the SDK the "
+                  "opkit-build.json beside the library names, else none: this machine)");
+  CLI::Option* runtime =
+    cmd->add_option("--runtime", options.runtime,
+                    "The target's system libraries: host, or a policy from configs/runtimes (default: the one the TF "
+                    "version's wheel assumes)");
+  offer_values(runtime, runtime_names);
   cmd->add_option("--profile", options.profile_file, "A profile captured on the target (`opkit profile capture`)");
   cmd->add_flag("--json", global.json, "Print the report as JSON (schema opkit.check/1)");
   cmd->callback([&global, &exit_code] {
-    check::CheckTarget target = check::make_check_target(options);
+    for (const std::string& library : libraries) {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(library, ec)) {
+        fail(ExitCode::usage, "{}: {}", library, std::filesystem::exists(library, ec) ? "not a file" : "no such file");
+      }
+    }
+    // One target for all, unless each library's own build record decides.
+    std::optional<check::CheckTarget> shared;
+    if (!options.tf_spec.empty() || !options.profile_file.empty()) {
+      shared = check::make_check_target(options);
+    }
     Json reports = Json::array();
     bool all_load = true;
     for (const std::string& library : libraries) {
-      check::CheckReport report = check::check_library(library, target);
+      check::CheckReport report = check::check_library(library, shared ? *shared : target_for(library, options));
       all_load = all_load && report.loads;
       if (global.json) {
         reports.push_back(check::to_json(report));
@@ -74,7 +164,7 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 }
 
 void
-add_profile_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
+add_profile_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 {
   static std::vector<std::string> libraries;
   static std::string output;
@@ -105,11 +195,24 @@ add_profile_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
     fmt::print("{}", require_embedded("templates/profile/capture_profile.sh"));
     exit_code = 0;
   });
-  CLI::App* list = cmd->add_subcommand("list", "List the runtime policies in configs/runtimes");
-  list->callback([&exit_code] {
-    fmt::print("{:<20} {}\n", "host", "this machine's system libraries, read from disk");
+  CLI::App* list = cmd->add_subcommand("list", "List the runtimes opkit check judges against: host and the policies "
+                                               "in configs/runtimes");
+  list->add_flag("--json", global.json, "Print the list as JSON (schema opkit.profile-list/1)");
+  list->callback([&global, &exit_code] {
+    Json runtimes = Json::array();
+    runtimes.push_back(
+      {{"name", "host"}, {"kind", "host"}, {"description", "this machine's system libraries, read from disk"}});
     for (const std::string& policy_name : project::runtime_policy_names()) {
-      fmt::print("{:<20} {}\n", policy_name, project::load_runtime_policy(policy_name).description);
+      runtimes.push_back({{"name", policy_name},
+                          {"kind", "policy"},
+                          {"description", project::load_runtime_policy(policy_name).description}});
+    }
+    if (global.json) {
+      fmt::print("{}\n", json_text(Json{{"schema", "opkit.profile-list/1"}, {"runtimes", runtimes}}, 2));
+    } else {
+      for (const Json& runtime : runtimes) {
+        fmt::print("{:<20} {}\n", runtime["name"].get<std::string>(), runtime["description"].get<std::string>());
+      }
     }
     exit_code = 0;
   });

@@ -6,6 +6,9 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
 
 namespace opkit::check {
 struct CheckReport;
@@ -36,10 +39,42 @@ void
 add_package_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void
 add_publish_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
+add_help_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
+add_completion_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+
+// The values an option (or positional) takes from a fixed set, offered by the
+// shell completions (command_tree.cpp); computed only when a script is made.
+void
+offer_values(CLI::Option* option, std::function<std::vector<std::string>()> values);
+
+// The app as plain data, for the help, man page and completion renderers.
+struct CommandInfo;
+CommandInfo
+describe_app(const CLI::App& app);
+
+// "opkit sdk add": the command and its parents.
+std::string
+command_path(const CLI::App& app);
+
+// A CLI11 parse error as opkit's one error line (without "opkit: error: "):
+// an unknown command or option with the nearest one ("did you mean build?"),
+// a missing command with the list of commands (usage_errors.cpp).
+std::string
+usage_error_line(const CLI::App& app, const CLI::ParseError& error);
+
+// "sdk lst: no such command (did you mean sdk list?)".
+std::string
+no_such_command(const CLI::App& parent, const std::string& word);
 
 // Prints a check report as text (build and check share it).
 void
 print_check_report(const check::CheckReport& report, std::FILE* out);
+
+// The runtimes --runtime takes: host and the policies in configs/runtimes.
+std::vector<std::string>
+runtime_names();
 
 // Splits "1.12,2.10.1" (and repeated --tf flags) into specs.
 std::vector<std::string>

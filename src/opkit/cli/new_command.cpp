@@ -1,7 +1,9 @@
 #include "opkit/cli/commands.hpp"
+#include "opkit/project/names.hpp"
 #include "opkit/scaffold/scaffold.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/json.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
@@ -9,20 +11,29 @@
 namespace opkit::cli {
 
 void
-add_new_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
+add_new_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 {
   static scaffold::NewOptions options;
   static std::vector<std::string> versions = {"1.12,2.10.1"};
   static bool list = false;
   CLI::App* cmd = app.add_subcommand("new", "Create an op project from a template");
   cmd->add_option("name", options.name, "The op's name: snake_case, kebab-case or CamelCase");
-  cmd->add_option("-t,--template", options.template_name, "The template (see --list)")->capture_default_str();
+  CLI::Option* template_option =
+    cmd->add_option("-t,--template", options.template_name, "The template (see --list)")->capture_default_str();
+  offer_values(template_option, [] {
+    std::vector<std::string> names;
+    for (const scaffold::TemplateInfo& info : scaffold::list_templates()) {
+      names.push_back(info.name);
+    }
+    return names;
+  });
   cmd->add_option("-o,--output", options.output, "The project folder (default: ./<name>)");
   cmd->add_option("--tf", versions, "The TensorFlow versions the project targets")->capture_default_str();
   cmd->add_flag("--list", list, "List the templates");
   static bool cuda = false;
   cmd->add_flag("--cuda", cuda, "tensorflow-op: add a GPU kernel compiled by nvcc");
-  cmd->callback([&exit_code] {
+  cmd->add_flag("--json", global.json, "Print what was created as JSON (schema opkit.new/1)");
+  cmd->callback([&global, &exit_code] {
     if (list) {
       for (const scaffold::TemplateInfo& info : scaffold::list_templates()) {
         fmt::print("{:<20} {}\n", info.name, info.description);
@@ -37,6 +48,15 @@ add_new_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
       options.flags.push_back("cuda");
     }
     scaffold::NewResult result = scaffold::create_project(options);
+    exit_code = 0;
+    if (global.json) {
+      Json report = {{"schema", "opkit.new/1"},        {"project", project::derive_names(options.name).snake},
+                     {"op", result.op_name},           {"template", options.template_name},
+                     {"folder", result.root.string()}, {"tf_versions", options.tf_versions},
+                     {"files", result.files}};
+      fmt::print("{}\n", json_text(report, 2));
+      return;
+    }
     fmt::print("created {} (op {}, template {})\n", result.root, result.op_name, options.template_name);
     for (const std::string& file : result.files) {
       fmt::print("  {}\n", file);

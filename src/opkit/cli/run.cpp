@@ -1,6 +1,7 @@
 #include "opkit/cli/run.hpp"
 
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/version.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
@@ -29,7 +30,15 @@ run(int argc, char** argv)
 {
   CLI::App app{"opkit: build, check and ship custom ops for every framework version you target"};
   app.name("opkit");
-  app.set_version_flag("--version", std::string("opkit ") + OPKIT_VERSION);
+  // --version with -v/--verbose anywhere on the line adds the build facts.
+  app.set_version_flag("--version", [argc, argv] {
+    bool verbose = false;
+    for (int i = 1; i < argc; ++i) {
+      verbose = verbose || std::string(argv[i]) == "-v" || std::string(argv[i]) == "--verbose";
+    }
+    std::string text = version_text(verbose);
+    return text.substr(0, text.size() - 1); // CLI11 adds the newline
+  });
   app.require_subcommand(1);
   app.fallthrough(); // global flags (-v, -q, -C) also work after the subcommand
   GlobalOptions global;
@@ -57,12 +66,14 @@ run(int argc, char** argv)
   add_profile_command(app, global, exit_code);
   add_package_command(app, global, exit_code);
   add_publish_command(app, global, exit_code);
+  add_help_command(app, global, exit_code);
+  add_completion_command(app, global, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    std::fprintf(stderr, "opkit: error: %s\n", usage_error_line(app, e).c_str());
     return static_cast<int>(ExitCode::usage);
   } catch (const Error& e) {
     std::fflush(stdout);

@@ -319,20 +319,38 @@ Manifest::select_libraries(const std::vector<std::string>& names) const
   return selected;
 }
 
+std::optional<std::filesystem::path>
+find_project_root(const std::filesystem::path& start)
+{
+  std::filesystem::path dir = std::filesystem::absolute(start).lexically_normal();
+  if (dir.filename().empty()) {
+    dir = dir.parent_path();
+  }
+  std::error_code ec;
+  for (;;) {
+    if (std::filesystem::is_regular_file(dir / "opkit.yaml", ec)) {
+      return dir;
+    }
+    if (dir == dir.parent_path()) {
+      return std::nullopt;
+    }
+    dir = dir.parent_path();
+  }
+}
+
 Manifest
 load_manifest(const std::filesystem::path& dir)
 {
-  std::filesystem::path root = std::filesystem::absolute(dir).lexically_normal();
-  if (root.filename().empty()) {
-    root = root.parent_path();
+  std::optional<std::filesystem::path> root = find_project_root(dir);
+  if (!root) {
+    std::filesystem::path here = std::filesystem::absolute(dir).lexically_normal();
+    throw Error(
+      ExitCode::usage,
+      fmt::format("{}: no opkit.yaml here or in any folder above", here.filename().empty() ? here.parent_path() : here),
+      "run this inside a project made by `opkit new NAME`, or pass -C DIR");
   }
-  std::filesystem::path file = root / "opkit.yaml";
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
-    throw Error(ExitCode::usage, fmt::format("{}: no opkit.yaml here", file),
-                "run this inside a project made by `opkit new NAME`, or pass -C DIR");
-  }
-  return parse_manifest(fs::read_file(file), file.string(), root);
+  std::filesystem::path file = *root / "opkit.yaml";
+  return parse_manifest(fs::read_file(file), file.string(), *root);
 }
 
 } // namespace opkit::project

@@ -3,6 +3,7 @@
 #include "opkit/project/build_settings.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,7 +115,15 @@ struct Manifest
 Manifest
 parse_manifest(const std::string& text, const std::string& name, const std::filesystem::path& root);
 
-// Reads <dir>/opkit.yaml; a missing file is Error(usage) naming it and `opkit new`.
+// The project folder holding `start` (made absolute): the nearest of `start`
+// and its parents with an opkit.yaml, as cargo finds Cargo.toml; nullopt when
+// none has one.
+std::optional<std::filesystem::path>
+find_project_root(const std::filesystem::path& start);
+
+// Reads the opkit.yaml of the project holding `dir` (find_project_root), so
+// `opkit build` works from any folder inside the project; `root` is that
+// project's folder. None found is Error(usage) naming `dir` and `opkit new`.
 Manifest
 load_manifest(const std::filesystem::path& dir);
 

@@ -1,0 +1,120 @@
+#include "opkit/cli/command_tree.hpp"
+
+#include "opkit/cli/commands.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <map>
+
+namespace opkit::cli {
+
+namespace {
+
+std::map<const CLI::Option*, std::function<std::vector<std::string>()>>&
+offered_values()
+{
+  static std::map<const CLI::Option*, std::function<std::vector<std::string>()>> values;
+  return values;
+}
+
+OptionInfo
+describe_option(const CLI::Option& option)
+{
+  OptionInfo info;
+  if (option.nonpositional()) {
+    for (const std::string& name : option.get_snames()) {
+      info.names.push_back("-" + name);
+    }
+    for (const std::string& name : option.get_lnames()) {
+      info.names.push_back("--" + name);
+    }
+  } else {
+    info.names.push_back(option.get_name(true));
+  }
+  if (option.get_type_size_max() > 0) {
+    info.value_name = option.get_type_name();
+  }
+  info.description = option.get_description();
+  info.repeatable = option.get_items_expected_max() > 1;
+  auto found = offered_values().find(&option);
+  if (found != offered_values().end()) {
+    info.values = found->second();
+  }
+  // A CLI::IsMember check shows its set in the type: "INT:{0,1}".
+  size_t set = info.value_name.find(":{");
+  if (set != std::string::npos && info.value_name.back() == '}') {
+    if (info.values.empty()) {
+      info.values = split(info.value_name.substr(set + 2, info.value_name.size() - set - 3), ',');
+    }
+    info.value_name = info.value_name.substr(0, set);
+  }
+  return info;
+}
+
+CommandInfo
+describe(const CLI::App& app, const std::string& parent_path)
+{
+  CommandInfo info;
+  info.name = app.get_name();
+  info.path = parent_path.empty() ? app.get_name() : parent_path + " " + app.get_name();
+  info.description = app.get_description();
+  info.needs_command = app.get_require_subcommand_min() > 0;
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_group().empty()) {
+      continue; // hidden
+    }
+    (option->nonpositional() ? info.options : info.positionals).push_back(describe_option(*option));
+  }
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (!sub->get_group().empty()) {
+      info.commands.push_back(describe(*sub, info.path));
+    }
+  }
+  return info;
+}
+
+} // namespace
+
+void
+offer_values(CLI::Option* option, std::function<std::vector<std::string>()> values)
+{
+  offered_values()[option] = std::move(values);
+}
+
+CommandInfo
+describe_app(const CLI::App& app)
+{
+  return describe(app, "");
+}
+
+const CommandInfo*
+CommandInfo::find(const std::string& wanted) const
+{
+  for (const CommandInfo& command : commands) {
+    if (command.name == wanted) {
+      return &command;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string>
+CommandInfo::option_names() const
+{
+  std::vector<std::string> names;
+  for (const OptionInfo& option : options) {
+    names.insert(names.end(), option.names.begin(), option.names.end());
+  }
+  return names;
+}
+
+std::vector<std::string>
+CommandInfo::command_names() const
+{
+  std::vector<std::string> names;
+  for (const CommandInfo& command : commands) {
+    names.push_back(command.name);
+  }
+  return names;
+}
+
+} // namespace opkit::cli

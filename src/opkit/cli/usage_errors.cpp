@@ -1,0 +1,115 @@
+// CLI11's parse errors turned into opkit's one line, with a suggestion taken
+// from the command's own subcommands and options.
+#include "opkit/cli/commands.hpp"
+#include "opkit/cli/suggest.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
+
+namespace opkit::cli {
+
+namespace {
+
+std::vector<std::string>
+visible_commands(const CLI::App& app)
+{
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (!sub->get_group().empty()) {
+      names.push_back(sub->get_name());
+    }
+  }
+  return names;
+}
+
+// Its options and its parents' (global flags work after the command).
+std::vector<std::string>
+visible_options(const CLI::App& app)
+{
+  std::vector<std::string> names;
+  for (const CLI::App* level = &app; level != nullptr; level = level->get_parent()) {
+    for (const CLI::Option* option : level->get_options()) {
+      if (option->get_group().empty() || !option->nonpositional()) {
+        continue;
+      }
+      for (const std::string& name : option->get_snames()) {
+        names.push_back("-" + name);
+      }
+      for (const std::string& name : option->get_lnames()) {
+        names.push_back("--" + name);
+      }
+    }
+  }
+  return names;
+}
+
+// The innermost command the parse reached: `opkit sdk add ...` gives add.
+const CLI::App&
+innermost(const CLI::App& app)
+{
+  const CLI::App* level = &app;
+  while (!level->get_subcommands().empty()) {
+    level = level->get_subcommands().back();
+  }
+  return *level;
+}
+
+} // namespace
+
+std::string
+command_path(const CLI::App& app)
+{
+  std::string path = app.get_name();
+  for (const CLI::App* level = app.get_parent(); level != nullptr; level = level->get_parent()) {
+    path = level->get_name() + " " + path;
+  }
+  return path;
+}
+
+std::string
+no_such_command(const CLI::App& parent, const std::string& word)
+{
+  std::string prefix = command_path(parent) == "opkit" ? "" : command_path(parent).substr(6) + " ";
+  std::vector<std::string> commands = visible_commands(parent);
+  std::optional<std::string> guess = nearest(word, commands);
+  return fmt::format("{}{}: no such command ({})", prefix, word,
+                     guess ? fmt::format("did you mean {}{}?", prefix, *guess)
+                           : fmt::format("{} commands: {}", command_path(parent), join(commands, ", ")));
+}
+
+std::string
+usage_error_line(const CLI::App& app, const CLI::ParseError& error)
+{
+  const CLI::App& at = innermost(app);
+  std::vector<std::string> extra = app.remaining(true);
+  if (!extra.empty()) {
+    const std::string& word = extra.front();
+    if (starts_with(word, "-") && word.size() > 1) {
+      std::string name = word.substr(0, word.find('='));
+      std::optional<std::string> guess = nearest(name, visible_options(at));
+      return fmt::format("{}: no such option of {} ({})", name, command_path(at),
+                         guess ? fmt::format("did you mean {}?", *guess)
+                               : fmt::format("see {} --help", command_path(at)));
+    }
+    if (!visible_commands(at).empty() && at.get_subcommands().empty()) {
+      return no_such_command(at, word);
+    }
+    return fmt::format("{}: unexpected argument '{}' (see {} --help)", command_path(at), word, command_path(at));
+  }
+  if (at.get_require_subcommand_min() > 0 && at.get_subcommands().empty()) {
+    return fmt::format("{}: missing the command, one of: {} (see {} --help)", command_path(at),
+                       join(visible_commands(at), ", "), command_path(at));
+  }
+  std::string what = error.what();
+  for (char& c : what) {
+    c = c == '\n' ? ' ' : c;
+  }
+  // CLI::PositiveNumber's range, spelled out to 300 digits.
+  size_t range = what.find(" not in range 0.000000 to 1797693134862315");
+  if (range != std::string::npos) {
+    what = what.substr(0, range) + " is not a positive number";
+  }
+  return fmt::format("{}: {} (see {} --help)", command_path(at), trim(what), command_path(at));
+}
+
+} // namespace opkit::cli

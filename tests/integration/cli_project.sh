@@ -1,0 +1,61 @@
+# Finding things from inside a project: `opkit build` and `opkit test` in the
+# project's src/ find the opkit.yaml above it (as cargo finds Cargo.toml), a
+# path typed on the command line stays relative to where it was typed, and
+# `opkit check LIB` without --tf judges against the SDK the library's
+# opkit-build.json names. A missing library is an input error (exit 2).
+source "$(dirname "$0")/common.sh"
+
+run_opkit 0 new up_op
+cd up_op/src
+run_opkit 0 build --tf 1.12 -j 2
+expect_contains "$work/out" '^tf-1\.12\.0 +built \(3 compiled\) +/.*/up_op/build/tf-1\.12\.0/libup_op\.so$'
+[ -f "$work/up_op/build/tf-1.12.0/libup_op.so" ] || fail "the build did not land in the project's build/"
+[ ! -e "$work/up_op/src/build" ] || fail "the build made a build/ inside src/"
+run_opkit 0 test --tf 1.12
+expect_contains "$work/out" 'tf-1\.12\.0'
+# --build-dir as typed here: ../build from src/ is the project's build/ (taken
+# from the project root it would be $work/build, which nothing may make).
+run_opkit 0 test --tf 1.12 --build-dir ../build
+expect_contains "$work/out" 'tf-1\.12\.0'
+[ ! -e "$work/build" ] || fail "--build-dir ../build was taken relative to the project root, not to src/"
+# Deeper still, and through -C.
+mkdir -p deeper/still
+(cd deeper/still && "$OPKIT" build --tf 1.12 >"$work/out" 2>"$work/err") || fail "build from src/deeper/still failed: $(cat "$work/err")"
+expect_contains "$work/out" '^tf-1\.12\.0 +up to date '
+cd "$work"
+run_opkit 0 -C up_op/src/deeper build --tf 1.12
+expect_contains "$work/out" '^tf-1\.12\.0 +up to date '
+
+# --- check without --tf: the record beside the library names the SDK
+library=up_op/build/tf-1.12.0/libup_op.so
+[ -f up_op/build/tf-1.12.0/opkit-build.json ] || fail "opkit build wrote no opkit-build.json"
+run_opkit 0 check "$library"
+expect_contains "$work/out" "^$library: loads against tensorflow 1\.12\.0"
+expect_contains "$work/err" "judging against tensorflow-1\.12\.0.*as up_op/build/tf-1\.12\.0/opkit-build\.json records"
+run_opkit 0 check "$library" --json
+python3 -c "import json; r=json.load(open('$work/out')); assert r['verdict'] == 'loads' and '1.12.0' in r['target'], r" ||
+  fail "check --json without --tf did not judge against TF 1.12.0"
+# --tf still decides when given.
+run_opkit 1 check "$library" --tf 2.10.1
+expect_contains "$work/out" 'WILL NOT LOAD against tensorflow 2\.10\.1'
+# The same library with no record: this machine, said so.
+mkdir -p bare
+cp "$library" bare/
+run_opkit 1 check bare/libup_op.so
+expect_contains "$work/err" "bare/libup_op\.so: no --tf and no opkit-build\.json beside it: judging against this machine"
+expect_contains "$work/out" 'WILL NOT LOAD'
+# A record that does not list the library speaks not for it.
+cp up_op/build/tf-1.12.0/opkit-build.json bare/
+cp bare/libup_op.so bare/libother.so
+run_opkit 1 check bare/libother.so
+expect_contains "$work/err" 'no opkit-build\.json beside it'
+
+# --- a missing library is an input error
+run_opkit 2 check missing.so
+expect_one_error_line
+expect_contains "$work/err" '^opkit: error: missing\.so: no such file$'
+run_opkit 2 check up_op
+expect_one_error_line
+expect_contains "$work/err" 'up_op: not a file'
+
+echo "PASS: $test_name"

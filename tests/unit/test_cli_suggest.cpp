@@ -1,0 +1,40 @@
+#include "opkit/cli/suggest.hpp"
+
+#include <gtest/gtest.h>
+
+using opkit::cli::edit_distance;
+using opkit::cli::nearest;
+
+TEST(CliSuggest, EditDistanceCountsEditsAndSwaps)
+{
+  EXPECT_EQ(edit_distance("build", "build"), 0u);
+  EXPECT_EQ(edit_distance("buld", "build"), 1u);  // one deleted
+  EXPECT_EQ(edit_distance("biuld", "build"), 1u); // two swapped
+  EXPECT_EQ(edit_distance("bulid", "build"), 1u);
+  EXPECT_EQ(edit_distance("--bogsu", "--bogus"), 1u);
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+  EXPECT_EQ(edit_distance("abc", ""), 3u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+}
+
+TEST(CliSuggest, NearestPicksTheClosePlausibleCandidate)
+{
+  std::vector<std::string> commands = {"sdk", "new", "init", "build", "test", "check", "profile", "package", "publish"};
+  EXPECT_EQ(nearest("buld", commands), "build");
+  EXPECT_EQ(nearest("tset", commands), "test");
+  EXPECT_EQ(nearest("pakage", commands), "package");
+  EXPECT_EQ(nearest("sdj", commands), "sdk");
+  EXPECT_EQ(nearest("publsih", commands), "publish");
+  EXPECT_EQ(nearest("bu", commands), "build") << "a prefix means the command it starts";
+  EXPECT_FALSE(nearest("xyzzy", commands).has_value());
+  EXPECT_FALSE(nearest("", commands).has_value());
+  EXPECT_FALSE(nearest("zz", commands).has_value()) << "two letters, two edits: not a suggestion";
+
+  std::vector<std::string> options = {"--tf", "--lib", "-j", "--jobs", "--build-dir", "--no-check", "--help"};
+  EXPECT_EQ(nearest("--jbos", options), "--jobs");
+  EXPECT_EQ(nearest("--j", options), "--jobs");
+  EXPECT_EQ(nearest("--buld-dir", options), "--build-dir");
+  EXPECT_EQ(nearest("--nocheck", options), "--no-check");
+  EXPECT_FALSE(nearest("--bogsu", options).has_value());
+  EXPECT_FALSE(nearest("--", options).has_value()) << "dashes alone are no prefix of anything";
+}
