@@ -123,7 +123,13 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
     if (spec.kind == project::TemplateKind::python) {
-      fmt::print("nothing to compile: a {} project is Python; `opkit test` runs it\n", manifest.template_name);
+      if (global.json) { // no targets: nothing to compile
+        build::BuildReport none;
+        none.dry_run = options.dry_run;
+        fmt::print("{}\n", json_text(build::to_json(none), 2));
+      } else {
+        fmt::print("nothing to compile: a {} project is Python; `opkit test` runs it\n", manifest.template_name);
+      }
       return;
     }
     if (spec.kind == project::TemplateKind::popart) {
