@@ -175,3 +175,36 @@ TEST(BuildPlan, APortableTargetBindsDeviceCodeAndTheCudaRuntimeToo)
   EXPECT_LT(at("-L/cuda/lib64"), at("-lcudart_static"));
   EXPECT_LT(at("-Wl,--exclude-libs,libx.a"), static_cast<long>(link.size()));
 }
+
+TEST(BuildPlan, OneNinjaOverEveryTargetFromTheBuildRoot)
+{
+  build::TargetPlan plan = plan_for("2.10.1", 1, 17);
+  plan.ninja_dir = "/my project/build";
+  plan.link_jobs = 2;
+  EXPECT_EQ(build::output_prefix(plan), "tf-2.10.1/");
+  std::string text = build::render_ninja(plan);
+  EXPECT_NE(text.find("build tf-2.10.1/obj/zero_out/src/b.cc.o: cxx /my$ project/src/b.cc\n"), std::string::npos)
+    << text;
+  EXPECT_NE(text.find("  name = src/b.cc\n"), std::string::npos) << "described by the project's path";
+  EXPECT_NE(text.find("description = CXX $name ($opkit_target)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("opkit_target = tf-2.10.1\n"), std::string::npos) << text;
+  // Pools are global across subninjas: each target's its own.
+  EXPECT_NE(text.find("pool link_pool_tf-2.10.1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("build tf-2.10.1/libzero_out.so: link tf-2.10.1/obj/zero_out/src/b.cc.o"), std::string::npos);
+  EXPECT_NE(text.find("default tf-2.10.1/libzero_out.so\n"), std::string::npos);
+  // Colours come from the environment, through the shell: no command changes with them.
+  EXPECT_NE(text.find("$flags $$OPKIT_DIAGNOSTICS_FLAGS -c $in"), std::string::npos) << text;
+  Json commands = Json::parse(build::render_compile_commands(plan));
+  EXPECT_EQ(commands[0]["directory"], "/my project/build");
+  EXPECT_EQ(commands[0]["output"], "tf-2.10.1/obj/zero_out/src/b.cc.o");
+  EXPECT_EQ(build::render_top_ninja({"tf-1.12.0/build.ninja", "tf-2.10.1/build.ninja"})
+              .substr(build::render_top_ninja({}).size()),
+            "subninja tf-1.12.0/build.ninja\nsubninja tf-2.10.1/build.ninja\n");
+  std::vector<build::PlannedStep> steps = build::planned_steps(plan);
+  ASSERT_EQ(steps.size(), 3U);
+  EXPECT_EQ(steps[0].kind, "compile");
+  EXPECT_NE(steps[0].command.find("-c '/my project/src/b.cc' -o tf-2.10.1/obj/zero_out/src/b.cc.o"), std::string::npos)
+    << steps[0].command;
+  EXPECT_EQ(steps[2].kind, "link");
+  EXPECT_EQ(steps[2].output, "tf-2.10.1/libzero_out.so");
+}

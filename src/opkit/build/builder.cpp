@@ -3,6 +3,7 @@
 #include "opkit/build/check_cache.hpp"
 #include "opkit/build/pch.hpp"
 #include "opkit/build/portable.hpp"
+#include "opkit/build/run_build.hpp"
 #include "opkit/build/toolchain.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/sdk/store.hpp"
@@ -49,15 +50,12 @@ unique_specs(const std::vector<std::string>& specs)
   return result;
 }
 
-// Writes the compat shim every op gets (templates/compat/opkit_compat.cc says why).
+// The compat shim every op gets (templates/compat/opkit_compat.cc says why), to be written.
 stdfs::path
-write_compat_source(const stdfs::path& dir)
+add_compat_source(PreparedTarget& target, const stdfs::path& dir)
 {
-  const char* name = "templates/compat/opkit_compat.cc";
-  std::string_view text = require_embedded(name);
-  fs::create_dirs(dir / "opkit");
   stdfs::path path = dir / "opkit" / "opkit_compat.cc";
-  fs::write_file_if_changed(path, text);
+  target.files.emplace_back(path, std::string(require_embedded("templates/compat/opkit_compat.cc")));
   return path;
 }
 
@@ -72,14 +70,6 @@ common_folder(const stdfs::path& a, const stdfs::path& b)
     result /= *ia;
   }
   return result;
-}
-
-int
-count_pch_compiles(const TargetPlan& plan)
-{
-  return static_cast<int>(std::count_if(plan.compiles.begin(), plan.compiles.end(), [](const CompileStep& step) {
-    return std::find(step.flags.begin(), step.flags.end(), "-Winvalid-pch") != step.flags.end(); // only with the PCH
-  }));
 }
 
 // The compiler's version line, asked once and only when a build info needs it
@@ -102,40 +92,6 @@ private:
   std::once_flag m_once;
   std::string m_version;
 };
-
-// opkit check on a linked library, unless the library and the target are
-// exactly as they were at the last check (its verdict, kept beside the library, stands).
-void
-check_built_library(LibraryResult& result, const sdk::Sdk& sdk, const std::string& runtime,
-                    const stdfs::path& profile_file)
-{
-  stdfs::path cache = result.library.parent_path() / (result.library.filename().string() + ".opkit-check.json");
-  CheckCacheKey key = check_cache_key(result.library, sdk, runtime, profile_file);
-  result.check = load_cached_check(cache, key);
-  if (result.check) {
-    result.check_reused = true;
-    log_debug("check: {} is unchanged since its last check: verdict reused", result.library);
-  } else {
-    log_debug("check: {} against {}", result.library, sdk.id);
-    result.check = check::check_library(result.library, check::make_check_target(sdk, runtime, profile_file));
-    store_check(cache, key, *result.check);
-  }
-}
-
-// The objects a library of the plan links, as paths.
-std::vector<stdfs::path>
-link_objects(const TargetPlan& plan, const std::string& library)
-{
-  std::vector<stdfs::path> objects;
-  for (const LinkStep& link : plan.links) {
-    if (link.library == library) {
-      for (const std::string& object : link.objects) {
-        objects.push_back(plan.build_dir / object);
-      }
-    }
-  }
-  return objects;
-}
 
 // Every source a target compiles must exist, and device code needs a CUDA build
 // of TensorFlow (its headers and kernels registry) and the toolkit.
@@ -190,14 +146,12 @@ check_target_sources(const project::Manifest& manifest, const sdk::Sdk& sdk, con
   }
 }
 
-// The folder whose third_party/gpus/cuda/include is the toolkit's headers.
+// The folder whose third_party/gpus/cuda/include is the toolkit's headers (the link to be made).
 void
-map_cuda_headers(CudaToolkit& cuda, const stdfs::path& dir)
+map_cuda_headers(PreparedTarget& target, CudaToolkit& cuda, const stdfs::path& dir)
 {
   cuda.tf_include_map = dir / "opkit" / "cuda";
-  stdfs::path link = cuda.tf_include_map / "third_party" / "gpus" / "cuda" / "include";
-  fs::create_dirs(link.parent_path());
-  fs::write_symlink(link, cuda.include_dir);
+  target.links.emplace_back(cuda.tf_include_map / "third_party" / "gpus" / "cuda" / "include", cuda.include_dir);
 }
 
 // $CXX's own launchers (distcc, sccache) after the sharing settings' (env ... ccache).
@@ -332,7 +286,7 @@ build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& 
   for (const LinkStep& link : plan.links) {
     libraries.push_back({{"name", link.library}, {"file", link.output}});
   }
-  return {{"schema", "opkit.build/1"},
+  return {{"schema", "opkit.build-info/1"},
           {"library", plan.links.empty() ? "" : plan.links.front().output},
           {"libraries", libraries},
           {"framework", "tensorflow"},
@@ -343,6 +297,113 @@ build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& 
           {"compiler", compiler_version},
           {"opkit_version", OPKIT_VERSION}};
 }
+
+namespace {
+
+// Everything one target needs, planned from pure inputs; nothing written.
+struct PlanContext
+{
+  const project::Manifest& manifest;
+  const BuildOptions& options;
+  const std::vector<const project::LibrarySpec*>& selected;
+  const CompilerCommand& compiler;
+  const std::optional<CudaToolkit>& toolkit;
+  const Sharing& sharing;
+  const stdfs::path& build_root;
+  const stdfs::path& source_root;
+  const std::string& identity;
+  bool use_pch;
+  int jobs;
+  int targets;
+  std::map<std::string, std::string>& texts; // host sources, read once for every target's PCH decision
+};
+
+PreparedTarget
+prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, const std::vector<LibraryInput>& inputs)
+{
+  PreparedTarget target;
+  target.spec = spec;
+  target.sdk = sdk;
+  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  stdfs::path dir = target_dir(c.build_root, sdk);
+  target.runtime = c.options.runtime.empty() ? c.manifest.runtime : c.options.runtime;
+  std::optional<CudaToolkit> cuda;
+  std::vector<stdfs::path> static_libraries;
+  if (sdk.cuda.is_cuda_build && c.toolkit) {
+    cuda = c.toolkit;
+    map_cuda_headers(target, *cuda, dir);
+    for (const std::string& name : flags.cuda_static_libraries) {
+      static_libraries.push_back(cuda->lib_dir / name);
+    }
+  }
+  PortableLink portable =
+    plan_portable_link(c.compiler.compiler, sdk, target.runtime, c.options.profile_file, static_libraries);
+  target.portable = portable.summary;
+  std::vector<std::string> force_includes;
+  if (!portable.symver_header.empty()) {
+    stdfs::path header = dir / "opkit" / "symbol_versions.h";
+    target.files.emplace_back(header, portable.symver_header);
+    force_includes.push_back(header.string());
+  }
+  TargetInput input{c.compiler,
+                    c.source_root,
+                    {add_compat_source(target, dir)},
+                    dir,
+                    c.options.static_archive,
+                    portable.archives,
+                    force_includes,
+                    portable.link_dirs};
+  sdk::Sdk seen = sdk; // the SDK as the commands name it
+  if (c.sharing.relative_sdk) {
+    target.links.emplace_back(dir / "sdk", sdk.root);
+    seen.root = (dir / "sdk").lexically_relative(c.build_root); // ninja runs in the build root
+  }
+  std::optional<PchUse> use;
+  if (c.use_pch) {
+    PchSpec pch_spec = plan_pch(sdk, flags, c.compiler.compiler, c.identity, pch_store_dir());
+    use = PchUse{pch_spec.header().string(), pch_spec.flags, {}};
+    for (const LibraryInput& library : inputs) {
+      for (const std::string& source : library.sources) {
+        if (is_device_source(source)) {
+          continue;
+        }
+        auto [text, fresh] = c.texts.try_emplace(source);
+        if (fresh) {
+          text->second = fs::read_file(c.manifest.root / source);
+        }
+        if (source_can_use_pch(text->second, flags.pch_defines)) {
+          use->sources.push_back(source);
+        }
+      }
+    }
+    target.pch = pch_spec;
+  }
+  target.plan = plan_target(input, inputs, seen, flags, c.options.overrides, cuda, use);
+  target.plain = use && count_pch_compiles(target.plan) > 0
+                   ? plan_target(input, inputs, seen, flags, c.options.overrides, cuda)
+                   : target.plan;
+  if (count_pch_compiles(target.plan) == 0) {
+    if (use && !use->sources.empty()) {
+      log_debug("{}: the flags differ from the SDK's own: no precompiled header", sdk.id);
+    }
+    target.pch.reset();
+  }
+  target.stats_log = dir / "ccache-stats.log";
+  for (TargetPlan* p : {&target.plan, &target.plain}) {
+    p->launcher = choose_launcher(target_launcher(c.sharing, target.stats_log), c.compiler.launcher);
+    p->link_jobs = c.sharing.distcc ? std::max(1, c.jobs / c.targets) : 0;
+    p->ninja_dir = c.build_root;
+    p->label = dir.filename().string();
+  }
+  for (const project::LibrarySpec* library : c.selected) {
+    if (!library->tensorflow.contains(sdk.version)) {
+      target.skipped.push_back(fmt::format("{} ({} {})", library->name, "tensorflow", library->tensorflow.text));
+    }
+  }
+  return target;
+}
+
+} // namespace
 
 BuildReport
 build_project(const project::Manifest& manifest, const BuildOptions& options)
@@ -383,123 +444,31 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   adopt_cxx_ccache(compiler, settings, ccache, options.cache);
   Sharing sharing =
     plan_sharing(settings, ccache, find_program("distcc").string(), common_folder(source_root, build_root));
-  bool use_pch = options.pch && sharing.pch;
   std::string identity = compiler_identity(compiler.compiler);
   LazyCompilerVersion compiler_text{compiler.compiler};
   int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
-  // One ninja per target, all at once; the job budget (and distcc's helpers) shared between them.
-  int targets = static_cast<int>(sdks.size());
-  int per_target = std::max(1, (jobs + sharing.remote_slots) / targets);
-  std::map<std::string, std::string> texts; // host sources, read once for every target's PCH decision
-  std::vector<std::future<TargetResult>> running;
+  std::map<std::string, std::string> texts;
+  PlanContext context{manifest,   options,
+                      selected,   compiler,
+                      toolkit,    sharing,
+                      build_root, source_root,
+                      identity,   options.pch && sharing.pch,
+                      jobs,       static_cast<int>(sdks.size()),
+                      texts};
+  std::vector<PreparedTarget> targets;
   for (size_t t = 0; t < sdks.size(); ++t) {
-    const sdk::Sdk& sdk = sdks[t];
-    project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
-    stdfs::path dir = target_dir(build_root, sdk);
-    std::string runtime = options.runtime.empty() ? manifest.runtime : options.runtime;
-    std::optional<CudaToolkit> cuda;
-    std::vector<stdfs::path> static_libraries;
-    if (sdk.cuda.is_cuda_build && toolkit) {
-      cuda = toolkit;
-      map_cuda_headers(*cuda, dir);
-      for (const std::string& name : flags.cuda_static_libraries) {
-        static_libraries.push_back(cuda->lib_dir / name);
-      }
-    }
-    PortableLink portable = plan_portable_link(compiler.compiler, sdk, runtime, options.profile_file, static_libraries);
-    std::vector<std::string> force_includes;
-    if (!portable.symver_header.empty()) {
-      stdfs::path header = dir / "opkit" / "symbol_versions.h";
-      fs::create_dirs(header.parent_path());
-      fs::write_file_if_changed(header, portable.symver_header);
-      force_includes.push_back(header.string());
-    }
-    TargetInput input{compiler,          source_root,    {write_compat_source(dir)}, dir, options.static_archive,
-                      portable.archives, force_includes, portable.link_dirs};
-    sdk::Sdk seen = sdk; // the SDK as the commands name it
-    if (sharing.relative_sdk) {
-      fs::write_symlink(dir / "sdk", sdk.root);
-      seen.root = "sdk";
-    }
-    std::optional<PchSpec> pch;
-    std::optional<PchUse> use;
-    if (use_pch) {
-      PchSpec spec = plan_pch(sdk, flags, compiler.compiler, identity, pch_store_dir());
-      use = PchUse{spec.header().string(), spec.flags, {}};
-      for (const LibraryInput& library : inputs[t]) {
-        for (const std::string& source : library.sources) {
-          if (is_device_source(source)) {
-            continue;
-          }
-          auto [text, fresh] = texts.try_emplace(source);
-          if (fresh) {
-            text->second = fs::read_file(manifest.root / source);
-          }
-          if (source_can_use_pch(text->second, flags.pch_defines)) {
-            use->sources.push_back(source);
-          }
-        }
-      }
-      pch = spec;
-    }
-    TargetPlan plan = plan_target(input, inputs[t], seen, flags, options.overrides, cuda, use);
-    TargetPlan plain =
-      use && count_pch_compiles(plan) > 0 ? plan_target(input, inputs[t], seen, flags, options.overrides, cuda) : plan;
-    if (count_pch_compiles(plan) == 0) {
-      if (use && !use->sources.empty()) {
-        log_debug("{}: the flags differ from the SDK's own: no precompiled header", sdk.id);
-      }
-      pch.reset();
-    }
-    stdfs::path stats_log = dir / "ccache-stats.log";
-    for (TargetPlan* p : {&plan, &plain}) {
-      p->launcher = choose_launcher(target_launcher(sharing, stats_log), compiler.launcher);
-      p->link_jobs = sharing.distcc ? std::max(1, jobs / targets) : 0;
-    }
-    std::vector<std::string> skipped;
-    for (const project::LibrarySpec* library : selected) {
-      if (!library->tensorflow.contains(sdk.version)) {
-        skipped.push_back(fmt::format("{} (tensorflow {})", library->name, library->tensorflow.text));
-      }
-    }
-    log_info("building {} for {} ...", manifest.name, sdk.id);
-    running.push_back(std::async(std::launch::async, [=, &options, &compiler_text] {
-      // A PCH that cannot be made costs speed, never the build.
-      const TargetPlan& chosen = pch && ensure_pch(*pch) ? plan : plain;
-      std::error_code ec;
-      stdfs::remove(stats_log, ec);
-      TargetResult result = run_plan(chosen, per_target);
-      result.skipped = skipped;
-      result.portable = portable.summary;
-      result.pch_compiles = count_pch_compiles(chosen);
-      if (sharing.ccache && !result.up_to_date) { // its stats log says what hit
-        result.cache = parse_ccache_stats_log(stdfs::exists(stats_log, ec) ? fs::read_file(stats_log) : "");
-      }
-      stdfs::path info = chosen.build_dir / "opkit-build.json";
-      if (result.ok && !chosen.links.empty() && (!result.up_to_date || !stdfs::exists(info, ec))) {
-        fs::write_file_if_changed(info, json_text(build_info_json(sdk, chosen, compiler_text.get()), 2) + "\n");
-      }
-      if (result.ok && options.check) {
-        for (LibraryResult& library : result.libraries) {
-          check_built_library(library, sdk, runtime, options.profile_file);
-          if (!library.check->loads && !portable.summary.empty()) {
-            name_users_of_unbound_glibc_symbols(*library.check, link_objects(chosen, library.name));
-          }
-        }
-        result.ok = result.loads();
-      }
-      return result;
-    }));
+    targets.push_back(prepare_target(context, specs[t], sdks[t], inputs[t]));
   }
-  BuildReport report;
-  for (size_t i = 0; i < running.size(); ++i) {
-    TargetResult result = running[i].get();
-    result.spec = specs[i];
-    result.sdk_id = sdks[i].id;
-    result.version = sdks[i].version.str();
-    report.targets.push_back(result);
+  if (options.dry_run) {
+    return plan_report(targets);
   }
-  return report;
+  for (const PreparedTarget& target : targets) {
+    log_info("building {} for {} ...", manifest.name, target.sdk.id);
+  }
+  // One ninja over every target: the job budget (and distcc's helpers) shared by all.
+  RunSettings run{build_root, jobs, jobs + sharing.remote_slots, sharing.ccache,
+                  [&compiler_text]() -> const std::string& { return compiler_text.get(); }};
+  return run_targets(targets, options, run);
 }
 
 } // namespace opkit::build

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "opkit/build/console.hpp"
 #include "opkit/build/plan.hpp"
 #include "opkit/build/sharing.hpp"
 #include "opkit/check/checker.hpp"
@@ -26,6 +27,11 @@ struct BuildOptions
   bool pch = true;                    // use the SDK's precompiled header where a source can
   std::optional<bool> cache;          // --cache/--no-cache: ccache on or off, whatever the settings say
   std::vector<std::string> libraries; // --lib: only these (empty: every library)
+  bool dry_run = false;               // plan only: each target's steps, nothing written in the project
+  // Given to every compile through the environment (k_diagnostics_env), so
+  // they never make a rebuild: -fdiagnostics-color=always on a terminal.
+  std::vector<std::string> diagnostics_flags;
+  BuildObserver* observer = nullptr; // hears ninja's steps (BuildConsole: progress and diagnostics on stderr)
 };
 
 // One library of a target.
@@ -49,7 +55,10 @@ struct TargetResult
   int compiled = 0;                // compile steps ninja ran
   int pch_compiles = 0;            // of the plan's compile steps, those using the SDK's precompiled header
   std::optional<CacheStats> cache; // ccache's hits and misses, when the compiles went through it
-  std::string log;                 // ninja's output, shown when the target failed
+  std::string log;                 // ninja's output for this target (steps, failed commands, diagnostics)
+  std::filesystem::path log_file;  // ... kept as <dir>/build.log, rewritten by every build
+  double seconds = 0;              // from the build's start to its last step, plus its checks
+  std::vector<PlannedStep> steps;  // --dry-run: what its build.ninja holds
   std::vector<LibraryResult> libraries;
   std::vector<std::string> skipped; // libraries whose `tensorflow:` range leaves this version out
   std::string portable;             // what the link did to fit the target runtime (build/portable), if anything
@@ -60,6 +69,8 @@ struct TargetResult
 struct BuildReport
 {
   std::vector<TargetResult> targets;
+  bool dry_run = false;
+  std::filesystem::path compile_commands; // the build root's, merging the targets' (newest version's entry per file)
   bool ok() const;
 };
 
@@ -75,7 +86,10 @@ TargetResult
 run_plan(const TargetPlan& plan, int jobs);
 
 // Resolves every SDK first (a missing one is an error before anything is
-// written), then plans, writes and runs one ninja per target in parallel.
+// written), then plans every target, writes their build.ninja files and runs
+// one ninja over all of them (the build root's build.ninja), so -j caps every
+// compile at once. With dry_run, returns the plans' steps and writes nothing
+// in the project.
 BuildReport
 build_project(const project::Manifest& manifest, const BuildOptions& options);
 

@@ -108,6 +108,12 @@ NinjaWriter::default_target(const std::vector<std::string>& targets)
 }
 
 void
+NinjaWriter::subninja(std::string_view path)
+{
+  m_text += "subninja " + ninja_escape_path(path) + "\n";
+}
+
+void
 NinjaWriter::newline()
 {
   m_text += "\n";

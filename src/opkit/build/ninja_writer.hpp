@@ -29,6 +29,8 @@ public:
              const std::vector<std::string>& implicit = {});
   void pool(std::string_view name, int depth);
   void default_target(const std::vector<std::string>& targets);
+  // Includes another .ninja file in a scope of its own (its path relative to ninja's folder).
+  void subninja(std::string_view path);
   void newline();
 
   const std::string& text() const { return m_text; }

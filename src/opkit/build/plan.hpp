@@ -86,7 +86,18 @@ struct TargetPlan
   std::vector<LinkStep> links;
   std::vector<std::string> launcher; // before the C++ compiler: ccache, distcc (build/sharing, or CXX's own)
   int link_jobs = 0;                 // >0: links at most this many at once (compiles go to distcc helpers)
+  // Where ninja runs: the build root, when one ninja builds every target (its
+  // build.ninja includes each target's with `subninja`, and the target's paths
+  // are written relative to it). Empty: build_dir, a build.ninja of its own.
+  std::filesystem::path ninja_dir;
+  std::filesystem::path source_root; // steps are described by their sources' paths relative to it
+  std::string label;                 // names the target in step descriptions ("tf-2.10.1"); empty: build_dir's name
 };
+
+// The environment variable a compile command takes extra flags from
+// (`-fdiagnostics-color=always`): a shell expansion in build.ninja, so a
+// change of colours never changes a command and never rebuilds anything.
+inline constexpr const char* k_diagnostics_env = "OPKIT_DIAGNOSTICS_FLAGS";
 
 // The compile flags a version's SDK needs, in order: -std, the ABI macro,
 // Eigen's alignment, common flags, warnings, then the SDK's include folder.
@@ -134,12 +145,39 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
             const project::FrameworkFlags& flags, const FlagOverrides& overrides,
             const std::optional<CudaToolkit>& cuda = {}, const std::optional<PchUse>& pch = {});
 
-// build.ninja for a plan.
+// build.ninja for a plan: its outputs relative to the plan's ninja_dir; each
+// step described as "CXX src/a.cc (tf-2.10.1)".
 std::string
 render_ninja(const TargetPlan& plan);
+
+// The build root's build.ninja: one `subninja` per target's build.ninja
+// (paths relative to the root), so one ninja runs every target under one -j.
+std::string
+render_top_ninja(const std::vector<std::string>& target_ninjas);
+
+// The folder ninja runs in, and a plan's build folder relative to it ("" or "tf-2.10.1/").
+std::filesystem::path
+ninja_dir(const TargetPlan& plan);
+std::string
+output_prefix(const TargetPlan& plan);
+
+// The label that names a plan's target in step descriptions.
+std::string
+target_label(const TargetPlan& plan);
 
 // compile_commands.json for a plan (clangd, clang-tidy).
 std::string
 render_compile_commands(const TargetPlan& plan);
+
+// One command line per step the plan's build.ninja holds (compiles, then
+// links and archives), as ninja would run them from its folder.
+struct PlannedStep
+{
+  std::string kind;   // "compile", "link", "archive"
+  std::string output; // relative to the ninja folder
+  std::string command;
+};
+std::vector<PlannedStep>
+planned_steps(const TargetPlan& plan);
 
 } // namespace opkit::build

@@ -1,14 +1,18 @@
 #include "opkit/build/builder.hpp"
 #include "opkit/build/popart.hpp"
+#include "opkit/build/report_json.hpp"
 #include "opkit/project/template_spec.hpp"
 #include "opkit/cli/commands.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/json.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace opkit::cli {
 
@@ -18,14 +22,18 @@ void
 print_target(const build::TargetResult& target)
 {
   std::string name = target.dir.filename().string();
-  std::string status = !target.loads()     ? "CHECK FAILED"
-                       : !target.ok        ? "FAILED"
-                       : target.up_to_date ? "up to date"
-                                           : fmt::format("built ({} compiled)", target.compiled);
+  std::string status = build::target_status(target, false);
+  if (status == "built") {
+    status = fmt::format("built ({} compiled) in {:.1f} s", target.compiled, target.seconds);
+  }
   // One library: its path on the target's line; several: one line each below.
   bool one = target.libraries.size() == 1 && target.skipped.empty();
-  fmt::print("{:<13} {:<20} {}\n", name, status, one ? target.libraries.front().library : target.dir);
-  for (size_t i = 0; !one && i < target.libraries.size(); ++i) {
+  bool failed = !target.ok && target.loads();
+  std::string where = failed ? "full log: " + build::shown_path(target.log_file)
+                      : one  ? target.libraries.front().library.string()
+                             : target.dir.string();
+  fmt::print("{:<13} {:<20} {}\n", name, status, where);
+  for (size_t i = 0; !one && !failed && i < target.libraries.size(); ++i) {
     const build::LibraryResult& library = target.libraries[i];
     bool loads = !library.check || library.check->loads;
     fmt::print("{:<13}   {:<18} {}{}\n", "", library.name, library.library.filename().string(),
@@ -47,15 +55,31 @@ print_target(const build::TargetResult& target)
       print_check_report(*library.check, stdout);
     }
   }
-  if (!target.ok && target.loads()) {
-    fmt::print(stderr, "--- {}: last lines of the build log ---\n{}\n", name, tail_lines(target.log, 30));
+}
+
+// --dry-run: each target's steps, as ninja would run them from the build folder.
+void
+print_planned(const build::TargetResult& target)
+{
+  auto count = [&](const char* kind) {
+    return std::count_if(target.steps.begin(), target.steps.end(),
+                         [&](const build::PlannedStep& step) { return step.kind == kind; });
+  };
+  fmt::print("{:<13} would run {} compile{} and {} link{} from {}/ (ninja runs only what is out of date)\n",
+             target.dir.filename().string(), count("compile"), count("compile") == 1 ? "" : "s", count("link"),
+             count("link") == 1 ? "" : "s", build::shown_path(target.dir.parent_path()));
+  for (const build::PlannedStep& step : target.steps) {
+    fmt::print("  {}\n", step.command);
+  }
+  for (const std::string& skipped : target.skipped) {
+    fmt::print("{:<13}   skipped {}\n", "", skipped);
   }
 }
 
 } // namespace
 
 void
-add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
+add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 {
   static std::vector<std::string> versions;
   static build::BuildOptions options;
@@ -91,13 +115,22 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
                                "targets.runtime, else the one each TF version's wheel assumes)"),
                runtime_names);
   cmd->add_option("--profile", profile, "Check against a profile captured on the target");
+  cmd->add_flag("--dry-run", options.dry_run,
+                "Print each target's compiles and links (the commands ninja would run); write nothing");
+  cmd->add_flag("--json", global.json, "Print the report as JSON (schema opkit.build/1)");
   static std::string popart_sdk;
   cmd->add_option("--popart-sdk", popart_sdk, "popart-op projects: the PopART SDK (default: $POPART_SDK)");
-  cmd->callback([&exit_code] {
+  cmd->callback([&exit_code, &global] {
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
     if (spec.kind == project::TemplateKind::python) {
-      fmt::print("nothing to compile: a {} project is Python; `opkit test` runs it\n", manifest.template_name);
+      if (global.json) { // no targets: nothing to compile
+        build::BuildReport none;
+        none.dry_run = options.dry_run;
+        fmt::print("{}\n", json_text(build::to_json(none), 2));
+      } else {
+        fmt::print("nothing to compile: a {} project is Python; `opkit test` runs it\n", manifest.template_name);
+      }
       return;
     }
     if (spec.kind == project::TemplateKind::popart) {
@@ -126,9 +159,23 @@ add_build_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
       options.overrides.cxx_standard = standard;
       log_warning("building with -std=c++{} instead of each SDK's own standard", standard);
     }
+    build::ConsoleStyle style = build::stderr_console_style();
+    build::BuildConsole console(stderr, style);
+    options.observer = &console;
+    if (style.color) {
+      options.diagnostics_flags = {"-fdiagnostics-color=always"};
+    }
     build::BuildReport report = build::build_project(manifest, options);
-    for (const build::TargetResult& target : report.targets) {
-      print_target(target);
+    if (global.json) {
+      fmt::print("{}\n", json_text(build::to_json(report), 2));
+    } else {
+      for (const build::TargetResult& target : report.targets) {
+        if (report.dry_run) {
+          print_planned(target);
+        } else {
+          print_target(target);
+        }
+      }
     }
     exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
   });

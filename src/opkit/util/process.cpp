@@ -50,7 +50,7 @@ to_c_array(std::vector<std::string>& strings)
 
 // Reads both pipes until both close, so neither child stream can fill up and block.
 void
-drain(int out_fd, int err_fd, ProcessResult& result)
+drain(int out_fd, int err_fd, ProcessResult& result, const std::function<void(std::string_view)>& on_stdout)
 {
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
@@ -68,7 +68,9 @@ drain(int out_fd, int err_fd, ProcessResult& result)
         continue;
       }
       ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) {
+      if (n > 0 && i == 0 && on_stdout) {
+        on_stdout(std::string_view(buffer, static_cast<size_t>(n)));
+      } else if (n > 0) {
         sinks[i]->append(buffer, static_cast<size_t>(n));
       } else if (n == 0 || errno != EINTR) {
         ::close(fds[i].fd);
@@ -155,7 +157,7 @@ run_process(const std::vector<std::string>& argv, const ProcessOptions& options)
     ::close(out_pipe[1]);
     ::close(err_pipe[1]);
     if (rc == 0) {
-      drain(out_pipe[0], err_pipe[0], result);
+      drain(out_pipe[0], err_pipe[0], result, options.on_stdout);
     } else {
       ::close(out_pipe[0]);
       ::close(err_pipe[0]);

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace opkit {
@@ -12,6 +14,8 @@ struct ProcessOptions
   std::filesystem::path cwd;                  // empty: inherit
   std::map<std::string, std::string> env_set; // added to (or replacing in) the inherited environment
   bool capture = true;                        // false: stdout/stderr go to ours
+  // With capture: each piece of stdout as it arrives, instead of collecting it in ProcessResult::out.
+  std::function<void(std::string_view)> on_stdout;
 };
 
 struct ProcessResult

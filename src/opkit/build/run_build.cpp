@@ -1,0 +1,278 @@
+#include "opkit/build/run_build.hpp"
+
+#include "opkit/build/check_cache.hpp"
+#include "opkit/build/compile_db.hpp"
+#include "opkit/build/ninja_output.hpp"
+#include "opkit/build/portable.hpp"
+#include "opkit/check/target.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/json.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/process.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <map>
+
+namespace opkit::build {
+
+namespace stdfs = std::filesystem;
+
+int
+count_pch_compiles(const TargetPlan& plan)
+{
+  return static_cast<int>(std::count_if(plan.compiles.begin(), plan.compiles.end(), [](const CompileStep& step) {
+    return std::find(step.flags.begin(), step.flags.end(), "-Winvalid-pch") != step.flags.end(); // only with the PCH
+  }));
+}
+
+namespace {
+
+// opkit check on a linked library, unless the library and the target are
+// exactly as they were at the last check (its verdict, kept beside the library, stands).
+void
+check_built_library(LibraryResult& result, const sdk::Sdk& sdk, const std::string& runtime,
+                    const stdfs::path& profile_file)
+{
+  stdfs::path cache = result.library.parent_path() / (result.library.filename().string() + ".opkit-check.json");
+  CheckCacheKey key = check_cache_key(result.library, sdk, runtime, profile_file);
+  result.check = load_cached_check(cache, key);
+  if (result.check) {
+    result.check_reused = true;
+    log_debug("check: {} is unchanged since its last check: verdict reused", result.library);
+  } else {
+    log_debug("check: {} against {}", result.library, sdk.id);
+    result.check = check::check_library(result.library, check::make_check_target(sdk, runtime, profile_file));
+    store_check(cache, key, *result.check);
+  }
+}
+
+// The objects a library of the plan links, as paths.
+std::vector<stdfs::path>
+link_objects(const TargetPlan& plan, const std::string& library)
+{
+  std::vector<stdfs::path> objects;
+  for (const LinkStep& link : plan.links) {
+    if (link.library == library) {
+      for (const std::string& object : link.objects) {
+        objects.push_back(plan.build_dir / object);
+      }
+    }
+  }
+  return objects;
+}
+
+// Runs each task, at most `limit` at once.
+void
+run_bounded(const std::vector<std::function<void()>>& tasks, int limit)
+{
+  std::vector<std::future<void>> running;
+  for (const std::function<void()>& task : tasks) {
+    if (static_cast<int>(running.size()) >= std::max(1, limit)) {
+      running.front().get();
+      running.erase(running.begin());
+    }
+    running.push_back(std::async(std::launch::async, task));
+  }
+  for (std::future<void>& done : running) {
+    done.get();
+  }
+}
+
+// What ninja did for one target.
+struct TargetSteps
+{
+  int steps = 0;
+  int compiled = 0;
+  bool failed = false;
+  double last = 0; // seconds from the build's start to its last step
+  std::string log;
+};
+
+// A step as build.log keeps it: ninja's lines, without colours.
+std::string
+step_log(const NinjaStep& step)
+{
+  std::string text = fmt::format("[{}/{}] {}\n", step.finished, step.total, step.description);
+  if (step.failed) {
+    text += "FAILED: " + step.description + "\n" + strip_ansi(step.command) + "\n";
+  }
+  return text + strip_ansi(step.output);
+}
+
+// Writes what the plans need, then makes the PCHs (at most `jobs` at once: they
+// are compiles too); returns the plan each target builds with.
+std::vector<const TargetPlan*>
+prepare_files(std::vector<PreparedTarget>& targets, int jobs)
+{
+  std::vector<const TargetPlan*> chosen(targets.size());
+  std::vector<std::function<void()>> pchs;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    PreparedTarget& target = targets[i];
+    fs::create_dirs(target.plan.build_dir);
+    for (const auto& [path, text] : target.files) {
+      fs::create_dirs(path.parent_path());
+      fs::write_file_if_changed(path, text);
+    }
+    for (const auto& [link, to] : target.links) {
+      fs::create_dirs(link.parent_path());
+      fs::write_symlink(link, to);
+    }
+    chosen[i] = &target.plan;
+    if (target.pch) {
+      chosen[i] = &target.plain;
+      pchs.emplace_back([&target, &chosen, i] {
+        if (ensure_pch(*target.pch)) {
+          chosen[i] = &target.plan;
+        }
+      });
+    }
+  }
+  run_bounded(pchs, jobs);
+  return chosen;
+}
+
+// The linked libraries' facts, the cache's counters and the checks, after ninja.
+TargetResult
+finish_target(TargetResult result, const PreparedTarget& target, const TargetPlan& plan, const BuildOptions& options,
+              const RunSettings& settings)
+{
+  auto start = std::chrono::steady_clock::now();
+  std::error_code ec;
+  if (settings.ccache && !result.up_to_date) { // its stats log says what hit
+    result.cache = parse_ccache_stats_log(stdfs::exists(target.stats_log, ec) ? fs::read_file(target.stats_log) : "");
+  }
+  stdfs::path info = plan.build_dir / "opkit-build.json";
+  if (result.ok && !plan.links.empty() && (!result.up_to_date || !stdfs::exists(info, ec))) {
+    fs::write_file_if_changed(info,
+                              json_text(build_info_json(target.sdk, plan, settings.compiler_version()), 2) + "\n");
+  }
+  if (result.ok && options.check) {
+    for (LibraryResult& library : result.libraries) {
+      check_built_library(library, target.sdk, target.runtime, options.profile_file);
+      if (!library.check->loads && !target.portable.empty()) {
+        name_users_of_unbound_glibc_symbols(*library.check, link_objects(plan, library.name));
+      }
+    }
+    result.ok = result.loads();
+  }
+  result.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+TargetResult
+target_result(const PreparedTarget& target, const TargetPlan& plan)
+{
+  TargetResult result;
+  result.spec = target.spec;
+  result.sdk_id = target.sdk.id;
+  result.version = target.sdk.version.str();
+  result.dir = plan.build_dir;
+  result.skipped = target.skipped;
+  result.portable = target.portable;
+  result.pch_compiles = count_pch_compiles(plan);
+  for (const LinkStep& link : plan.links) {
+    result.libraries.push_back({link.library, plan.build_dir / link.output, false, {}});
+  }
+  return result;
+}
+
+} // namespace
+
+BuildReport
+plan_report(const std::vector<PreparedTarget>& targets)
+{
+  BuildReport report;
+  report.dry_run = true;
+  for (const PreparedTarget& target : targets) {
+    TargetResult result = target_result(target, target.plan);
+    result.ok = true;
+    result.steps = planned_steps(target.plan);
+    report.targets.push_back(result);
+  }
+  return report;
+}
+
+BuildReport
+run_targets(std::vector<PreparedTarget>& targets, const BuildOptions& options, const RunSettings& settings)
+{
+  std::vector<const TargetPlan*> chosen = prepare_files(targets, settings.jobs);
+  std::vector<std::string> subninjas;
+  std::vector<ConsoleTarget> named;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const TargetPlan& plan = *chosen[i];
+    fs::write_file_if_changed(plan.build_dir / "build.ninja", render_ninja(plan));
+    fs::write_file_if_changed(plan.build_dir / "compile_commands.json", render_compile_commands(plan));
+    subninjas.push_back((plan.build_dir / "build.ninja").lexically_relative(settings.build_root).generic_string());
+    std::error_code ec;
+    stdfs::remove(targets[i].stats_log, ec);
+    named.push_back({target_label(plan),
+                     plan.build_dir / "build.log",
+                     {plan.build_dir.string() + "/", output_prefix(plan), targets[i].sdk.root.string()}});
+  }
+  fs::write_file_if_changed(settings.build_root / "build.ninja", render_top_ninja(subninjas));
+  BuildReport report;
+  report.compile_commands = write_root_compile_commands(settings.build_root);
+
+  std::map<std::string, TargetSteps> steps;
+  auto start = std::chrono::steady_clock::now();
+  BuildObserver silent;
+  BuildObserver& observer = options.observer != nullptr ? *options.observer : silent;
+  observer.begin(named);
+  NinjaOutputParser parser([&observer](const NinjaStep& step) { observer.status(step); },
+                           [&](const NinjaStep& step) {
+                             TargetSteps& target = steps[step.target];
+                             ++target.steps;
+                             target.compiled += step.compile() ? 1 : 0;
+                             target.failed = target.failed || step.failed;
+                             target.last =
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                             target.log += step_log(step);
+                             observer.step(step);
+                           });
+  ProcessOptions process;
+  process.cwd = settings.build_root;
+  // Ninja keeps the compilers' colours (stripped again here when they are not wanted).
+  process.env_set = {{"NINJA_STATUS", k_ninja_status},
+                     {"CLICOLOR_FORCE", "1"},
+                     {k_diagnostics_env, join(options.diagnostics_flags, " ")}};
+  process.on_stdout = [&parser](std::string_view chunk) { parser.feed(chunk); };
+  // -k 0: a target's failure stops no other target.
+  ProcessResult ninja = run_process({"ninja", "-k", "0", "-j", std::to_string(settings.ninja_jobs)}, process);
+  parser.finish();
+  observer.end();
+  bool any_failed = std::any_of(steps.begin(), steps.end(), [](const auto& s) { return s.second.failed; });
+  std::string ninja_text = parser.ninja_lines() + strip_ansi(ninja.err);
+
+  std::vector<std::future<TargetResult>> finishing;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const TargetPlan& plan = *chosen[i];
+    const TargetSteps& done = steps[target_label(plan)];
+    TargetResult result = target_result(targets[i], plan);
+    // Ninja stopped before any step (a bad build.ninja), or every step of this target ran.
+    result.ok = ninja.exit_code == 0 || (any_failed && !done.failed);
+    result.up_to_date = result.ok && done.steps == 0;
+    result.compiled = done.compiled;
+    result.seconds = done.last;
+    result.log = done.log + (result.ok ? "" : ninja_text);
+    if (result.up_to_date) {
+      result.log = "ninja: no work to do.\n";
+    }
+    result.log_file = plan.build_dir / "build.log";
+    fs::write_file_atomic(result.log_file, result.log);
+    finishing.push_back(std::async(std::launch::async, [result, &targets, i, &plan, &options, &settings] {
+      return finish_target(result, targets[i], plan, options, settings);
+    }));
+  }
+  for (std::future<TargetResult>& result : finishing) {
+    report.targets.push_back(result.get());
+  }
+  return report;
+}
+
+} // namespace opkit::build
