@@ -46,7 +46,7 @@ is_source(const std::string& path)
 {
   std::string name = path.substr(path.rfind('/') + 1);
   bool source = ends_with(name, ".cc") || ends_with(name, ".cpp") || ends_with(name, ".cu");
-  return source && name.substr(0, name.find('.')).size() >= 1 && !ends_with(name.substr(0, name.find('.')), "_test");
+  return source && !name.substr(0, name.find('.')).empty() && !ends_with(name.substr(0, name.find('.')), "_test");
 }
 
 bool
@@ -264,9 +264,11 @@ add_kernels(project::OpSpec& op, const std::vector<const FoundKernel*>& kernels,
         continue;
       }
       registrations.push_back(kernel);
-      for (const auto& [attr, dtype] : kernel->constraints) {
+      for (const auto& constraint : kernel->constraints) {
+        const std::string& attr = constraint.first;
         auto found = std::find_if(union_of.begin(), union_of.end(), [&](const auto& e) { return e.first == attr; });
-        (found == union_of.end() ? union_of.emplace_back(attr, std::set<std::string>{}) : *found).second.insert(dtype);
+        (found == union_of.end() ? union_of.emplace_back(attr, std::set<std::string>{}) : *found)
+          .second.insert(constraint.second);
       }
     }
     if (registrations.empty()) {

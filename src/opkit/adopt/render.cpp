@@ -44,6 +44,7 @@ std::string
 flow(const std::vector<std::string>& items)
 {
   std::vector<std::string> scalars;
+  scalars.reserve(items.size());
   for (const std::string& item : items) {
     scalars.push_back(scalar(item));
   }

@@ -139,8 +139,9 @@ private:
       }
     });
     for (const auto& [method, arg] : args) {
+      const std::string& type = arg.type; // a structured binding cannot be captured before C++20
       auto attr = std::find_if(found.op.attrs.begin(), found.op.attrs.end(),
-                               [&](const project::OpAttr& a) { return a.name == arg.type; });
+                               [&](const project::OpAttr& a) { return a.name == type; });
       if (attr == found.op.attrs.end() ? !is_dtype(arg.type) : attr->type != "type") {
         problem(line, fmt::format("{} {} '{}: {}': opkit.yaml cannot declare this type; left out", *name,
                                   method == "Input" ? "input" : "output", arg.name, arg.type));

@@ -10,6 +10,7 @@ std::string
 escape_paths(const std::vector<std::string>& paths)
 {
   std::vector<std::string> escaped;
+  escaped.reserve(paths.size());
   for (const std::string& path : paths) {
     escaped.push_back(ninja_escape_path(path));
   }

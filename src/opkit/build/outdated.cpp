@@ -29,7 +29,9 @@ stale_reason(const project::Manifest& manifest, const stdfs::path& dir,
   if (!ec && yaml > stdfs::last_write_time(ninja_file, ec)) {
     return "opkit.yaml changed";
   }
-  ProcessResult dry = run_process({"ninja", "-C", dir.string(), "-n"});
+  // Target files name their paths from the build folder, where the one ninja runs (run_build).
+  ProcessResult dry =
+    run_process({"ninja", "-C", dir.parent_path().string(), "-f", (dir.filename() / "build.ninja").string(), "-n"});
   if (dry.exit_code != 0 || dry.out.find("ninja: no work to do.") == std::string::npos) {
     return "sources changed";
   }

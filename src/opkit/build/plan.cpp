@@ -18,6 +18,7 @@ std::string
 shell_join(const std::vector<std::string>& args)
 {
   std::vector<std::string> quoted;
+  quoted.reserve(args.size());
   for (const std::string& arg : args) {
     quoted.push_back(shell_quote(arg));
   }

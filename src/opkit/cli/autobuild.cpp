@@ -1,6 +1,7 @@
 #include "opkit/cli/autobuild.hpp"
 
 #include "opkit/build/builder.hpp"
+#include "opkit/build/console.hpp"
 #include "opkit/build/outdated.hpp"
 #include "opkit/cli/commands.hpp"
 #include "opkit/util/error.hpp"
@@ -34,16 +35,8 @@ report_failure(const build::TargetResult& target)
       return fmt::format("{} will not load", library.library.filename().string());
     }
   }
-  stdfs::path log = target.dir / "build.log";
-  std::error_code ec;
-  if (stdfs::is_regular_file(log, ec)) {
-    return fmt::format("see {}", log);
-  }
-  if (!target.log.empty()) {
-    fmt::print(stderr, "--- {}: last lines of the build log ---\n{}\n", target.dir.filename().string(),
-               tail_lines(target.log, 30));
-  }
-  return "compile or link failed";
+  // The console has shown the diagnostics; the whole log is kept beside the target.
+  return fmt::format("full log: {}", build::shown_path(target.log_file));
 }
 
 } // namespace
@@ -65,6 +58,13 @@ build_out_of_date(const project::Manifest& manifest, const std::vector<std::stri
   for (const build::OutdatedTarget& target : outdated) {
     log_info("building {} first: {}", target.sdk_id, target.reason);
     options.tf_specs.push_back(target.spec);
+  }
+  // The same progress line and diagnostics (whole, once) as `opkit build`, on stderr.
+  build::ConsoleStyle style = build::stderr_console_style();
+  build::BuildConsole console(stderr, style);
+  options.observer = &console;
+  if (style.color) {
+    options.diagnostics_flags = {"-fdiagnostics-color=always"};
   }
   build::BuildReport report = build::build_project(manifest, options);
   std::vector<std::string> failed;

@@ -22,8 +22,8 @@ enum class ExitCode : int
 class Error : public std::runtime_error
 {
 public:
-  Error(ExitCode code, std::string message, std::string hint = {})
-    : std::runtime_error(std::move(message))
+  Error(ExitCode code, const std::string& message, std::string hint = {})
+    : std::runtime_error(message)
     , m_code(code)
     , m_hint(std::move(hint))
   {
