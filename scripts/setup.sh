@@ -12,6 +12,7 @@ packages=(
   clang libclang-rt-14-dev
   nginx openssl patch make curl
   ccache distcc redis-server iproute2 debootstrap
+  libxml2-dev
 )
 
 missing=()
