@@ -47,8 +47,14 @@ target_include_directories(dep_mustache INTERFACE ${MUSTACHE_INCLUDE_DIR})
 
 find_program(NINJA_PROGRAM ninja REQUIRED)
 
-find_package(CURL REQUIRED)
+find_package(CURL 7.83 REQUIRED) # curl_easy_header
 opkit_lazy_dependency(dep_curl ${CURL_LIBRARIES} "${CURL_INCLUDE_DIRS}" OPKIT_CURL_SONAME)
 
 find_package(OpenSSL REQUIRED)
 opkit_lazy_dependency(dep_openssl ${OPENSSL_CRYPTO_LIBRARY} "${OPENSSL_INCLUDE_DIR}" OPKIT_CRYPTO_SONAME)
+
+# libxml2's HTML parser reads package index pages (util/html.cpp), opened on
+# first use like the three above: only `sdk fetch` needs it.
+pkg_check_modules(LIBXML2 REQUIRED libxml-2.0)
+find_library(LIBXML2_LIBRARY NAMES ${LIBXML2_LIBRARIES} HINTS ${LIBXML2_LIBRARY_DIRS} REQUIRED)
+opkit_lazy_dependency(dep_xml2 ${LIBXML2_LIBRARY} "${LIBXML2_INCLUDE_DIRS}" OPKIT_XML2_SONAME)

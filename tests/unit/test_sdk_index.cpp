@@ -58,7 +58,10 @@ TEST(SdkIndex, PicksTheBestTaggedFileOfTheVersion)
                            "tensorflow_cpu-2.10.0-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
                            "tensorflow-2.10.1-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
                            "tensorflow_cpu-2.10.1-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"}) {
-    files.push_back({name, std::string("u/") + name, "", false});
+    IndexFile file;
+    file.filename = name;
+    file.url = std::string("u/") + name;
+    files.push_back(file);
   }
   auto best = pick_wheel(files, "tensorflow-cpu", "2.10.1", {"cp310", "cp39"}, {"manylinux2014_x86_64"});
   ASSERT_TRUE(best);
@@ -80,10 +83,100 @@ TEST(SdkIndex, IndexUrlPrecedence)
   ::unsetenv("PIP_INDEX_URL");
 }
 
-TEST(SdkIndex, ResolvesRelativeUrls)
+TEST(SdkIndex, HtmlLinksAsPipReadsThem)
 {
-  EXPECT_EQ(resolve_url("http://h:1/simple/tf/", "../../files/x.whl"), "http://h:1/files/x.whl");
-  EXPECT_EQ(resolve_url("http://h/simple/tf/", "/f/x.whl"), "http://h/f/x.whl");
-  EXPECT_EQ(resolve_url("http://h/simple/tf/", "x.whl"), "http://h/simple/tf/x.whl");
-  EXPECT_EQ(resolve_url("http://h/simple/tf/", "https://o/x.whl"), "https://o/x.whl");
+  // Single-quoted and unquoted hrefs, a scheme-relative link to a file host,
+  // entities, PEP 658/714 metadata and yanked attributes.
+  std::string html = "<html><body>\n"
+                     "<a href='../../files/a-1.0-py3-none-any.whl#sha256=aa' data-requires-python='&gt;=3.7'>"
+                     "a-1.0-py3-none-any.whl</a>\n"
+                     "<a href=\"//files.example:8443/p/a-1.1-py3-none-any.whl?x=1&amp;y=2#sha256=bb\" "
+                     "data-dist-info-metadata=\"sha256=cc\" data-yanked=\"bad build\">a-1.1-py3-none-any.whl</a>\n"
+                     "<a href=a-1.2-py3-none-any.whl data-core-metadata=false></a>\n"
+                     "<a href=\"http://bad host/x.whl\">x.whl</a>\n"
+                     "</body></html>";
+  std::vector<IndexFile> files = parse_simple_html(html, "https://idx:1/simple/a/");
+  ASSERT_EQ(files.size(), 3U); // the link that makes no URL is skipped
+  EXPECT_EQ(files[0].url, "https://idx:1/files/a-1.0-py3-none-any.whl");
+  EXPECT_EQ(files[0].sha256, "aa");
+  EXPECT_EQ(files[0].requires_python, ">=3.7");
+  EXPECT_FALSE(files[0].core_metadata);
+  EXPECT_FALSE(files[0].yanked);
+  EXPECT_EQ(files[1].url, "https://files.example:8443/p/a-1.1-py3-none-any.whl?x=1&y=2");
+  EXPECT_EQ(files[1].sha256, "bb");
+  EXPECT_TRUE(files[1].core_metadata);
+  EXPECT_TRUE(files[1].yanked);
+  EXPECT_EQ(files[1].yanked_reason, "bad build");
+  EXPECT_EQ(files[2].filename, "a-1.2-py3-none-any.whl"); // no text: the URL's last part
+  EXPECT_FALSE(files[2].core_metadata);
+  EXPECT_TRUE(parse_simple_html("<a href=\"x.whl\"", "http://h/").size() <= 1); // cut off: no crash
+}
+
+namespace {
+
+std::vector<IndexFile>
+named(std::initializer_list<const char*> names)
+{
+  std::vector<IndexFile> files;
+  for (const char* name : names) {
+    IndexFile file;
+    file.filename = name;
+    files.push_back(file);
+  }
+  return files;
+}
+
+opkit::project::Version
+version(const char* text)
+{
+  return *opkit::project::parse_version(text);
+}
+
+} // namespace
+
+TEST(SdkIndex, ListedVersionsAndWhatARequirementNames)
+{
+  std::vector<IndexFile> files =
+    named({"tensorflow_cpu-2.10.1-cp310-cp310-manylinux2014_x86_64.whl",
+           "tensorflow_cpu-2.10.1-cp39-cp39-manylinux2014_x86_64.whl",
+           "tensorflow_cpu-2.9.3-cp310-cp310-manylinux2014_x86_64.whl",
+           "tensorflow_cpu-2.10.0-cp310-cp310-manylinux2014_x86_64.whl",
+           "tensorflow_cpu-2.11.0rc1-cp310-cp310-manylinux2014_x86_64.whl",
+           "tensorflow-2.12.0-cp310-cp310-manylinux2014_x86_64.whl", "tensorflow_cpu-2.10.0.tar.gz"});
+  std::vector<opkit::project::Version> versions = listed_versions(files, "tensorflow-cpu");
+  std::vector<std::string> text;
+  for (const auto& v : versions) {
+    text.push_back(v.str());
+  }
+  EXPECT_EQ(text, (std::vector<std::string>{"2.9.3", "2.10.0", "2.10.1", "2.11.0rc1"}));
+
+  EXPECT_TRUE(requirement_names(version("2.10"), version("2.10.1")));
+  EXPECT_TRUE(requirement_names(version("2"), version("2.10.1")));
+  EXPECT_FALSE(requirement_names(version("2.1"), version("2.10.1"))); // parts, not characters
+  EXPECT_TRUE(requirement_names(version("2.10.1"), version("2.10.1")));
+  EXPECT_FALSE(requirement_names(version("2.10.1"), version("2.10.0")));
+  EXPECT_FALSE(requirement_names(version("2.11"), version("2.11.0rc1"))); // pre-releases only exactly
+  EXPECT_FALSE(requirement_names(version("2.11.0"), version("2.11.0rc1")));
+  EXPECT_TRUE(requirement_names(version("2.11.0rc1"), version("2.11.0rc1")));
+}
+
+TEST(SdkIndex, NearestVersionsForTheError)
+{
+  std::vector<opkit::project::Version> few = {version("2.9.3"), version("2.10.0"), version("2.10.1"),
+                                              version("2.11.0rc1")};
+  EXPECT_EQ(nearest_versions(few, version("2.99")), (std::vector<std::string>{"2.9.3", "2.10.0", "2.10.1"}));
+  EXPECT_EQ(nearest_versions(few, version("2.11.0rc2")),
+            (std::vector<std::string>{"2.9.3", "2.10.0", "2.10.1", "2.11.0rc1"}));
+  EXPECT_TRUE(nearest_versions({}, version("2.10")).empty());
+
+  std::vector<opkit::project::Version> many;
+  for (int minor = 0; minor < 20; ++minor) {
+    many.push_back(version(("2." + std::to_string(minor) + ".0").c_str()));
+  }
+  EXPECT_EQ(nearest_versions(many, version("2.99"), 4),
+            (std::vector<std::string>{"...", "2.16.0", "2.17.0", "2.18.0", "2.19.0"}));
+  EXPECT_EQ(nearest_versions(many, version("1.0"), 4),
+            (std::vector<std::string>{"2.0.0", "2.1.0", "2.2.0", "2.3.0", "..."}));
+  EXPECT_EQ(nearest_versions(many, version("2.10.5"), 4),
+            (std::vector<std::string>{"...", "2.9.0", "2.10.0", "2.11.0", "2.12.0", "..."}));
 }

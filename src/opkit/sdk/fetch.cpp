@@ -16,6 +16,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 
 #include <unistd.h>
 
@@ -25,6 +26,35 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
+// What `tensorflow==V` asks for: an exact version (2.10.1), or a prefix
+// (2.10) naming the newest release the index has that starts with it.
+struct Requirement
+{
+  project::Version spec;
+  bool exact = false;
+  bool gpu = false;
+};
+
+Requirement
+parse_requirement(const FetchOptions& options)
+{
+  size_t eq = options.requirement.find("==");
+  std::string name = trim(options.requirement.substr(0, eq));
+  if (eq == std::string::npos || normalize_project(name) != "tensorflow") {
+    fail(ExitCode::usage, "'{}': expected tensorflow==VERSION", options.requirement);
+  }
+  std::optional<project::Version> version = project::parse_version(trim(options.requirement.substr(eq + 2)));
+  if (!version || version->parts.size() > 3 || (version->parts.size() < 3 && !version->suffix.empty())) {
+    fail(ExitCode::usage, "'{}': expected a version or its prefix, e.g. tensorflow==2.10.1 or tensorflow==2.10",
+         options.requirement);
+  }
+  if (options.variant != "cpu" && options.variant != "gpu") {
+    fail(ExitCode::usage, "--variant {}: expected cpu or gpu", options.variant);
+  }
+  return Requirement{*version, version->parts.size() == 3, options.variant == "gpu"};
+}
+
+// One version's SDK: where it is published and the id it gets.
 struct Wanted
 {
   project::Version version;
@@ -34,23 +64,11 @@ struct Wanted
 };
 
 Wanted
-parse_requirement(const FetchOptions& options)
+wanted_for(const project::Version& version, bool gpu)
 {
-  size_t eq = options.requirement.find("==");
-  std::string name = trim(options.requirement.substr(0, eq));
-  if (eq == std::string::npos || normalize_project(name) != "tensorflow") {
-    fail(ExitCode::usage, "'{}': expected tensorflow==VERSION", options.requirement);
-  }
-  std::optional<project::Version> version = project::parse_version(trim(options.requirement.substr(eq + 2)));
-  if (!version || version->parts.size() != 3) {
-    fail(ExitCode::usage, "'{}': expected an exact version, e.g. tensorflow==2.10.1", options.requirement);
-  }
-  if (options.variant != "cpu" && options.variant != "gpu") {
-    fail(ExitCode::usage, "--variant {}: expected cpu or gpu", options.variant);
-  }
-  Wanted wanted{*version, "", "", project::FrameworkTable::tensorflow().flags_for(*version)};
-  wanted.project = options.variant == "cpu" ? wanted.flags.cpu_distribution : wanted.flags.gpu_distribution;
-  wanted.sdk_id = "tensorflow-" + version->str() + (options.variant == "gpu" ? "-cuda" : "");
+  Wanted wanted{version, "", "", project::FrameworkTable::tensorflow().flags_for(version)};
+  wanted.project = gpu ? wanted.flags.gpu_distribution : wanted.flags.cpu_distribution;
+  wanted.sdk_id = "tensorflow-" + version.str() + (gpu ? "-cuda" : "");
   return wanted;
 }
 
@@ -168,9 +186,10 @@ fetch_wheel(const IndexFile& file, FetchResult& result)
   return dir / file.filename;
 }
 
-// No index configured: let pip find the wheel (its own configuration decides where).
+// No index configured: let pip find the wheel (its own configuration decides
+// where); `pin` is "==2.10.1", or "==2.10.*" for the newest 2.10.
 stdfs::path
-pip_download(const Wanted& wanted, FetchResult& result)
+pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
 {
   stdfs::path dir = opkit_home() / "downloads" / ("pip-" + wanted.sdk_id);
   std::error_code ec;
@@ -193,8 +212,8 @@ pip_download(const Wanted& wanted, FetchResult& result)
     for (const std::string& platform : wanted.flags.wheel_platforms) {
       argv.insert(argv.end(), {"--platform", platform});
     }
-    argv.insert(argv.end(), {"-d", dir.string(), wanted.project + "==" + wanted.version.str()});
-    log_info("pip download {}=={} for {} ...", wanted.project, wanted.version.str(), python);
+    argv.insert(argv.end(), {"-d", dir.string(), wanted.project + pin});
+    log_info("pip download {}{} for {} ...", wanted.project, pin, python);
     if (run_process(argv).exit_code == 0) {
       for (const auto& entry : stdfs::directory_iterator(dir)) {
         result.wheel = entry.path().filename().string();
@@ -204,7 +223,7 @@ pip_download(const Wanted& wanted, FetchResult& result)
     }
   }
   throw Error(ExitCode::missing,
-              fmt::format("{} {}: pip download found no wheel with tags {} / {}", wanted.project, wanted.version.str(),
+              fmt::format("{}{}: pip download found no wheel with tags {} / {}", wanted.project, pin,
                           join(wanted.flags.wheel_pythons, ","), join(wanted.flags.wheel_platforms, ",")),
               "pass --index-url, or check pip's index configuration");
 }
@@ -237,39 +256,28 @@ configured_index_url(const std::string& flag)
   return url;
 }
 
-FetchResult
-fetch_sdk(const FetchOptions& options)
+namespace {
+
+// The SDK of the store with that id, as a result; nothing when it is not there.
+std::optional<FetchResult>
+already_present(const std::string& sdk_id)
 {
-  Wanted wanted = parse_requirement(options);
-  fs::FileLock lock(opkit_home() / "locks" / ("fetch-" + wanted.sdk_id + ".lock"));
-  FetchResult result;
   for (const Sdk& sdk : list_sdks()) {
-    if (sdk.id == wanted.sdk_id) {
+    if (sdk.id == sdk_id) {
+      FetchResult result;
       result.sdk = sdk;
       result.already_present = true;
       result.sdk_bytes = fs::disk_size(sdk.root);
       return result;
     }
   }
-  std::string index = configured_index_url(options.index_url);
-  stdfs::path wheel;
-  if (index.empty()) {
-    result.source = "pip download";
-    wheel = pip_download(wanted, result);
-  } else {
-    result.source = http_display_url(index);
-    std::optional<IndexFile> file = pick_wheel(list_files(index, wanted.project), wanted.project, wanted.version.str(),
-                                               wanted.flags.wheel_pythons, wanted.flags.wheel_platforms);
-    if (!file) {
-      throw Error(ExitCode::missing,
-                  fmt::format("{} {}: no wheel with tags {} / {} on {}", wanted.project, wanted.version.str(),
-                              join(wanted.flags.wheel_pythons, ","), join(wanted.flags.wheel_platforms, ","),
-                              result.source),
-                  "check the version, or the index");
-    }
-    result.wheel = file->filename;
-    wheel = fetch_wheel(*file, result);
-  }
+  return std::nullopt;
+}
+
+// Imports the fetched wheel (kept only as long as that takes).
+void
+import_wheel(const stdfs::path& wheel, FetchResult& result)
+{
   std::error_code ec;
   try {
     result.sdk = import_sdk(wheel);
@@ -279,6 +287,97 @@ fetch_sdk(const FetchOptions& options)
   }
   result.sdk_bytes = fs::disk_size(result.sdk.root);
   stdfs::remove(wheel, ec); // the SDK subset is what the store keeps
+}
+
+[[noreturn]] void
+no_such_version(const FetchOptions& options, const Requirement& requirement,
+                const std::vector<project::Version>& versions, const std::string& source)
+{
+  std::vector<std::string> nearest = nearest_versions(versions, requirement.spec);
+  fail(ExitCode::usage, "{}: no such version on {} (versions: {})", trim(options.requirement), source,
+       nearest.empty() ? "none" : join(nearest, ", "));
+}
+
+// The version a requirement names on the index: the newest it names that has
+// a wheel with the tags of its range (pip's choice), and that wheel.
+std::pair<Wanted, IndexFile>
+choose_version(const FetchOptions& options, const Requirement& requirement, const std::vector<IndexFile>& files,
+               const std::string& project, const std::string& source)
+{
+  std::vector<project::Version> versions = listed_versions(files, project);
+  std::vector<project::Version> named;
+  std::copy_if(versions.begin(), versions.end(), std::back_inserter(named),
+               [&](const project::Version& v) { return requirement_names(requirement.spec, v); });
+  if (named.empty()) {
+    no_such_version(options, requirement, versions, source);
+  }
+  for (auto it = named.rbegin(); it != named.rend(); ++it) {
+    Wanted wanted = wanted_for(*it, requirement.gpu);
+    std::optional<IndexFile> file =
+      pick_wheel(files, project, it->str(), wanted.flags.wheel_pythons, wanted.flags.wheel_platforms);
+    if (file) {
+      log_debug("{}: {} {} is the newest with a wheel that fits", trim(options.requirement), project, it->str());
+      return {wanted, *file};
+    }
+  }
+  Wanted newest = wanted_for(named.back(), requirement.gpu);
+  throw Error(ExitCode::missing,
+              fmt::format("{} {}: no wheel with tags {} / {} on {}", project, newest.version.str(),
+                          join(newest.flags.wheel_pythons, ","), join(newest.flags.wheel_platforms, ","), source),
+              "check the version, or the index");
+}
+
+} // namespace
+
+FetchResult
+fetch_sdk(const FetchOptions& options)
+{
+  Requirement requirement = parse_requirement(options);
+  std::string index = configured_index_url(options.index_url);
+  Wanted wanted = wanted_for(requirement.spec, requirement.gpu); // a prefix's: where its versions are published
+  // One fetch of an SDK at a time: the later ones find it in the store.
+  std::optional<fs::FileLock> lock;
+  auto lock_and_find = [&lock](const Wanted& version) {
+    if (!lock) {
+      lock.emplace(opkit_home() / "locks" / ("fetch-" + version.sdk_id + ".lock"));
+    }
+    return already_present(version.sdk_id);
+  };
+  if (requirement.exact) { // known without asking the index: a fetch of an SDK the store has costs nothing
+    if (std::optional<FetchResult> present = lock_and_find(wanted)) {
+      return *present;
+    }
+  }
+  FetchResult result;
+  stdfs::path wheel;
+  if (index.empty()) {
+    result.source = "pip download";
+    wheel = pip_download(wanted, "==" + requirement.spec.str() + (requirement.exact ? "" : ".*"), result);
+    if (!requirement.exact) {
+      std::optional<WheelName> name = parse_wheel_name(result.wheel);
+      std::optional<project::Version> version = name ? project::parse_version(name->version) : std::nullopt;
+      if (!version) {
+        fail(ExitCode::failed, "{}: pip downloaded a wheel whose version opkit cannot read", result.wheel);
+      }
+      wanted = wanted_for(*version, requirement.gpu);
+      if (std::optional<FetchResult> present = lock_and_find(wanted)) {
+        std::error_code ec;
+        stdfs::remove_all(wheel.parent_path(), ec);
+        return *present;
+      }
+    }
+  } else {
+    result.source = http_display_url(index);
+    std::vector<IndexFile> files = list_files(index, wanted.project);
+    auto [chosen, file] = choose_version(options, requirement, files, wanted.project, result.source);
+    wanted = chosen;
+    if (std::optional<FetchResult> present = lock_and_find(wanted)) {
+      return *present;
+    }
+    result.wheel = file.filename;
+    wheel = fetch_wheel(file, result);
+  }
+  import_wheel(wheel, result);
   return result;
 }
 

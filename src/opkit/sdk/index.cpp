@@ -1,90 +1,48 @@
 #include "opkit/sdk/index.hpp"
 
 #include "opkit/util/error.hpp"
+#include "opkit/util/html.hpp"
+#include "opkit/util/http_url.hpp"
 #include "opkit/util/json.hpp"
+#include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
+#include <iterator>
 
 namespace opkit::sdk {
-
-namespace {
-
-std::string
-html_unescape(std::string text)
-{
-  const std::pair<const char*, const char*> entities[] = {
-    {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}};
-  for (const auto& [from, to] : entities) {
-    for (size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + 1)) {
-      text.replace(pos, std::string_view(from).size(), to);
-    }
-  }
-  return text;
-}
-
-IndexFile
-file_from_href(const std::string& href, const std::string& text, const std::string& page_url)
-{
-  IndexFile file;
-  std::string url = html_unescape(href);
-  size_t hash = url.find('#');
-  if (hash != std::string::npos) {
-    std::string fragment = url.substr(hash + 1);
-    if (starts_with(fragment, "sha256=")) {
-      file.sha256 = fragment.substr(7);
-    }
-    url = url.substr(0, hash);
-  }
-  file.url = resolve_url(page_url, url);
-  file.filename = trim(html_unescape(text));
-  if (file.filename.empty()) {
-    file.filename = split(url, '/').back();
-  }
-  return file;
-}
-
-} // namespace
-
-std::string
-resolve_url(const std::string& base, const std::string& href)
-{
-  static const std::regex k_absolute("^[A-Za-z][A-Za-z0-9+.-]*://");
-  if (std::regex_search(href, k_absolute)) {
-    return href;
-  }
-  size_t scheme = base.find("://");
-  size_t host_end = base.find('/', scheme == std::string::npos ? 0 : scheme + 3);
-  std::string origin = host_end == std::string::npos ? base : base.substr(0, host_end);
-  if (starts_with(href, "/")) {
-    return origin + href;
-  }
-  std::string path = host_end == std::string::npos ? "/" : base.substr(host_end);
-  path = path.substr(0, path.rfind('/') + 1) + href;
-  // Apply "." and ".." as a browser would.
-  std::vector<std::string> parts;
-  for (const std::string& part : split(path, '/')) {
-    if (part == "..") {
-      if (!parts.empty()) {
-        parts.pop_back();
-      }
-    } else if (part != "." && !part.empty()) {
-      parts.push_back(part);
-    }
-  }
-  return origin + "/" + join(parts, "/") + (ends_with(path, "/") ? "/" : "");
-}
 
 std::vector<IndexFile>
 parse_simple_html(const std::string& html, const std::string& page_url)
 {
-  static const std::regex k_anchor(R"re(<a\s[^>]*href\s*=\s*"([^"]*)"[^>]*>([^<]*)</a>)re", std::regex::icase);
   std::vector<IndexFile> files;
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), k_anchor); it != std::sregex_iterator(); ++it) {
-    IndexFile file = file_from_href((*it)[1].str(), (*it)[2].str(), page_url);
-    file.yanked = (*it)[0].str().find("data-yanked") != std::string::npos;
+  for (const HtmlLink& link : html_links(html)) {
+    ResolvedUrl url;
+    try {
+      url = resolve_url(page_url, link.href);
+    } catch (const Error& e) {
+      log_debug("skipping a link: {}", e.what());
+      continue;
+    }
+    IndexFile file;
+    file.url = url.url;
+    if (starts_with(url.fragment, "sha256=")) {
+      file.sha256 = url.fragment.substr(7);
+    }
+    file.filename = trim(link.text);
+    if (file.filename.empty()) {
+      file.filename = split(url.url, '/').back();
+    }
+    std::optional<std::string> yanked = link.attribute("data-yanked");
+    file.yanked = yanked.has_value();
+    file.yanked_reason = yanked.value_or("");
+    file.requires_python = link.attribute("data-requires-python").value_or("");
+    std::optional<std::string> metadata = link.attribute("data-core-metadata");
+    if (!metadata) {
+      metadata = link.attribute("data-dist-info-metadata"); // PEP 658's first name
+    }
+    file.core_metadata = metadata.has_value() && *metadata != "false";
     files.push_back(file);
   }
   return files;
@@ -99,10 +57,16 @@ parse_simple_json(const std::string& text, const std::string& page_url)
     for (const Json& entry : json.at("files")) {
       IndexFile file;
       file.filename = entry.at("filename").get<std::string>();
-      file.url = resolve_url(page_url, entry.at("url").get<std::string>());
+      file.url = resolve_url(page_url, entry.at("url").get<std::string>()).url;
       file.sha256 = entry.value("hashes", Json::object()).value("sha256", "");
       Json yanked = entry.value("yanked", Json(false));
       file.yanked = yanked.is_string() || (yanked.is_boolean() && yanked.get<bool>());
+      file.yanked_reason = yanked.is_string() ? yanked.get<std::string>() : "";
+      Json requires = entry.value("requires-python", Json());
+      file.requires_python = requires.is_string() ? requires.get<std::string>() : "";
+      Json metadata =
+        entry.contains("core-metadata") ? entry["core-metadata"] : entry.value("dist-info-metadata", Json());
+      file.core_metadata = metadata.is_object() || (metadata.is_boolean() && metadata.get<bool>());
       files.push_back(file);
     }
     return files;
@@ -174,6 +138,54 @@ pick_wheel(const std::vector<IndexFile>& files, const std::string& project, cons
     }
   }
   return best;
+}
+
+std::vector<project::Version>
+listed_versions(const std::vector<IndexFile>& files, const std::string& project)
+{
+  std::vector<project::Version> versions;
+  for (const IndexFile& file : files) {
+    std::optional<WheelName> name = parse_wheel_name(file.filename);
+    std::optional<project::Version> version = name ? project::parse_version(name->version) : std::nullopt;
+    if (version && name->project == normalize_project(project)
+        && std::find(versions.begin(), versions.end(), *version) == versions.end()) {
+      versions.push_back(*version);
+    }
+  }
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
+bool
+requirement_names(const project::Version& spec, const project::Version& version)
+{
+  return project::version_matches(spec, version) && (version.suffix.empty() || !spec.suffix.empty());
+}
+
+std::vector<std::string>
+nearest_versions(const std::vector<project::Version>& versions, const project::Version& spec, size_t count)
+{
+  std::vector<project::Version> shown;
+  std::copy_if(versions.begin(), versions.end(), std::back_inserter(shown),
+               [&](const project::Version& v) { return v.suffix.empty() || !spec.suffix.empty(); });
+  size_t first = 0;
+  size_t end = shown.size();
+  if (shown.size() > count) {
+    auto where = static_cast<size_t>(std::lower_bound(shown.begin(), shown.end(), spec) - shown.begin());
+    first = std::min(where - std::min(where, count / 2), shown.size() - count);
+    end = first + count;
+  }
+  std::vector<std::string> text;
+  if (first > 0) {
+    text.emplace_back("...");
+  }
+  for (size_t i = first; i < end; ++i) {
+    text.push_back(shown[i].str());
+  }
+  if (end < shown.size()) {
+    text.emplace_back("...");
+  }
+  return text;
 }
 
 } // namespace opkit::sdk

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "opkit/project/version.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,9 +15,15 @@ struct IndexFile
   std::string url;    // absolute
   std::string sha256; // from the JSON hashes or the #sha256= fragment; empty when the index gives none
   bool yanked = false;
+  std::string yanked_reason;   // the reason the index gives, when yanked ("" when none)
+  std::string requires_python; // ">=3.7" (PEP 503's data-requires-python, PEP 691's requires-python)
+  bool core_metadata = false;  // the index serves the METADATA file beside it (PEP 658/714)
 };
 
-// PEP 503 HTML: every <a href="...">name</a>, hrefs resolved against `page_url`.
+// PEP 503 HTML: every <a href=...>name</a> (util/html), hrefs resolved
+// against `page_url` (util/http_url: relative, "/path", "//host/path"), the
+// #sha256= fragment taken as the hash, the data- attributes read. A link
+// whose href makes no URL is skipped.
 std::vector<IndexFile>
 parse_simple_html(const std::string& html, const std::string& page_url);
 
@@ -46,8 +54,22 @@ std::optional<IndexFile>
 pick_wheel(const std::vector<IndexFile>& files, const std::string& project, const std::string& version,
            const std::vector<std::string>& pythons, const std::vector<std::string>& platforms);
 
-// Resolves a (possibly relative) href against a page URL.
-std::string
-resolve_url(const std::string& base, const std::string& href);
+// The versions of `project` the index has wheels of, oldest first, each
+// once (names whose version does not parse are skipped).
+std::vector<project::Version>
+listed_versions(const std::vector<IndexFile>& files, const std::string& project);
+
+// Whether a requirement's version `spec` names `version`: "2.10" names 2.10.x
+// and "2.10.1" names 2.10.1, both only releases; a pre-release is named only
+// exactly ("2.11.0rc1").
+bool
+requirement_names(const project::Version& spec, const project::Version& version);
+
+// The listed versions worth showing when `spec` names none of them: all of
+// them when there are at most `count`, else the `count` nearest to where
+// `spec` would sort, with "..." for those left out. Releases only, unless
+// `spec` is a pre-release.
+std::vector<std::string>
+nearest_versions(const std::vector<project::Version>& versions, const project::Version& spec, size_t count = 8);
 
 } // namespace opkit::sdk

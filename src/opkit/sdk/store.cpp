@@ -4,10 +4,11 @@
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
 
-#include <algorithm>
-
 #include "opkit/util/strings.hpp"
+
+#include <algorithm>
 #include <cstdlib>
+#include <string_view>
 
 namespace opkit::sdk {
 
@@ -122,6 +123,37 @@ collect_garbage(bool downloads)
   return report;
 }
 
+namespace {
+
+std::string
+fetch_hint(const std::string& id_or_spec)
+{
+  std::string command = fetch_command(id_or_spec);
+  return command.empty()
+           ? "`opkit sdk fetch tensorflow==VERSION [--variant gpu]` fetches one; `opkit sdk add WHEEL` "
+             "imports a wheel you have"
+           : fmt::format("fetch it with `{}`, or import a wheel you have with `opkit sdk add WHEEL`", command);
+}
+
+} // namespace
+
+std::string
+fetch_command(const std::string& id_or_spec)
+{
+  std::string text = id_or_spec;
+  bool cuda = false;
+  if (starts_with(text, "tensorflow-")) {
+    text = text.substr(std::string_view("tensorflow-").size());
+    cuda = ends_with(text, "-cuda");
+    text = cuda ? text.substr(0, text.size() - std::string_view("-cuda").size()) : text;
+  }
+  std::optional<project::Version> version = project::parse_version(text);
+  if (!version || version->parts.size() > 3) {
+    return {};
+  }
+  return fmt::format("opkit sdk fetch tensorflow=={}{}", version->str(), cuda ? " --variant gpu" : "");
+}
+
 Sdk
 resolve_sdk(const std::string& spec)
 {
@@ -139,7 +171,7 @@ resolve_sdk(const std::string& spec)
     throw Error(ExitCode::missing,
                 fmt::format("{}: no SDK of that id in {} (it has: {})", spec, sdk_store_dir(),
                             ids.empty() ? "none" : join(ids, ", ")),
-                "`opkit sdk list` shows them; `opkit sdk fetch tensorflow==VERSION [--variant gpu]` adds one");
+                fetch_hint(spec));
   }
   std::optional<project::Version> wanted = project::parse_version(spec);
   if (!wanted) {
@@ -167,10 +199,7 @@ resolve_sdk(const std::string& spec)
   }
   if (best == nullptr) {
     throw Error(ExitCode::missing, fmt::format("tensorflow {}: no SDK imported in {}", spec, sdk_store_dir()),
-                fmt::format("add one with `opkit sdk add <wheel>`; get the wheel with `python3 -m pip download "
-                            "--no-deps --only-binary=:all: --python-version PY --platform PLATFORM tensorflow=={}.*` "
-                            "(scripts/fetch-wheels.sh shows PY and PLATFORM for 1.12 and 2.10)",
-                            spec));
+                fetch_hint(spec));
   }
   return *best;
 }

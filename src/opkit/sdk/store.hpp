@@ -22,9 +22,16 @@ std::vector<Sdk>
 list_sdks();
 
 // The SDK for a version spec: an exact version ("2.10.1") or a prefix ("2.10")
-// meaning the newest matching one. Missing: Error(missing) naming `opkit sdk add`.
+// meaning the newest matching one. Missing: Error(missing) whose hint is the
+// `opkit sdk fetch` command that gets it (fetch_command).
 Sdk
 resolve_sdk(const std::string& spec);
+
+// The command that fetches what a version spec or SDK id names:
+// "opkit sdk fetch tensorflow==1.12.0", "... tensorflow==2.10.1 --variant gpu"
+// for "tensorflow-2.10.1-cuda"; empty when it names no version.
+std::string
+fetch_command(const std::string& id_or_spec);
 
 // An SDK by id ("tensorflow-2.10.1") or version spec ("2.10"); Error(missing) when none.
 Sdk

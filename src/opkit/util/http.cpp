@@ -18,11 +18,6 @@ namespace {
 
 const size_t k_get_body_limit = 64 * 1024 * 1024; // http_get: an index page or JSON document, never a file
 
-struct CurlUrlDeleter
-{
-  void operator()(CURLU* url) const { curl_url_cleanup(url); }
-};
-
 // A request body read from disk: never held in memory, re-read from the
 // start on every attempt and whenever libcurl rewinds (e.g. after a 417).
 class FileSource
@@ -95,32 +90,6 @@ is_token_char(char c)
 }
 
 } // namespace
-
-void
-check_http_url(const std::string& url)
-{
-  global_init();
-  std::unique_ptr<CURLU, CurlUrlDeleter> parsed(curl_url());
-  if (!parsed) {
-    fail(ExitCode::system, "libcurl: out of memory");
-  }
-  CURLUcode rc = curl_url_set(parsed.get(), CURLUPART_URL, url.c_str(), CURLU_NON_SUPPORT_SCHEME);
-  if (rc != CURLUE_OK) {
-#if LIBCURL_VERSION_NUM >= 0x075000 // 7.80
-    fail(ExitCode::usage, "{}: invalid URL: {}", http_display_url(url), curl_url_strerror(rc));
-#else
-    fail(ExitCode::usage, "{}: invalid URL", http_display_url(url));
-#endif
-  }
-  char* scheme = nullptr;
-  curl_url_get(parsed.get(), CURLUPART_SCHEME, &scheme, 0);
-  std::string lowered = scheme != nullptr ? scheme : "";
-  curl_free(scheme);
-  if (lowered != "http" && lowered != "https") {
-    throw Error(ExitCode::usage, fmt::format("{}: unsupported URL scheme '{}'", http_display_url(url), lowered),
-                "use an http:// or https:// URL");
-  }
-}
 
 void
 check_http_header(const std::string& header)

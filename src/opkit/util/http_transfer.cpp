@@ -53,15 +53,15 @@ equals_ignoring_case(std::string_view a, std::string_view b)
 
 namespace {
 
-// The value of `line` when it is the header `name` (any case), else nullopt.
-std::optional<std::string_view>
-header_value(std::string_view line, std::string_view name)
+// A header of the answer whose headers libcurl has just read; empty when absent.
+std::string
+header_value(CURL* curl, const char* name)
 {
-  if (line.size() <= name.size() || line[name.size()] != ':'
-      || !equals_ignoring_case(line.substr(0, name.size()), name)) {
-    return std::nullopt;
+  curl_header* header = nullptr;
+  if (curl_easy_header(curl, name, 0, CURLH_HEADER, -1, &header) != CURLHE_OK || header == nullptr) {
+    return {};
   }
-  return line.substr(name.size() + 1);
+  return trim(header->value);
 }
 
 size_t
@@ -69,19 +69,18 @@ on_header(char* data, size_t size, size_t count, void* user)
 {
   auto* attempt = static_cast<Attempt*>(user);
   std::string_view line(data, size * count);
-  // Every status line (a "100 Continue" comes first, redirects come first) starts an answer; the last is the one.
+  // Each status line (a "100 Continue", redirects) starts an answer; libcurl
+  // keeps its code, not its reason phrase ("HTTP/1.1 404 Not Found").
   if (starts_with(line, "HTTP/")) {
-    size_t code_start = line.find(' ');
-    size_t reason_start = code_start == std::string_view::npos ? code_start : line.find(' ', code_start + 1);
-    attempt->reason = reason_start == std::string_view::npos ? "" : trim(line.substr(reason_start + 1));
-    std::string code = code_start == std::string_view::npos ? "" : trim(line.substr(code_start + 1, 4));
-    attempt->header_status = code.size() == 3 ? std::strtol(code.c_str(), nullptr, 10) : 0;
+    std::vector<std::string> words = split(trim(line), ' ');
+    attempt->reason = words.size() > 2 ? join(std::vector<std::string>(words.begin() + 2, words.end()), " ") : "";
+    attempt->header_status = 0;
     attempt->content_range.clear();
     attempt->content_type.clear();
-  } else if (auto value = header_value(line, "content-range")) {
-    attempt->content_range = trim(*value);
-  } else if (auto type = header_value(line, "content-type")) {
-    attempt->content_type = trim(*type);
+  } else if (trim(line).empty()) { // the blank line: this answer's headers are all in
+    curl_easy_getinfo(attempt->handle, CURLINFO_RESPONSE_CODE, &attempt->header_status);
+    attempt->content_range = header_value(attempt->handle, "Content-Range");
+    attempt->content_type = header_value(attempt->handle, "Content-Type");
   }
   return size * count;
 }
@@ -99,18 +98,6 @@ on_body(char* data, size_t size, size_t count, void* user)
   }
   attempt->body.append(data, std::min(room, size * count));
   return size * count;
-}
-
-std::string
-format_size(double bytes)
-{
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  size_t unit = 0;
-  while (bytes >= 1024 && unit + 1 < std::size(units)) {
-    bytes /= 1024;
-    ++unit;
-  }
-  return unit == 0 ? fmt::format("{:.0f} {}", bytes, units[unit]) : fmt::format("{:.1f} {}", bytes, units[unit]);
 }
 
 bool
@@ -235,6 +222,20 @@ record_answer(CURL* curl, Attempt& attempt)
   }
 }
 
+int
+on_upload_progress(void* bar, curl_off_t, curl_off_t, curl_off_t total, curl_off_t now)
+{
+  static_cast<ProgressBar*>(bar)->sent(now, total);
+  return 0;
+}
+
+int
+on_download_progress(void* bar, curl_off_t total, curl_off_t now, curl_off_t, curl_off_t)
+{
+  static_cast<ProgressBar*>(bar)->received(now, total);
+  return 0;
+}
+
 } // namespace
 
 void
@@ -285,12 +286,12 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
     }
     attempt = Attempt();
     attempt.progress = &progress;
+    attempt.handle = handle;
     set_common_options(handle, url, options, attempt);
     set_option(handle, CURLOPT_HTTPHEADER, headers.get());
     if (show_progress) {
       set_option(handle, CURLOPT_NOPROGRESS, 0L);
-      set_option(handle, CURLOPT_XFERINFOFUNCTION,
-                 transfer.download ? &ProgressBar::on_download_progress : &ProgressBar::on_upload_progress);
+      set_option(handle, CURLOPT_XFERINFOFUNCTION, transfer.download ? &on_download_progress : &on_upload_progress);
       set_option(handle, CURLOPT_XFERINFODATA, &progress);
     }
     progress.restart();

@@ -1,12 +1,13 @@
 #pragma once
 
 // libcurl plumbing shared by util/http*.cpp: handles, one request's answer
-// (Attempt), the progress bar and the retry loop. Internal to util/http*:
+// (Attempt) and the retry loop (the progress bar: http_progress.hpp). Internal to util/http*:
 // nothing outside them includes this file, so libcurl stays there.
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/http.hpp"
+#include "opkit/util/http_progress.hpp"
 
 #include <curl/curl.h>
 
@@ -35,6 +36,16 @@ struct CurlListDeleter
 };
 using CurlList = std::unique_ptr<curl_slist, CurlListDeleter>;
 
+struct CurlUrlDeleter
+{
+  void operator()(CURLU* url) const { curl_url_cleanup(url); }
+};
+using UrlHandle = std::unique_ptr<CURLU, CurlUrlDeleter>;
+
+// `url` parsed by libcurl (CURLU_* `flags`); Error(usage) naming it when it does not parse.
+UrlHandle
+parse_url(const std::string& url, unsigned int flags);
+
 struct FileCloser
 {
   void operator()(std::FILE* file) const { std::fclose(file); }
@@ -56,8 +67,6 @@ set_option(CURL* curl, CURLoption option, T value)
   }
 }
 
-class ProgressBar;
-
 // What one request ended with: a transport error, or an HTTP answer.
 struct Attempt
 {
@@ -71,9 +80,10 @@ struct Attempt
   bool body_too_big = false;
   curl_off_t retry_after_s = 0;
   std::string location;
-  std::string final_url; // where redirects led; empty when there were none
-  // From the headers, while they arrive (a download's sink needs them before the body):
-  // each status line starts over, so after redirects they are the last answer's.
+  std::string final_url;  // where redirects led; empty when there were none
+  CURL* handle = nullptr; // the handle making the request
+  // Read (curl_easy_header) as each answer's headers end, before its body (a
+  // download's sink needs them): after redirects they are the last answer's.
   long header_status = 0;
   std::string content_range;
   std::string content_type;
@@ -86,84 +96,6 @@ equals_ignoring_case(std::string_view a, std::string_view b);
 // Collects an answer's body into attempt.body, up to its limit (a CURLOPT_WRITEFUNCTION).
 size_t
 on_body(char* data, size_t size, size_t count, void* user);
-
-std::string
-format_size(double bytes);
-
-// A one-line bar redrawn in place on stderr, at most ten times a second.
-class ProgressBar
-{
-public:
-  explicit ProgressBar(bool enabled)
-    : m_enabled(enabled)
-  {
-  }
-  ~ProgressBar() { clear(); }
-
-  static int on_upload_progress(void* self, curl_off_t, curl_off_t, curl_off_t up_total, curl_off_t up_now)
-  {
-    static_cast<ProgressBar*>(self)->draw(up_now, up_total);
-    return 0;
-  }
-
-  // A resumed download counts the bytes it already had: libcurl counts only this answer's.
-  static int on_download_progress(void* self, curl_off_t down_total, curl_off_t down_now, curl_off_t, curl_off_t)
-  {
-    auto* bar = static_cast<ProgressBar*>(self);
-    bar->draw(bar->m_base + down_now, down_total > 0 ? bar->m_base + down_total : 0);
-    return 0;
-  }
-
-  // Erases the bar, so whatever is printed next starts on a clean line.
-  void clear()
-  {
-    if (m_drawn) {
-      std::fputs("\r\033[K", stderr);
-      std::fflush(stderr);
-      m_drawn = false;
-    }
-  }
-
-  void restart(curl_off_t base = 0)
-  {
-    m_start = Clock::now();
-    m_base = base;
-  }
-
-  // The bytes the file already holds when this answer's body starts.
-  void set_base(curl_off_t base) { m_base = base; }
-
-private:
-  using Clock = std::chrono::steady_clock;
-
-  void draw(curl_off_t now, curl_off_t total)
-  {
-    auto t = Clock::now();
-    bool throttled = now < total && t - m_last < std::chrono::milliseconds(100);
-    if (!m_enabled || total <= 0 || (m_drawn && (now == m_shown || throttled))) {
-      return; // libcurl calls often, also while it waits for the answer
-    }
-    m_last = t;
-    m_shown = now;
-    double fraction = std::min(1.0, static_cast<double>(now) / static_cast<double>(total));
-    double seconds = std::chrono::duration<double>(t - m_start).count();
-    const int width = 30;
-    int filled = static_cast<int>(fraction * width);
-    fmt::print(stderr, "\r\033[K{:3.0f}% [{}{}] {} / {}  {}/s", fraction * 100, std::string(filled, '#'),
-               std::string(width - filled, '-'), format_size(static_cast<double>(now)),
-               format_size(static_cast<double>(total)),
-               format_size(seconds > 0 ? static_cast<double>(now - std::min(now, m_base)) / seconds : 0));
-    std::fflush(stderr);
-    m_drawn = true;
-  }
-
-  bool m_enabled;
-  bool m_drawn = false;
-  Clock::time_point m_start = Clock::now();
-  Clock::time_point m_last;
-  curl_off_t m_shown = -1;
-  curl_off_t m_base = 0;
-};
 
 // Transport failures worth another try: the network or the server may recover.
 bool

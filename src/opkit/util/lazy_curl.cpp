@@ -1,4 +1,4 @@
-// The libcurl functions util/http.cpp calls, forwarding to libcurl opened on
+// The libcurl functions util/http*.cpp call, forwarding to libcurl opened on
 // first use (util/lazy_library.hpp says why). opkit is not linked with libcurl.
 
 #include "opkit/util/lazy_library.hpp"
@@ -58,6 +58,10 @@ extern "C"
     return result;
   }
 
+  OPKIT_LAZY_FORWARD(k_curl, CURLHcode, curl_easy_header,
+                     (CURL * handle, const char* name, size_t index, unsigned int origin, int request,
+                      curl_header** header),
+                     (handle, name, index, origin, request, header))
   OPKIT_LAZY_FORWARD(k_curl, const char*, curl_easy_strerror, (CURLcode code), (code))
   OPKIT_LAZY_FORWARD(k_curl, curl_slist*, curl_slist_append, (curl_slist * list, const char* data), (list, data))
   OPKIT_LAZY_FORWARD(k_curl, void, curl_slist_free_all, (curl_slist * list), (list))
