@@ -36,6 +36,8 @@ void
 add_package_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void
 add_publish_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
+add_config_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 
 // Prints a check report as text (build and check share it).
 void

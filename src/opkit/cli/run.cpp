@@ -57,6 +57,7 @@ run(int argc, char** argv)
   add_profile_command(app, global, exit_code);
   add_package_command(app, global, exit_code);
   add_publish_command(app, global, exit_code);
+  add_config_command(app, global, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
