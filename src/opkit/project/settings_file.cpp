@@ -175,7 +175,7 @@ fail_unknown_setting(const std::string& subject, const std::string& key)
       best_distance = d;
     }
   }
-  if (best_distance > std::max<size_t>(2, key.size() / 3)) {
+  if (best_distance > std::max<size_t>(2, key.size() / 2)) {
     best.clear(); // not a near miss
   }
   std::string hint =
@@ -225,7 +225,7 @@ parse_project_settings(const YAML::Node& doc, const std::string& name)
       entries.push_back(parse_entry(item.first, item.second, "settings.", name, true));
     }
   }
-  if (YAML::Node build = doc["build"]; build.IsMap()) {
+  if (YAML::Node build = doc["build"]; build.IsDefined() && build.IsMap()) {
     for (const auto& item : build) {
       std::string key = item.first.Scalar();
       if (key != "cache" && key != "cache_remote" && key != "distcc_hosts") {
