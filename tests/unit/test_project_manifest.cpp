@@ -90,7 +90,7 @@ TEST(Manifest, RuleErrorsPointAtTheOffendingNode)
     error_of(replace(k_good, "sources:", "srcs:")),
     "opkit.yaml:17:1: unknown key 'srcs' (expected one of: name, version, template, op, sources, when, libraries, "
     "targets, "
-    "build)");
+    "build, settings)");
   EXPECT_EQ(error_of(replace(k_good, "name: zero_out", "name: ZeroOut")),
             "opkit.yaml:1:7: invalid project name 'ZeroOut': it must be snake_case (did you mean 'zero_out'?)");
   EXPECT_EQ(error_of(replace(k_good, "\"2.10.1\"", "\"2.x\"")), "opkit.yaml:20:15: invalid TensorFlow version '2.x'");

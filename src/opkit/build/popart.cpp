@@ -1,5 +1,6 @@
 #include "opkit/build/popart.hpp"
 
+#include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/process.hpp"
@@ -15,8 +16,7 @@ find_popart_sdk(const stdfs::path& given)
 {
   stdfs::path sdk = given;
   if (sdk.empty()) {
-    const char* env = std::getenv("POPART_SDK");
-    sdk = env != nullptr ? env : "";
+    sdk = settings::get("popart_sdk");
   }
   if (sdk.empty()) {
     throw Error(ExitCode::missing, "PopART SDK not found: pass --popart-sdk DIR or set POPART_SDK",

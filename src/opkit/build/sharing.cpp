@@ -1,5 +1,6 @@
 #include "opkit/build/sharing.hpp"
 
+#include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/strings.hpp"
 
@@ -10,13 +11,6 @@
 namespace opkit::build {
 
 namespace {
-
-std::optional<std::string>
-env(const char* name)
-{
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? std::optional<std::string>(value) : std::nullopt;
-}
 
 int
 slots_of(const std::string& host)
@@ -36,21 +30,14 @@ project::CompileSharing
 effective_sharing(const project::CompileSharing& manifest, std::optional<bool> cache_flag)
 {
   project::CompileSharing result = manifest;
-  if (std::optional<std::string> cache = env("OPKIT_CACHE")) {
-    if (*cache != "auto" && *cache != "on" && *cache != "off") {
-      fail(ExitCode::usage, "OPKIT_CACHE: must be auto, on or off, got '{}'", *cache);
-    }
-    result.cache = *cache;
-  }
-  if (std::optional<std::string> remote = env("OPKIT_CACHE_REMOTE")) {
-    result.cache_remote = *remote;
-  }
-  if (std::optional<std::string> hosts = env("OPKIT_DISTCC_HOSTS")) {
-    result.distcc_hosts.clear();
-    for (const std::string& host : split(*hosts, ' ')) {
-      if (!host.empty()) {
-        result.distcc_hosts.push_back(host);
-      }
+  // The environment, then opkit.yaml (the manifest's own entries), then the user config file.
+  settings::Settings resolved = settings::current().with_project(manifest.entries);
+  result.cache = resolved.get("cache");
+  result.cache_remote = resolved.get("cache_remote");
+  result.distcc_hosts.clear();
+  for (const std::string& host : split(resolved.get("distcc_hosts"), ' ')) {
+    if (!host.empty()) {
+      result.distcc_hosts.push_back(host);
     }
   }
   if (cache_flag) {

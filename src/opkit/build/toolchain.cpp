@@ -1,6 +1,7 @@
 #include "opkit/build/toolchain.hpp"
 
 #include "opkit/build/builder.hpp"
+#include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/process.hpp"
@@ -93,20 +94,16 @@ parse_compiler_command(std::string_view cxx)
 CompilerCommand
 find_compiler()
 {
-  const char* env = std::getenv("CXX");
-  return parse_compiler_command(env != nullptr ? env : "");
+  return parse_compiler_command(settings::get("cxx")); // $CXX, config files, else g++
 }
 
 CudaToolkit
 find_cuda_toolkit(const std::string& needed_by)
 {
   stdfs::path nvcc;
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    const char* home = std::getenv(var);
-    if (home != nullptr && *home != '\0' && stdfs::exists(stdfs::path(home) / "bin" / "nvcc")) {
-      nvcc = stdfs::path(home) / "bin" / "nvcc";
-      break;
-    }
+  if (std::string home = settings::get("cuda_home"); // $CUDA_HOME, $CUDA_PATH, config files
+      !home.empty() && stdfs::exists(stdfs::path(home) / "bin" / "nvcc")) {
+    nvcc = stdfs::path(home) / "bin" / "nvcc";
   }
   if (nvcc.empty()) {
     nvcc = find_program("nvcc");

@@ -68,6 +68,9 @@ usage_error_line(const CLI::App& app, const CLI::ParseError& error);
 std::string
 no_such_command(const CLI::App& parent, const std::string& word);
 
+void
+add_config_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+
 // Prints a check report as text (build and check share it).
 void
 print_check_report(const check::CheckReport& report, std::FILE* out);

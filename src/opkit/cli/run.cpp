@@ -68,6 +68,7 @@ run(int argc, char** argv)
   add_publish_command(app, global, exit_code);
   add_help_command(app, global, exit_code);
   add_completion_command(app, global, exit_code);
+  add_config_command(app, global, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

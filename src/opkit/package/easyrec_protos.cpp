@@ -1,6 +1,7 @@
 #include "opkit/package/easyrec_protos.hpp"
 
 #include "opkit/project/package_rules.hpp"
+#include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -33,9 +34,8 @@ find_protoc(const stdfs::path& option)
   if (!option.empty()) {
     return Protoc{option, "--protoc"};
   }
-  const char* env = std::getenv("OPKIT_PROTOC");
-  if (env != nullptr && *env != '\0') {
-    return Protoc{env, "$OPKIT_PROTOC"};
+  if (settings::Value set = settings::current().resolve("protoc"); set.is_set()) {
+    return Protoc{set.value, set.source == settings::Source::environment ? "$" + set.variable : set.origin()};
   }
   stdfs::path found = find_program("protoc");
   if (found.empty()) {

@@ -1,6 +1,7 @@
 #include "opkit/probe/interpreter.hpp"
 
 #include "opkit/project/version.hpp"
+#include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/process.hpp"
@@ -31,8 +32,9 @@ InterpreterSearch::from_environment()
 {
   InterpreterSearch search;
   search.getenv = [](const std::string& name) -> std::optional<std::string> {
-    const char* value = std::getenv(name.c_str());
-    return value != nullptr && *value != '\0' ? std::optional<std::string>(value) : std::nullopt;
+    // OPKIT_PYTHON_3_6, else python_3_6 in the config file
+    std::optional<settings::Value> value = settings::current().resolve_variable(name);
+    return value && value->is_set() ? std::optional<std::string>(value->value) : std::nullopt;
   };
   if (const char* path = std::getenv("PATH")) {
     for (const std::string& dir : split(path, ':')) {

@@ -1,5 +1,6 @@
 #include "opkit/probe/python_runner.hpp"
 
+#include "opkit/settings/settings.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/scaffold/scaffold.hpp"
 #include "opkit/util/error.hpp"
@@ -46,8 +47,7 @@ self_path()
 std::string
 local_python()
 {
-  const char* env = std::getenv("OPKIT_PYTHON");
-  return env != nullptr && *env != '\0' ? env : "python3";
+  return settings::get("python");
 }
 
 stdfs::path

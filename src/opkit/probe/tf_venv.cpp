@@ -1,5 +1,6 @@
 #include "opkit/probe/tf_venv.hpp"
 
+#include "opkit/settings/settings.hpp"
 #include "opkit/probe/interpreter.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/store.hpp"
@@ -79,8 +80,7 @@ run_step(const std::vector<std::string>& argv, const std::string& what)
 stdfs::path
 tf_venvs_dir()
 {
-  const char* env = std::getenv("OPKIT_VENVS");
-  return env != nullptr && *env != '\0' ? stdfs::path(env) : sdk::opkit_home() / "venvs";
+  return settings::get("venvs"); // default: <home>/venvs
 }
 
 stdfs::path

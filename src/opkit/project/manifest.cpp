@@ -207,8 +207,8 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
   if (!doc.IsMap()) {
     fail(ExitCode::usage, "{}: expected a mapping at the top level", yaml::where(name, doc));
   }
-  yaml::expect_keys(doc, {"name", "version", "template", "op", "sources", "when", "libraries", "targets", "build"},
-                    name);
+  yaml::expect_keys(
+    doc, {"name", "version", "template", "op", "sources", "when", "libraries", "targets", "build", "settings"}, name);
   Manifest manifest;
   manifest.root = root;
   manifest.name = yaml::get_string(doc, "name", name);
@@ -274,6 +274,25 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
   }
   if (YAML::Node build = doc["build"]) {
     parse_build(build, name, manifest);
+  }
+  manifest.project_settings = parse_project_settings(doc, name);
+  for (const SettingEntry& entry : manifest.project_settings) {
+    CompileSharing& sharing = manifest.sharing;
+    if (entry.key == "cache" || entry.key == "cache_remote" || entry.key == "distcc_hosts") {
+      sharing.entries.push_back(entry);
+    }
+    if (entry.key == "cache") {
+      sharing.cache = entry.value;
+    } else if (entry.key == "cache_remote") {
+      sharing.cache_remote = entry.value;
+    } else if (entry.key == "distcc_hosts") {
+      sharing.distcc_hosts.clear();
+      for (const std::string& host : split(entry.value, ' ')) {
+        if (!host.empty()) {
+          sharing.distcc_hosts.push_back(host);
+        }
+      }
+    }
   }
   return manifest;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "opkit/project/build_settings.hpp"
+#include "opkit/project/settings_file.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -76,6 +77,7 @@ struct CompileSharing
   std::string cache = "auto";            // ccache: auto (when installed), on, off
   std::string cache_remote;              // ccache remote_storage: redis://host:port, http://host/path
   std::vector<std::string> distcc_hosts; // distcc helpers: "host/slots"
+  std::vector<SettingEntry> entries;     // those opkit.yaml sets (settings: or build:), with where
 };
 
 // A library of the project: its sources, the file it links to, its ops.
@@ -92,15 +94,16 @@ struct LibrarySpec
 // is one library named after the project, with output lib<name>.so.
 struct Manifest
 {
-  std::filesystem::path root;           // the folder holding opkit.yaml
-  std::string name;                     // the project's name, snake_case
-  std::string template_name;            // the template it came from
-  std::string version = "0.1.0";        // the op's own version, for packages
-  std::vector<LibrarySpec> libraries;   // at least one for a compiled project
-  std::vector<SettingsBlock> settings;  // build: settings every library gets
-  std::vector<std::string> tf_versions; // default targets for build and test
-  std::string runtime;                  // where the op will run, for the build's check ("" = TF's default)
-  CompileSharing sharing;               // build.cache, build.cache_remote, build.distcc_hosts
+  std::filesystem::path root;                 // the folder holding opkit.yaml
+  std::string name;                           // the project's name, snake_case
+  std::string template_name;                  // the template it came from
+  std::string version = "0.1.0";              // the op's own version, for packages
+  std::vector<LibrarySpec> libraries;         // at least one for a compiled project
+  std::vector<SettingsBlock> settings;        // build: settings every library gets
+  std::vector<std::string> tf_versions;       // default targets for build and test
+  std::string runtime;                        // where the op will run, for the build's check ("" = TF's default)
+  CompileSharing sharing;                     // build.cache, build.cache_remote, build.distcc_hosts
+  std::vector<SettingEntry> project_settings; // `settings:` (and build.cache...), for settings/
 
   // The first library and its first op: what single-op tools (templates' test
   // scripts, `test --python`) work on.

@@ -5,6 +5,7 @@
 #include "opkit/sdk/index.hpp"
 #include "opkit/sdk/range_fetch.hpp"
 #include "opkit/sdk/store.hpp"
+#include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -234,8 +235,7 @@ std::string
 configured_index_url(const std::string& flag)
 {
   for (const std::string& value :
-       {flag, std::string(std::getenv("OPKIT_INDEX_URL") ? std::getenv("OPKIT_INDEX_URL") : ""),
-        std::string(std::getenv("PIP_INDEX_URL") ? std::getenv("PIP_INDEX_URL") : "")}) {
+       {flag, settings::get("index_url")}) { // $OPKIT_INDEX_URL, $PIP_INDEX_URL, opkit.yaml, config file
     if (!value.empty()) {
       return value;
     }

@@ -1,5 +1,6 @@
 #include "opkit/sdk/store.hpp"
 
+#include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -15,14 +16,7 @@ namespace opkit::sdk {
 std::filesystem::path
 opkit_home()
 {
-  if (const char* home = std::getenv("OPKIT_HOME"); home != nullptr && *home != '\0') {
-    return home;
-  }
-  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache != '\0') {
-    return std::filesystem::path(cache) / "opkit";
-  }
-  const char* user_home = std::getenv("HOME");
-  return std::filesystem::path(user_home != nullptr ? user_home : "/tmp") / ".cache" / "opkit";
+  return settings::get("home"); // $OPKIT_HOME, config files, else $XDG_CACHE_HOME/opkit or ~/.cache/opkit
 }
 
 std::filesystem::path

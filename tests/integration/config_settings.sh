@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Settings like ccache's: the user config file, the environment over it, a
+# project's opkit.yaml `settings:` over it for project settings, `opkit config
+# list` naming each value's origin (file:line), one error line for a bad file.
+source "$(dirname "$0")/common.sh"
+
+real_home=$HOME real_cache=${XDG_CACHE_HOME:-}
+unset OPKIT_CONFIG OPKIT_HOME OPKIT_VENVS OPKIT_CACHE OPKIT_CACHE_REMOTE OPKIT_DISTCC_HOSTS OPKIT_INDEX_URL \
+  PIP_INDEX_URL XDG_CACHE_HOME CXX
+export HOME="$work/home" XDG_CONFIG_HOME="$work/xdg"
+config="$XDG_CONFIG_HOME/opkit/config.yaml"
+mkdir -p "$HOME" "$(dirname "$config")"
+
+# No file: the defaults, and `config path` says the file is absent.
+run_opkit 0 config list
+expect_contains "$work/out" "^home +$HOME/\.cache/opkit +default$"
+expect_contains "$work/out" '^cache +auto +default$'
+run_opkit 0 config path
+expect_contains "$work/out" "^user +$config \(absent, from \\\$XDG_CONFIG_HOME\)$"
+
+# A config file's home: takes effect (the store opkit uses), with its origin file:line.
+printf '# my machine\nhome: %s\ncache: "off"\n' "$work/store" >"$config"
+run_opkit 0 sdk list
+expect_contains "$work/err" "no SDKs in $work/store/sdks"
+run_opkit 0 config list
+expect_contains "$work/out" "^home +$work/store +config file \($config:2\)$"
+expect_contains "$work/out" "^venvs +$work/store/venvs +default$"
+expect_contains "$work/out" "^cache +off +config file \($config:3\)$"
+run_opkit 0 config get home
+[ "$(cat "$work/out")" = "$work/store" ] || fail "config get home printed $(cat "$work/out")"
+run_opkit 1 config get protoc
+expect_contains "$work/err" '^protoc: unset \(protoc on PATH\)$'
+run_opkit 0 config path
+expect_contains "$work/out" "^user +$config \(read, from \\\$XDG_CONFIG_HOME\)$"
+run_opkit 0 config list --json
+HOME=$real_home XDG_CACHE_HOME=$real_cache expect_json_schema opkit.config-1 "$work/out" # its venv in the real cache
+python3 - "$work/out" "$config" <<'PY' || fail "config list --json: home's origin is not the file's line 2"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+home = next(s for s in doc["settings"] if s["key"] == "home")
+assert (home["source"], home["file"], home["line"]) == ("config file", sys.argv[2], 2), home
+assert doc["files"][0] == {"role": "user", "path": sys.argv[2], "exists": True, "chosen_by": "XDG_CONFIG_HOME"}
+PY
+
+# The environment beats the file.
+OPKIT_HOME="$work/env-store" run_opkit 0 config list
+expect_contains "$work/out" "^home +$work/env-store +environment \(OPKIT_HOME\)$"
+OPKIT_HOME="$work/env-store" run_opkit 0 sdk list
+expect_contains "$work/err" "no SDKs in $work/env-store/sdks"
+
+# A project's settings: beat the user file for a project setting, found from a folder below opkit.yaml.
+mkdir -p proj/src
+cat >proj/opkit.yaml <<'YAML'
+name: proj
+op:
+  name: Proj
+sources: [src/proj.cc]
+settings:
+  cache: "on"
+  index_url: http://mirror.example/simple
+YAML
+run_opkit 0 -C proj/src config list
+expect_contains "$work/out" "^cache +on +project \($work/proj/opkit\.yaml:6\)$"
+expect_contains "$work/out" "^index_url +http://mirror\.example/simple +project \($work/proj/opkit\.yaml:7\)$"
+expect_contains "$work/out" "^home +$work/store +config file \($config:2\)$"
+run_opkit 0 -C proj/src config path
+expect_contains "$work/out" "^project +$work/proj/opkit\.yaml \(read\)$"
+OPKIT_CACHE=auto run_opkit 0 -C proj config get cache
+[ "$(cat "$work/out")" = auto ] || fail "OPKIT_CACHE did not beat the project's cache"
+# ... and a machine setting, or a misspelt one, is refused there with opkit.yaml:line:col.
+printf 'settings:\n  cahce: "on"\n' >>proj/opkit.yaml
+sed -i '5,7d' proj/opkit.yaml
+run_opkit 2 -C proj config list
+expect_one_error_line
+expect_contains "$work/err" "proj/opkit\.yaml:6:3: unknown setting 'cahce' \(did you mean 'cache'\?\)"
+printf 'name: proj\nsettings:\n  home: /x\n' >proj/opkit.yaml
+run_opkit 2 -C proj config list
+expect_contains "$work/err" "opkit\.yaml:3:3: 'home' is a setting of this machine, not of a project"
+
+# A bad config file: one error line with config.yaml:line:col, exit 2, whatever the command.
+printf 'home: /x\ncache: [on\n' >"$config"
+run_opkit 2 config list
+expect_one_error_line
+expect_contains "$work/err" "^opkit: error: $config:[0-9]+:[0-9]+: invalid YAML"
+run_opkit 2 sdk list
+expect_one_error_line
+printf 'home: /x\nhme: /y\n' >"$config"
+run_opkit 2 config list
+expect_one_error_line
+expect_contains "$work/err" "$config:2:1: unknown setting 'hme' \(did you mean 'home'\?\)"
+printf 'cxx: [g++, -O2]\n' >"$config"
+run_opkit 2 config list
+expect_contains "$work/err" "$config:1:6: cxx must be a single value"
+printf 'cache: maybe\n' >"$config"
+run_opkit 2 config list
+expect_contains "$work/err" "$config:1:8: cache must be auto, on or off, got 'maybe'"
+
+# config set writes the file atomically, keeping the other keys and comments; a bad value writes nothing.
+printf '# my machine\nhome: %s\n' "$work/store" >"$config"
+run_opkit 0 config set cache off
+run_opkit 0 config get cache
+[ "$(cat "$work/out")" = off ] || fail "config set cache off did not take"
+expect_contains "$config" '^# my machine$'
+expect_contains "$config" "^home: $work/store$"
+cp "$config" "$work/before"
+run_opkit 2 config set cache maybe
+cmp -s "$config" "$work/before" || fail "a refused config set changed the file"
+run_opkit 2 config set hom /x
+expect_contains "$work/err" "unknown setting 'hom' \(did you mean 'home'\?\)"
+
+# OPKIT_CONFIG names another file.
+printf 'cxx: clang++\n' >"$work/other.yaml"
+OPKIT_CONFIG="$work/other.yaml" run_opkit 0 config list
+expect_contains "$work/out" "^cxx +clang\+\+ +config file \($work/other\.yaml:1\)$"
+expect_contains "$work/out" "^home +$HOME/\.cache/opkit +default$"
