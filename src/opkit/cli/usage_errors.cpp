@@ -1,7 +1,7 @@
 // CLI11's parse errors turned into opkit's one line, with a suggestion taken
 // from the command's own subcommands and options.
 #include "opkit/cli/commands.hpp"
-#include "opkit/cli/suggest.hpp"
+#include "opkit/util/suggest.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>

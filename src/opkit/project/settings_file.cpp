@@ -1,4 +1,5 @@
 #include "opkit/project/settings_file.hpp"
+#include "opkit/util/suggest.hpp"
 
 #include "opkit/project/yaml_util.hpp"
 #include "opkit/util/error.hpp"
@@ -17,26 +18,6 @@ namespace {
 constexpr std::string_view k_family_suffix = "_X_Y";
 
 const std::vector<std::string> k_types = {"string", "path", "list", "choice"};
-
-// Edit distance, for "did you mean".
-size_t
-distance(const std::string& a, const std::string& b)
-{
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) {
-    row[j] = j;
-  }
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 // "3_6" in python_3_6: digits, '_', digits.
 bool
@@ -170,7 +151,7 @@ fail_unknown_setting(const std::string& subject, const std::string& key)
   std::vector<std::string> keys;
   for (const SettingSpec& spec : setting_specs()) {
     keys.push_back(spec.key);
-    if (size_t d = distance(key, spec.key); d < best_distance) {
+    if (size_t d = edit_distance(key, spec.key); d < best_distance) {
       best = spec.key;
       best_distance = d;
     }

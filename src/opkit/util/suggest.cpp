@@ -1,8 +1,8 @@
-#include "opkit/cli/suggest.hpp"
+#include "opkit/util/suggest.hpp"
 
 #include <algorithm>
 
-namespace opkit::cli {
+namespace opkit {
 
 size_t
 edit_distance(std::string_view a, std::string_view b)
@@ -54,4 +54,4 @@ nearest(std::string_view word, const std::vector<std::string>& candidates)
   return best;
 }
 
-} // namespace opkit::cli
+} // namespace opkit

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace opkit::cli {
+namespace opkit {
 
 // Levenshtein distance, with a swap of two neighbours counting as one edit
 // ("biuld" is one from "build").
@@ -19,4 +19,4 @@ edit_distance(std::string_view a, std::string_view b);
 std::optional<std::string>
 nearest(std::string_view word, const std::vector<std::string>& candidates);
 
-} // namespace opkit::cli
+} // namespace opkit

@@ -1,9 +1,9 @@
-#include "opkit/cli/suggest.hpp"
+#include "opkit/util/suggest.hpp"
 
 #include <gtest/gtest.h>
 
-using opkit::cli::edit_distance;
-using opkit::cli::nearest;
+using opkit::edit_distance;
+using opkit::nearest;
 
 TEST(CliSuggest, EditDistanceCountsEditsAndSwaps)
 {
