@@ -38,6 +38,12 @@ Modes (comma-separated) for fault injection:
              whatever their Range header asks, as some servers answer
   unknown-size   file answers say no size: no Content-Length (the body ends
              when the connection closes), a 206's Content-Range "bytes a-b/*"
+  single-quote   HTML pages quote their attributes with ' (href='...'), as HTML allows
+  scheme-relative  links are "//127.0.0.1:<port>/files/<file>" (HTML and JSON),
+             as an index links to its file host
+
+A request path that starts with "//" (what a client makes of a scheme-relative
+link it resolved as a relative path) answers 404, as real servers do.
 
 Each request is logged as one line, to stderr or to --log FILE:
   GET /files/x.whl range=bytes=100- status=206 sent=1234
@@ -66,7 +72,8 @@ JSON_TYPE = "application/vnd.pypi.simple.v1+json"
 HTML_TYPE = "application/vnd.pypi.simple.v1+html"
 CHUNK = 1 << 20
 SEND_CHUNK = 1 << 18  # what one sendfile call sends: the most "sent" can miss when a client goes away
-MODES = {"normal", "cut-once", "corrupt", "json-only", "html-only", "redirect", "ignore-ranges", "unknown-size"}
+MODES = {"normal", "cut-once", "corrupt", "json-only", "html-only", "redirect", "ignore-ranges", "unknown-size",
+         "single-quote", "scheme-relative"}
 
 
 def normalize(name):
@@ -225,7 +232,9 @@ class Handler(BaseHTTPRequestHandler):
         self.code = 0
         try:
             path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
-            if path == "/simple" or path.startswith("/simple/"):
+            if self.path.startswith("//"):  # urlsplit would take what follows for a host
+                self.send_text(404, "not found\n", head)
+            elif path == "/simple" or path.startswith("/simple/"):
                 self.serve_simple(path, head)
             elif path.startswith("/files/"):
                 self.serve_file(path[len("/files/"):], head)
@@ -288,6 +297,9 @@ class Handler(BaseHTTPRequestHandler):
         if want_json is None:
             return
         prefix = "../../redirect/" if "redirect" in self.server.modes else "../../files/"
+        if "scheme-relative" in self.server.modes:
+            host, port = self.server.server_address[:2]
+            prefix = f"//{host}:{port}{prefix[len('../..'):]}"
         if want_json:
             document = {
                 "meta": {"api-version": "1.0"},
@@ -307,12 +319,13 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(200, JSON_TYPE, json.dumps(document, indent=1).encode(), head)
             return
         links = []
+        q = "'" if "single-quote" in self.server.modes else '"'
         for w in files:
             href = html.escape(f"{prefix}{urllib.parse.quote(w.name)}#sha256={w.sha256}")
             requires = ""
             if w.requires_python:
-                requires = f' data-requires-python="{html.escape(w.requires_python)}"'
-            links.append(f'    <a href="{href}"{requires}>{html.escape(w.name)}</a><br/>')
+                requires = f" data-requires-python={q}{html.escape(w.requires_python)}{q}"
+            links.append(f"    <a href={q}{href}{q}{requires}>{html.escape(w.name)}</a><br/>")
         page = (
             "<!DOCTYPE html>\n<html>\n  <head>\n"
             '    <meta name="pypi:repository-version" content="1.0">\n'

@@ -1,7 +1,8 @@
 # index_server.py, the test package index, does what the download tests rely
 # on: PEP 503 HTML and PEP 691 JSON listings with true hashes, Range requests,
 # the bytes sent logged per request, and its fault modes (cut-once, corrupt,
-# json-only, html-only, redirect, ignore-ranges, unknown-size).
+# json-only, html-only, redirect, ignore-ranges, unknown-size, single-quote,
+# scheme-relative).
 # Checked with Debian's curl, so a failure here is the server's, not opkit's.
 source "$(dirname "$0")/common.sh"
 
@@ -190,6 +191,24 @@ expect_contains us.bin.h '^Content-Range: bytes 1000-1999/\*'
 bytes_of "$root/$big" 1000 1000 | cmp -s - us.bin || fail "unknown-size's range bytes are wrong"
 [ "$(get us.whl "$base/files/$big")" = 200 ] || fail "unknown-size did not answer 200"
 cmp -s us.whl "$root/$big" || fail "unknown-size's whole file differs"
+
+# --- single-quote: the same links, attributes quoted with '
+start_server single-quote
+get sq.html "$base/simple/tensorflow/" >/dev/null
+expect_contains sq.html "<a href='\.\./\.\./files/$small#sha256=$small_sha' data-requires-python='&gt;=3\.6, &lt;3\.7'>$small</a>"
+! grep -q 'href="' sq.html || fail "single-quote mode left a double-quoted href"
+
+# --- scheme-relative: links name the host and port without a scheme, in HTML and JSON;
+# a path starting with // (such a link resolved as a path) is not found
+start_server scheme-relative
+port=$(cat "$work/port")
+get sr.html "$base/simple/tensorflow-cpu/" >/dev/null
+expect_contains sr.html "<a href=\"//127\.0\.0\.1:$port/files/$big#sha256=$big_sha\">$big</a>"
+get sr.json -H "$accept_json" "$base/simple/tensorflow-cpu/" >/dev/null
+json_check sr.json "d['files'][0]['url'] == '//127.0.0.1:$port/files/$big'"
+[ "$(get sr.whl "http:$(sed -n 's/.*href="\([^#"]*\)#.*/\1/p' sr.html)")" = 200 ] || fail "the scheme-relative link does not lead to the file"
+cmp -s sr.whl "$root/$big" || fail "the scheme-relative link's file differs"
+[ "$(get bad.whl --path-as-is "$base//127.0.0.1:$port/files/$big")" = 404 ] || fail "a // path was served"
 
 # --- --rate paces file answers (1 MB at 4 MB/s: a quarter of a second at least)
 start_server normal --rate 4

@@ -6,7 +6,10 @@
 # that differs from the wheel's RECORD is refused; a cut connection is resumed
 # (ranges and whole download alike); a corrupted whole download is rejected by
 # the index's hash; two concurrent fetches download once. Then the store
-# commands: info, remove, gc.
+# commands: info, remove, gc. A version prefix fetches the newest patch; an
+# unknown version lists those there are; index pages with single-quoted hrefs
+# and scheme-relative links (//host:port/path) are read as pip reads them; the
+# missing-SDK hint is a command that works as given.
 source "$(dirname "$0")/common.sh"
 export OPKIT_HOME="$work/home"   # a store of its own
 unset OPKIT_INDEX_URL PIP_INDEX_URL
@@ -18,6 +21,7 @@ ln -s "$(wheel_for 2.10.1)" "$(wheel_for 1.12.0)" "$root/"
 for f in tensorflow_cpu-2.10.1-cp39-cp39-manylinux_2_17_x86_64.manylinux2014_x86_64.whl \
          tensorflow_cpu-2.10.1-cp310-cp310-win_amd64.whl \
          tensorflow_cpu-2.10.0-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl \
+         tensorflow_cpu-2.9.0-cp310-cp310-win_amd64.whl \
          tensorflow-2.10.1-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl \
          tensorflow-1.12.0-cp27-cp27mu-manylinux1_x86_64.whl; do
   echo decoy >"$root/$f"
@@ -163,9 +167,11 @@ expect_contains "$work/both" 'tensorflow-2\.10\.1: fetched '
 # --- no index configured anywhere: opkit runs pip download with the right tags;
 # pip's own configuration (here: find-links to the same folder, no index) decides where.
 run_opkit 0 sdk remove 2.10.1
-PIP_NO_INDEX=1 PIP_FIND_LINKS="$root" run_opkit 0 sdk fetch tensorflow==2.10.1
+# A prefix goes to pip as ==2.10.*: it takes the newest, 2.10.1 (2.10.0 is a decoy).
+PIP_NO_INDEX=1 PIP_FIND_LINKS="$root" run_opkit 0 sdk fetch tensorflow==2.10
 expect_contains "$work/out" '^tensorflow-2\.10\.1: fetched tensorflow_cpu-2\.10\.1-cp310-cp310-manylinux_2_17_x86_64\.manylinux2014_x86_64\.whl from pip download'
-[ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || [ "$(ls "$OPKIT_HOME/downloads")" = "pip-tensorflow-2.10.1" ] || fail "pip download left files"
+expect_contains "$work/err" 'pip download tensorflow-cpu==2\.10\.\* for cp310'
+[ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || [ -z "$(ls "$OPKIT_HOME/downloads" | grep -v '^pip-tensorflow-2\.10-[0-9]*$')" ] || fail "pip download left files"
 
 # --- --variant gpu looks in the GPU-enabled project (`tensorflow` for 2.10); here that
 # file is a decoy, so the import refuses it: proof of which file was chosen.
@@ -179,6 +185,53 @@ expect_contains "$work/log-plain" 'GET /simple/tensorflow/ '
 run_opkit 2 sdk fetch tensorflow>=2.10 --index-url "$url_plain"
 expect_one_error_line
 run_opkit 2 sdk fetch numpy==1.0.0 --index-url "$url_plain"
-run_opkit 3 sdk fetch tensorflow==2.10.2 --index-url "$url_plain"
+# a version the index does not have: the error lists those it has (exit 2)
+for wanted in 2.99 2.10.2; do
+  run_opkit 2 sdk fetch "tensorflow==$wanted" --index-url "$url_plain"
+  expect_one_error_line
+  expect_contains "$work/err" "^opkit: error: tensorflow==${wanted//./\\.}: no such version on http://127\.0\.0\.1:[0-9]+/simple/ \(versions: 2\.9\.0, 2\.10\.0, 2\.10\.1\)\$"
+done
+# a version the index has, but with no wheel of its range's tags (exit 3)
+run_opkit 3 sdk fetch tensorflow==2.9 --index-url "$url_plain"
 expect_one_error_line
-expect_contains "$work/err" 'tensorflow-cpu 2\.10\.2: no wheel with tags'
+expect_contains "$work/err" 'tensorflow-cpu 2\.9\.0: no wheel with tags cp310,.* on http://127\.0\.0\.1:[0-9]+/simple/'
+
+# --- a version prefix, as `build --tf 2.10` takes it: the newest 2.10 patch on the index
+# (2.10.1; the 2.10.0 there is a decoy that would not import), here from a PEP 503
+# page whose attributes are single-quoted (href='...')
+run_opkit 0 sdk remove 2.10.1
+# On a terminal (script(1)) the download's progress bar shows an ETA; the server is
+# paced (40 MB/s) so that the bar is drawn at all.
+start_index quoted --mode html-only,single-quote --rate 40
+script -qec "$(printf '%q ' "$OPKIT" sdk fetch tensorflow==2.10 --index-url "$url_quoted")" /dev/null \
+  </dev/null >"$work/tty" 2>&1 || { cat "$work/tty"; fail "sdk fetch tensorflow==2.10 failed"; }
+expect_contains "$work/tty" "tensorflow-2\.10\.1: fetched ${wheel210//./\\.} from http://127\.0\.0\.1:[0-9]+/simple/, .*only what the SDK keeps"
+expect_contains "$work/tty" '[0-9]+% \[[#-]{30}\] [0-9.]+ [KMG]?i?B / [0-9.]+ [KMG]?i?B  [0-9.]+ [KMG]?i?B/s  ETA [0-9]+:[0-9]{2}'
+expect_contains "$work/log-quoted" '^GET /simple/tensorflow-cpu/ .*format=html'
+expect_contains "$work/log-quoted" "^GET /files/$wheel210 range=bytes=[0-9-]+ status=206 "
+! grep -q 'tensorflow_cpu-2\.10\.0' "$work/log-quoted" || fail "the prefix fetched 2.10.0, not the newest 2.10 patch"
+run_opkit 0 sdk fetch tensorflow==2.10 --index-url "$url_quoted"
+expect_contains "$work/out" '^tensorflow-2\.10\.1: already in the store'
+
+# --- an SDK the store lacks: build (and check, test) names the exact `opkit sdk fetch`
+# command, and no script of opkit's sources; that command, run as given (the index
+# from $OPKIT_INDEX_URL), fetches it from a page whose links are scheme-relative
+# (//127.0.0.1:<port>/files/...: resolved as a path they would 404)
+run_opkit 0 sdk remove 1.12.0
+run_opkit 0 new hint_op
+(cd hint_op && run_opkit 3 build --tf 1.12)
+expect_one_error_line
+expect_contains "$work/err" '^opkit: error: tensorflow 1\.12: no SDK imported in .* \(fetch it with `opkit sdk fetch tensorflow==1\.12`'
+! grep -q 'fetch-wheels' "$work/err" || fail "the hint names a script shipped only with opkit's sources"
+hint=$(grep -o '`opkit sdk fetch [^`]*`' "$work/err" | tr -d '`')
+run_opkit 3 sdk info tensorflow-2.10.1-cuda
+expect_one_error_line
+expect_contains "$work/err" '\(fetch it with `opkit sdk fetch tensorflow==2\.10\.1 --variant gpu`'
+start_index schemeless --mode html-only,scheme-relative
+read -ra hint_args <<<"${hint#opkit }"
+OPKIT_INDEX_URL="$url_schemeless" run_opkit 0 "${hint_args[@]}"
+expect_contains "$work/out" '^tensorflow-1\.12\.0: fetched tensorflow-1\.12\.0-cp36-cp36m-manylinux1_x86_64\.whl from '
+expect_contains "$work/log-schemeless" '^GET /files/tensorflow-1\.12\.0-cp36-cp36m-manylinux1_x86_64\.whl range=bytes=[0-9-]+ status=206 '
+! grep -q ' status=404' "$work/log-schemeless" || fail "a scheme-relative link was resolved as a path"
+! grep -q 'ETA' "$work/err" || fail "a progress bar was drawn into a file"
+(cd hint_op && run_opkit 0 sdk info 1.12)

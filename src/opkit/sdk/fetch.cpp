@@ -192,7 +192,10 @@ fetch_wheel(const IndexFile& file, FetchResult& result)
 stdfs::path
 pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
 {
-  stdfs::path dir = opkit_home() / "downloads" / ("pip-" + wanted.sdk_id);
+  // Before the version is known no lock is held: a folder of this process's own.
+  stdfs::path dir =
+    opkit_home() / "downloads"
+    / (ends_with(pin, ".*") ? fmt::format("pip-{}-{}", wanted.sdk_id, ::getpid()) : "pip-" + wanted.sdk_id);
   std::error_code ec;
   stdfs::remove_all(dir, ec);
   for (const std::string& python : wanted.flags.wheel_pythons) {
