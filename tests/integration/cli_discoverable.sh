@@ -79,8 +79,8 @@ expect_completion() { # <expected, newline-separated, sorted> <words...>
 }
 bash -n "$work/opkit.bash" || fail "the bash completion does not parse"
 expect_completion build opkit bu
-expect_completion --jobs opkit build --j
-expect_completion --jobs opkit build --tf 1.12 --j
+expect_completion --jobs opkit build --jo
+expect_completion --jobs opkit build --tf 1.12 --jo
 expect_completion "$(printf '%s\n' bash fish zsh)" opkit completion ""
 expect_completion "$(echo "$top" | sort)" opkit ""
 expect_completion "$(subcommands sdk | sort)" opkit sdk ""
@@ -146,7 +146,7 @@ complete_fish() {
   fish -c "source $work/opkit.fish; complete -C '$1'" | cut -f1 | sort
 }
 [ "$(complete_fish 'opkit bu')" = build ] || fail "fish: opkit bu -> $(complete_fish 'opkit bu')"
-[ "$(complete_fish 'opkit build --j')" = --jobs ] || fail "fish: opkit build --j -> $(complete_fish 'opkit build --j')"
+[ "$(complete_fish 'opkit build --jo')" = --jobs ] || fail "fish: opkit build --j -> $(complete_fish 'opkit build --jo')"
 [ "$(complete_fish 'opkit sdk ')" = "$(subcommands sdk | sort)" ] || fail "fish: opkit sdk -> $(complete_fish 'opkit sdk ')"
 [ "$(complete_fish 'opkit new --template ')" = "$templates" ] || fail "fish: --template -> $(complete_fish 'opkit new --template ')"
 complete_fish 'opkit sdk list --' | grep -qx -- --json || fail "fish: sdk list offers no --json"
