@@ -172,12 +172,12 @@ mkdir -p "$work/nobin" "$work/newbin" "$work/oldbin"
 printf '#!/bin/sh\necho "libprotoc 3.21.12"\n' >"$work/newbin/protoc"
 printf '#!/bin/sh\necho "libprotoc 2.6.1"\n' >"$work/oldbin/protoc"
 chmod +x "$work/newbin/protoc" "$work/oldbin/protoc"
-PATH="$work/nobin" run_opkit 3 package easyrec --easyrec-dir "$work/er-fix" --tf 1.12,2.10.1
+PATH="$work/nobin" run_opkit 3 package easyrec --no-build --easyrec-dir "$work/er-fix" --tf 1.12,2.10.1
 expect_one_error_line
 expect_contains "$work/err" 'easy_rec/python/protos: 4 of 4 \*\.proto have no \*_pb2\.py and no protoc was found \(--protoc, \$OPKIT_PROTOC, PATH\)'
 expect_contains "$work/err" 'a protoc from 3\.0\.0 to 3\.6\.1 is needed \(TensorFlow 1\.12\.0 requires protobuf>=3\.6\.1\)'
 expect_contains "$work/err" "get one: python3\.6 -m venv .*grpcio-tools==1\.15\.0 .*-m grpc_tools\.protoc"
-PATH="$work/newbin" run_opkit 3 package easyrec --easyrec-dir "$work/er-fix" --tf 1.12,2.10.1
+PATH="$work/newbin" run_opkit 3 package easyrec --no-build --easyrec-dir "$work/er-fix" --tf 1.12,2.10.1
 expect_one_error_line
 expect_contains "$work/err" "protoc 3\.21\.12 \($work/newbin/protoc, from PATH\) is newer than 3\.6\.1"
 if [ -x /usr/bin/protoc ] && [ "$(/usr/bin/protoc --version)" != "libprotoc 3.6.1" ]; then
@@ -191,7 +191,7 @@ run_opkit 3 package easyrec --easyrec-dir "$work/er-fix" --protoc "$work/nobin/p
 expect_one_error_line
 expect_contains "$work/err" 'does not exist'
 # For TF 2.10.1 alone the bound is its 3.9.2.
-PATH="$work/newbin" run_opkit 3 package easyrec --easyrec-dir "$work/er-fix" --tf 2.10.1
+PATH="$work/newbin" run_opkit 3 package easyrec --no-build --easyrec-dir "$work/er-fix" --tf 2.10.1
 expect_contains "$work/err" 'a protoc from 3\.0\.0 to 3\.9\.2 is needed \(TensorFlow 2\.10\.1 requires protobuf>=3\.9\.2\)'
 [ ! -e dist ] || [ -z "$(ls -A dist)" ] || { ls dist; fail "a refused package left files"; }
 ls "$work/er-fix"/easy_rec/python/protos/*_pb2.py >/dev/null 2>&1 && fail "opkit wrote into the checkout"
@@ -257,7 +257,7 @@ expect_contains "$work/run-out" "^easy_rec 0\.7\.5: ops from .*/easy_rec/python/
 # A checkout where gen_proto.sh was run: its *_pb2.py are packed as they are, no protoc needed.
 fresh_checkout "$work/er-gen"
 PROTOC="$protoc" bash "$work/er-gen/scripts/gen_proto.sh" || fail "the fixture's gen_proto.sh failed"
-PATH="$work/nobin" run_opkit 0 package easyrec --easyrec-dir "$work/er-gen" --version pregen --tf 1.12,2.10.1
+PATH="$work/nobin" run_opkit 0 package easyrec --no-build --easyrec-dir "$work/er-gen" --version pregen --tf 1.12,2.10.1
 expect_contains "$work/err" "packed the checkout's 4 easy_rec/python/protos/\*_pb2\.py as they are"
 cmp <(tar xzOf dist/easy_rec_ext_pregen_res.tar.gz easy_rec/python/protos/layer_pb2.py) \
   "$work/er-gen/easy_rec/python/protos/layer_pb2.py" || fail "the checkout's layer_pb2.py was not packed as it is"

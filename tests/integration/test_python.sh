@@ -7,7 +7,7 @@ source "$(dirname "$0")/common.sh"
 run_opkit 0 new vec_op --tf 1.12,2.10.1
 cd vec_op
 # Not built yet: named, exit 3.
-run_opkit 3 test --python
+run_opkit 3 test --python --no-build
 expect_contains "$work/err" 'not built for tensorflow-1\.12\.0.*opkit build --tf 1\.12'
 run_opkit 0 build
 run_opkit 0 test --python

@@ -129,20 +129,21 @@ expect_contains "$work/out" '^      expected error containing "keys must be sort
 expect_contains "$work/out" '^      actual   error InvalidArgumentError: keys must be a vector'
 sed -i 's/error: keys must be sorted/error: keys must be a vector/' opkit.yaml
 
-# Bad vectors are input errors, with file:line:col, before anything runs.
+# Bad vectors are input errors, with file:line:col, before anything runs (--no-build:
+# an opkit.yaml changed since the build would otherwise be rebuilt first).
 cp opkit.yaml "$work/good.yaml"
 sed -i 's#{file: acme/text/testdata/vocab.txt}, default_id: 7#{file: acme/text/testdata/missing.txt}, default_id: 7#' opkit.yaml
-run_opkit 2 test --python --tf 2.10.1 --lib text
+run_opkit 2 test --python --no-build --tf 2.10.1 --lib text
 expect_one_error_line
 expect_contains "$work/err" 'opkit\.yaml:[0-9]+:[0-9]+: test data file .*acme/text/testdata/missing\.txt does not exist'
 cp "$work/good.yaml" opkit.yaml
 sed -i 's/            error: num_rows must be positive, got 0/&\n            outputs: {table_grad: [[1]]}/' opkit.yaml
-run_opkit 2 test --python --tf 2.10.1 --lib embed
+run_opkit 2 test --python --no-build --tf 2.10.1 --lib embed
 expect_one_error_line
 expect_contains "$work/err" 'opkit\.yaml:[0-9]+:[0-9]+: a test vector expects either outputs or an error, not both'
 cp "$work/good.yaml" opkit.yaml
 sed -i 's/attrs: {num_buckets: 1000, salt: s1}/attrs: {num_buckets: 1000, salt: s1, seed: 3}/' opkit.yaml
-run_opkit 2 test --python --tf 2.10.1 --lib text
+run_opkit 2 test --python --no-build --tf 2.10.1 --lib text
 expect_one_error_line
 expect_contains "$work/err" "opkit\.yaml:[0-9]+:[0-9]+: the op has no attr 'seed' \(it has: num_buckets, salt\)"
 cp "$work/good.yaml" opkit.yaml

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+#include <fstream>
 #include <optional>
 
 namespace opkit::cli {
@@ -56,6 +58,16 @@ build_record_beside(const std::filesystem::path& library)
   return BuildRecord{file, record["sdk"].get<std::string>(), runtime};
 }
 
+// Whether the file starts as an ELF file does (the reader checks the rest).
+bool
+looks_like_elf(const std::filesystem::path& file)
+{
+  static const char k_magic[] = {0x7f, 'E', 'L', 'F'};
+  std::ifstream in(file, std::ios::binary);
+  char magic[sizeof k_magic] = {};
+  return in.read(magic, sizeof magic) && std::memcmp(magic, k_magic, sizeof magic) == 0;
+}
+
 // The target one library is judged against: --tf/--profile as given; without
 // either, the SDK (and runtime) its opkit-build.json names; else this machine.
 check::CheckTarget
@@ -66,19 +78,24 @@ target_for(const std::filesystem::path& library, const check::TargetOptions& opt
   }
   std::optional<BuildRecord> record = build_record_beside(library);
   if (!record) {
+    if (!looks_like_elf(library)) { // the check's own error line says what is wrong
+      return check::make_check_target(options);
+    }
+    check::CheckTarget target = check::make_check_target(options); // its errors first: one line
     log_info("{}: no --tf and no opkit-build.json beside it: judging against this machine's libraries, without a "
              "framework (pass --tf V for a TensorFlow target)",
              library.string());
-    return check::make_check_target(options);
+    return target;
   }
   check::TargetOptions recorded = options;
   recorded.tf_spec = record->sdk;
   if (recorded.runtime.empty()) {
     recorded.runtime = record->runtime;
   }
+  check::CheckTarget target = check::make_check_target(recorded);
   log_info("{}: judging against {}{}, as {} records (--tf overrides)", library.string(), record->sdk,
            recorded.runtime.empty() ? "" : " on " + recorded.runtime, record->file.string());
-  return check::make_check_target(recorded);
+  return target;
 }
 
 } // namespace
