@@ -8,7 +8,7 @@ source "$(dirname "$0")/common.sh"
 run_opkit 0 new up_op
 cd up_op/src
 run_opkit 0 build --tf 1.12 -j 2
-expect_contains "$work/out" '^tf-1\.12\.0 +built \(3 compiled\) +/.*/up_op/build/tf-1\.12\.0/libup_op\.so$'
+expect_contains "$work/out" '^tf-1\.12\.0 +built \(3 compiled\)( in [0-9.]+ s)? +/.*/up_op/build/tf-1\.12\.0/libup_op\.so$'
 [ -f "$work/up_op/build/tf-1.12.0/libup_op.so" ] || fail "the build did not land in the project's build/"
 [ ! -e "$work/up_op/src/build" ] || fail "the build made a build/ inside src/"
 run_opkit 0 test --tf 1.12
