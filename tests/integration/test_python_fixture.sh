@@ -158,6 +158,6 @@ expect_contains "$work/err" 'opkit check .* --tf 1\.12'
 # A venv whose TensorFlow is not the SDK's: said, and nothing runs.
 mkdir -p "$work/venvs"
 ln -s "$OPKIT_VENVS/tf-2.10.1-py3.10" "$work/venvs/tf-1.12.0-py3.6"
-OPKIT_VENVS="$work/venvs" run_opkit 3 test --python --tf 1.12
+OPKIT_VENVS="$work/venvs" run_opkit 3 test --python --no-build --tf 1.12
 expect_one_error_line
 expect_contains "$work/err" 'tf-1\.12\.0-py3\.6: its TensorFlow is 2\.10\.1, but the libraries were built against tensorflow-1\.12\.0'
