@@ -15,6 +15,18 @@ namespace opkit::cli {
 
 namespace stdfs = std::filesystem;
 
+build::BuildReport
+build_on_console(const project::Manifest& manifest, build::BuildOptions options)
+{
+  build::ConsoleStyle style = build::stderr_console_style();
+  build::BuildConsole console(stderr, style);
+  options.observer = &console;
+  if (style.color) {
+    options.diagnostics_flags = {"-fdiagnostics-color=always"};
+  }
+  return build::build_project(manifest, options);
+}
+
 void
 add_no_build_flag(CLI::App* cmd, bool& no_build)
 {
@@ -59,14 +71,7 @@ build_out_of_date(const project::Manifest& manifest, const std::vector<std::stri
     log_info("building {} first: {}", target.sdk_id, target.reason);
     options.tf_specs.push_back(target.spec);
   }
-  // The same progress line and diagnostics (whole, once) as `opkit build`, on stderr.
-  build::ConsoleStyle style = build::stderr_console_style();
-  build::BuildConsole console(stderr, style);
-  options.observer = &console;
-  if (style.color) {
-    options.diagnostics_flags = {"-fdiagnostics-color=always"};
-  }
-  build::BuildReport report = build::build_project(manifest, options);
+  build::BuildReport report = build_on_console(manifest, options);
   std::vector<std::string> failed;
   for (const build::TargetResult& target : report.targets) {
     if (target.ok) {

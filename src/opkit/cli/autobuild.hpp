@@ -2,6 +2,7 @@
 
 // `opkit test` and `opkit package` build what is out of date first, as
 // `cargo test` does; --no-build refuses instead (the commands' own check).
+#include "opkit/build/builder.hpp"
 #include "opkit/project/manifest.hpp"
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,11 @@
 #include <vector>
 
 namespace opkit::cli {
+
+// Builds as `opkit build` does on stderr: one progress line, the compiler's
+// diagnostics whole and once, coloured on a terminal.
+build::BuildReport
+build_on_console(const project::Manifest& manifest, build::BuildOptions options);
 
 // Adds --no-build to a command that uses the built libraries.
 void

@@ -2,6 +2,7 @@
 #include "opkit/build/popart.hpp"
 #include "opkit/build/report_json.hpp"
 #include "opkit/project/template_spec.hpp"
+#include "opkit/cli/autobuild.hpp"
 #include "opkit/cli/commands.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/error.hpp"
@@ -159,13 +160,7 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       options.overrides.cxx_standard = standard;
       log_warning("building with -std=c++{} instead of each SDK's own standard", standard);
     }
-    build::ConsoleStyle style = build::stderr_console_style();
-    build::BuildConsole console(stderr, style);
-    options.observer = &console;
-    if (style.color) {
-      options.diagnostics_flags = {"-fdiagnostics-color=always"};
-    }
-    build::BuildReport report = build::build_project(manifest, options);
+    build::BuildReport report = build_on_console(manifest, options);
     if (global.json) {
       fmt::print("{}\n", json_text(build::to_json(report), 2));
     } else {

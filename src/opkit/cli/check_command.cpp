@@ -11,8 +11,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
-#include <fstream>
 #include <optional>
 
 namespace opkit::cli {
@@ -58,44 +56,34 @@ build_record_beside(const std::filesystem::path& library)
   return BuildRecord{file, record["sdk"].get<std::string>(), runtime};
 }
 
-// Whether the file starts as an ELF file does (the reader checks the rest).
-bool
-looks_like_elf(const std::filesystem::path& file)
-{
-  static const char k_magic[] = {0x7f, 'E', 'L', 'F'};
-  std::ifstream in(file, std::ios::binary);
-  char magic[sizeof k_magic] = {};
-  return in.read(magic, sizeof magic) && std::memcmp(magic, k_magic, sizeof magic) == 0;
-}
-
 // The target one library is judged against: --tf/--profile as given; without
 // either, the SDK (and runtime) its opkit-build.json names; else this machine.
-check::CheckTarget
+// `note` says which, for stderr once the check has read the library (so a bad
+// library or target is still the one error line).
+struct ChosenTarget
+{
+  check::CheckTarget target;
+  std::string note;
+};
+
+ChosenTarget
 target_for(const std::filesystem::path& library, const check::TargetOptions& options)
 {
-  if (!options.tf_spec.empty() || !options.profile_file.empty()) {
-    return check::make_check_target(options);
-  }
   std::optional<BuildRecord> record = build_record_beside(library);
   if (!record) {
-    if (!looks_like_elf(library)) { // the check's own error line says what is wrong
-      return check::make_check_target(options);
-    }
-    check::CheckTarget target = check::make_check_target(options); // its errors first: one line
-    log_info("{}: no --tf and no opkit-build.json beside it: judging against this machine's libraries, without a "
-             "framework (pass --tf V for a TensorFlow target)",
-             library.string());
-    return target;
+    return {check::make_check_target(options),
+            fmt::format("{}: no --tf and no opkit-build.json beside it: judging against this machine's libraries, "
+                        "without a framework (pass --tf V for a TensorFlow target)",
+                        library.string())};
   }
   check::TargetOptions recorded = options;
   recorded.tf_spec = record->sdk;
   if (recorded.runtime.empty()) {
     recorded.runtime = record->runtime;
   }
-  check::CheckTarget target = check::make_check_target(recorded);
-  log_info("{}: judging against {}{}, as {} records (--tf overrides)", library.string(), record->sdk,
-           recorded.runtime.empty() ? "" : " on " + recorded.runtime, record->file.string());
-  return target;
+  return {check::make_check_target(recorded),
+          fmt::format("{}: judging against {}{}, as {} records (--tf overrides)", library.string(), record->sdk,
+                      recorded.runtime.empty() ? "" : " on " + recorded.runtime, record->file.string())};
 }
 
 } // namespace
@@ -165,7 +153,14 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     Json reports = Json::array();
     bool all_load = true;
     for (const std::string& library : libraries) {
-      check::CheckReport report = check::check_library(library, shared ? *shared : target_for(library, options));
+      std::optional<ChosenTarget> chosen;
+      if (!shared) {
+        chosen = target_for(library, options);
+      }
+      check::CheckReport report = check::check_library(library, shared ? *shared : chosen->target);
+      if (chosen) {
+        log_info("{}", chosen->note);
+      }
       all_load = all_load && report.loads;
       if (global.json) {
         reports.push_back(check::to_json(report));
