@@ -35,6 +35,16 @@ expect_contains "$work/err" "judging against tensorflow-1\.12\.0.*as up_op/build
 run_opkit 0 check "$library" --json
 python3 -c "import json; r=json.load(open('$work/out')); assert r['verdict'] == 'loads' and '1.12.0' in r['target'], r" ||
   fail "check --json without --tf did not judge against TF 1.12.0"
+# The record names the runtime the build judged against ("" = the TF version's
+# own), and check without --tf uses it; a build on another runtime rewrites it.
+record_runtime() { python3 -c "import json,sys; print(repr(json.load(open(sys.argv[1]))['runtime']))" up_op/build/tf-1.12.0/opkit-build.json; }
+[ "$(record_runtime)" = "''" ] || fail "opkit-build.json: runtime $(record_runtime), expected ''"
+run_opkit 0 -C up_op build --tf 1.12 --runtime host
+[ "$(record_runtime)" = "'host'" ] || fail "opkit-build.json after --runtime host: runtime $(record_runtime)"
+run_opkit 0 check "$library"
+expect_contains "$work/err" "judging against tensorflow-1\.12\.0 on host, as up_op/build/tf-1\.12\.0/opkit-build\.json records"
+run_opkit 0 -C up_op build --tf 1.12
+[ "$(record_runtime)" = "''" ] || fail "opkit-build.json after a build on the default runtime: runtime $(record_runtime)"
 # --tf still decides when given.
 run_opkit 1 check "$library" --tf 2.10.1
 expect_contains "$work/out" 'WILL NOT LOAD against tensorflow 2\.10\.1'

@@ -71,6 +71,25 @@ echo 'nested' >"$work/export/assets/sub/y.txt"
 touch -d '2001-02-03 04:05:06' "$work/export/assets/vocab.txt"
 user_before=$(tree "$work/export/assets"; stat -c '%y %a' "$work/export/assets/vocab.txt")
 echo '{"extra": 1}' >"$work/extra.json"
+# --dry-run: what assets/ would hold (the user's files, the library, the
+# assets, the manifest), and nothing written.
+export_state() { (cd "$work/export" && find . -printf '%p %s %T@\n' | sort; find . -type f -exec sha256sum {} + | sort); }
+state_before=$(export_state)
+run_opkit 0 package saved-model "$work/export" --tf "$TF_VERSION" --asset "$work/fg.json" --asset "$work/extra.json" --dry-run
+expect_contains "$work/out" '^would write .*/export/assets \(6 files, [0-9]+ bytes\); nothing written \(--dry-run\)$'
+for f in extra.json fg.json libpy_op.so opkit-manifest.json sub/y.txt vocab.txt; do
+  expect_contains "$work/out" "^ +[0-9]+  ${f//./\\.}\$"
+done
+[ "$(export_state)" = "$state_before" ] || fail "package saved-model --dry-run changed the export"
+run_opkit 0 package saved-model "$work/export" --tf "$TF_VERSION" --asset "$work/fg.json" --asset "$work/extra.json" --dry-run --json
+expect_json_schema opkit.package-saved-model-1 "$work/out"
+python3 - "$work/out" <<'PY' || fail "package saved-model --dry-run --json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["written"] is False, r
+assert [a["path"] for a in r["assets"]] == ["extra.json", "fg.json", "libpy_op.so", "sub/y.txt", "vocab.txt", "opkit-manifest.json"], r["assets"]
+PY
+[ "$(export_state)" = "$state_before" ] || fail "package saved-model --dry-run --json changed the export"
 run_opkit 0 package saved-model "$work/export" --tf "$TF_VERSION" --asset "$work/fg.json" --asset "$work/extra.json"
 expect_contains "$work/out" '^saved_model\.pb: schema version 1, 1 meta graph \(serve\)$'
 expect_contains "$work/out" '^  extra\.json$'

@@ -57,6 +57,21 @@ cc_library(
 BUILD
 cp "$serving/tensorflow_serving/model_servers/BUILD" "$work/BUILD.orig"
 
+# --dry-run: the bundle's files and what the checkout would get; nothing written.
+trees_state() { (find "$work/serve_op" "$serving" -printf '%p %s %T@\n' 2>/dev/null | grep -v "^$work/serve_op/build/" | sort); }
+state_before=$(trees_state)
+run_opkit 0 package tf-serving --serving-dir "$serving" --dry-run
+expect_contains "$work/out" '^would write .*dist/tf-serving/serve_op \([0-9]+ files, [0-9]+ bytes\); nothing written \(--dry-run\)$'
+expect_contains "$work/out" '^ +[0-9]+  BUILD$'
+expect_contains "$work/out" '^ +[0-9]+  src/serve_op_kernels\.cc$'
+expect_contains "$work/out" 'custom_ops/serve_op: would be written$'
+expect_contains "$work/out" '^model_servers/BUILD: would get the label in SUPPORTED_TENSORFLOW_OPS$'
+run_opkit 0 package tf-serving --serving-dir "$serving" --dry-run --json
+expect_json_schema opkit.package-tf-serving-1 "$work/out"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['written'] is False and r['build_changed'] and r['bundle_changed'] and any(f['path'] == 'BUILD' for f in r['files']), r" "$work/out" ||
+  fail "package tf-serving --dry-run --json"
+[ "$(trees_state)" = "$state_before" ] || fail "package tf-serving --dry-run wrote something"
+
 run_opkit 0 package tf-serving --serving-dir "$serving"
 expect_contains "$work/out" '^label:   //tensorflow_serving/custom_ops/serve_op:serve_op_ops$'
 expect_contains "$work/out" 'model_servers/BUILD: label added to SUPPORTED_TENSORFLOW_OPS'

@@ -271,7 +271,8 @@ run_plan(const TargetPlan& plan, int jobs)
 }
 
 Json
-build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& compiler_version)
+build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& runtime,
+                const std::string& compiler_version)
 {
   const CompileStep& first = plan.compiles.front();
   auto flag_value = [&](const std::string& prefix) {
@@ -292,6 +293,7 @@ build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& 
           {"framework", "tensorflow"},
           {"tf_version", sdk.version.str()},
           {"sdk", sdk.id},
+          {"runtime", runtime},
           {"cxx11_abi", flag_value("-D_GLIBCXX_USE_CXX11_ABI=")},
           {"cxx_standard", flag_value("-std=c++")},
           {"compiler", compiler_version},

@@ -94,9 +94,11 @@ BuildReport
 build_project(const project::Manifest& manifest, const BuildOptions& options);
 
 // The facts of one built library, written beside it as opkit-build.json so
-// packages can carry them in their manifests.
+// packages can carry them in their manifests, and `opkit check` without --tf
+// judges it against the SDK and runtime ("" = the TF version's own) it was built for.
 Json
-build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& compiler_version);
+build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& runtime,
+                const std::string& compiler_version);
 
 // The compiler's own version line ("g++ (Debian 12.2.0-14) 12.2.0").
 std::string

@@ -137,6 +137,22 @@ prepare_files(std::vector<PreparedTarget>& targets, int jobs)
   return chosen;
 }
 
+// The runtime an existing opkit-build.json records; nullopt when there is none
+// (or it is not one opkit wrote), so that it is written anew.
+std::optional<std::string>
+recorded_runtime(const stdfs::path& info)
+{
+  std::error_code ec;
+  if (!stdfs::is_regular_file(info, ec)) {
+    return std::nullopt;
+  }
+  Json record = Json::parse(fs::read_file(info), nullptr, false);
+  if (!record.is_object() || !record.contains("runtime") || !record["runtime"].is_string()) {
+    return std::nullopt;
+  }
+  return record["runtime"].get<std::string>();
+}
+
 // The linked libraries' facts, the cache's counters and the checks, after ninja.
 TargetResult
 finish_target(TargetResult result, const PreparedTarget& target, const TargetPlan& plan, const BuildOptions& options,
@@ -148,9 +164,9 @@ finish_target(TargetResult result, const PreparedTarget& target, const TargetPla
     result.cache = parse_ccache_stats_log(stdfs::exists(target.stats_log, ec) ? fs::read_file(target.stats_log) : "");
   }
   stdfs::path info = plan.build_dir / "opkit-build.json";
-  if (result.ok && !plan.links.empty() && (!result.up_to_date || !stdfs::exists(info, ec))) {
-    fs::write_file_if_changed(info,
-                              json_text(build_info_json(target.sdk, plan, settings.compiler_version()), 2) + "\n");
+  if (result.ok && !plan.links.empty() && (!result.up_to_date || recorded_runtime(info) != target.runtime)) {
+    fs::write_file_if_changed(
+      info, json_text(build_info_json(target.sdk, plan, target.runtime, settings.compiler_version()), 2) + "\n");
   }
   if (result.ok && options.check) {
     for (LibraryResult& library : result.libraries) {

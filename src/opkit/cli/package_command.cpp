@@ -98,16 +98,16 @@ next_steps_json(const std::vector<std::pair<std::string, std::string>>& steps)
   return list;
 }
 
-// --dry-run's listing: the file it would write and each member.
+// --dry-run's listing: the file (or folder) it would write and each member.
 void
-print_dry_run(const std::filesystem::path& file, const std::vector<package::PackedFile>& members)
+print_dry_run(const std::filesystem::path& file, const std::vector<package::PackedFile>& members,
+              const char* bytes_are = "bytes before compression")
 {
   int64_t bytes = 0;
   for (const package::PackedFile& member : members) {
     bytes += member.size;
   }
-  fmt::print("would write {} ({} files, {} bytes before compression); nothing written (--dry-run)\n", file,
-             members.size(), bytes);
+  fmt::print("would write {} ({} files, {} {}); nothing written (--dry-run)\n", file, members.size(), bytes, bytes_are);
   for (const package::PackedFile& member : members) {
     fmt::print("  {:>10}  {}\n", member.size, member.path);
   }
@@ -239,12 +239,13 @@ add_saved_model(CLI::App& package_app, int& exit_code)
   static bool no_build = false;
   static bool json = false;
   add_no_build_flag(cmd, no_build);
+  cmd->add_flag("--dry-run", options.dry_run, "Print what assets/ would hold (and check the library); write nothing");
   cmd->add_flag("--json", json, "Print what was written as JSON (schema opkit.package-saved-model/1)");
   cmd->callback([&exit_code] {
     options.assets.assign(assets.begin(), assets.end());
     project::Manifest manifest = project::load_manifest(".");
-    build_out_of_date(manifest, options.tf_spec.empty() ? std::vector<std::string>{} : std::vector{options.tf_spec},
-                      options.build_root, {}, no_build);
+    prepare_libraries(manifest, options.tf_spec.empty() ? std::vector<std::string>{} : std::vector{options.tf_spec},
+                      options.build_root, no_build, options.dry_run);
     package::SavedModelResult result = package::package_saved_model(manifest, options);
     if (!result.check.loads) {
       log_warning("{} will not load in {} (added because of --force)", result.check.library, result.check.target);
@@ -255,15 +256,26 @@ add_saved_model(CLI::App& package_app, int& exit_code)
     }
     exit_code = 0;
     if (json) {
-      fmt::print("{}\n", json_text({{"schema", "opkit.package-saved-model/1"},
-                                    {"export_dir", options.export_dir.string()},
-                                    {"model", result.model},
-                                    {"assets_dir", result.assets_dir.string()},
-                                    {"assets", files_json(package::folder_files(result.assets_dir))},
-                                    {"removed", result.removed},
-                                    {"changed", result.changed},
-                                    {"check", check::to_json(result.check)}},
-                                   2));
+      fmt::print(
+        "{}\n",
+        json_text({{"schema", "opkit.package-saved-model/1"},
+                   {"export_dir", options.export_dir.string()},
+                   {"model", result.model},
+                   {"assets_dir", result.assets_dir.string()},
+                   {"written", result.written},
+                   {"assets", files_json(result.written ? package::folder_files(result.assets_dir) : result.planned)},
+                   {"removed", result.removed},
+                   {"changed", result.changed},
+                   {"check", check::to_json(result.check)}},
+                  2));
+      return;
+    }
+    if (options.dry_run) {
+      fmt::print("{}\n", result.model);
+      print_dry_run(result.assets_dir, result.planned, "bytes");
+      for (const std::string& file : result.removed) {
+        fmt::print("would remove {} (an earlier run added it; this one would not)\n", file);
+      }
       return;
     }
     fmt::print("{}\n", result.model);
@@ -287,6 +299,7 @@ add_tf_serving(CLI::App& package_app, int& exit_code)
   cmd->add_flag("--patch", options.patch_only, "With --serving-dir: write the BUILD patch instead of editing it");
   cmd->add_option("-o,--output-dir", options.output_dir, "Where to write it (default: dist/tf-serving)");
   static bool json = false;
+  cmd->add_flag("--dry-run", options.dry_run, "Print what would be written or changed; write nothing");
   cmd->add_flag("--json", json, "Print what was written as JSON (schema opkit.package-tf-serving/1)");
   cmd->callback([&exit_code] {
     package::TfServingResult result = package::package_tf_serving(project::load_manifest("."), options);
@@ -296,13 +309,27 @@ add_tf_serving(CLI::App& package_app, int& exit_code)
       Json out = {{"schema", "opkit.package-tf-serving/1"},
                   {"bundle_dir", result.bundle_dir.string()},
                   {"label", result.label},
-                  {"files", files_json(package::folder_files(result.bundle_dir))},
+                  {"written", result.written},
+                  {"files", files_json(result.written ? package::folder_files(result.bundle_dir) : result.planned)},
                   {"serving_dir", serving ? Json(options.serving_dir.string()) : Json()},
                   {"patch_file", serving ? Json(result.patch_file.string()) : Json()},
                   {"serving_bundle", serving && !options.patch_only ? Json(result.serving_bundle.string()) : Json()},
                   {"bundle_changed", result.bundle_changed},
                   {"build_changed", result.build_changed}};
       fmt::print("{}\n", json_text(out, 2));
+      return;
+    }
+    if (options.dry_run) {
+      print_dry_run(result.bundle_dir, result.planned, "bytes");
+      fmt::print("label:   {}\n", result.label);
+      if (!options.serving_dir.empty()) {
+        fmt::print("would write {}\n", result.patch_file);
+      }
+      if (!options.serving_dir.empty() && !options.patch_only) {
+        fmt::print("{}: {}\n", result.serving_bundle, result.bundle_changed ? "would be written" : "unchanged");
+        fmt::print("model_servers/BUILD: {}\n", result.build_changed ? "would get the label in SUPPORTED_TENSORFLOW_OPS"
+                                                                     : "unchanged (label already listed)");
+      }
       return;
     }
     fmt::print("bundle:  {}\nlabel:   {}\n", result.bundle_dir, result.label);

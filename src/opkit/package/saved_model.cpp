@@ -202,24 +202,66 @@ carry_over(const stdfs::path& source, const stdfs::path& dest)
 }
 
 // The manifest lists everything in assets/, so `opkit package verify EXPORT_DIR/assets` checks it all.
+std::string
+assets_manifest_text(const std::vector<ArchiveMember>& members, const std::string& name,
+                     const std::vector<std::pair<std::string, Json>>& libraries, const std::set<std::string>& added)
+{
+  Json manifest = make_manifest("saved-model-assets", name, members, libraries);
+  manifest[k_added_key] = Json(std::vector<std::string>(added.begin(), added.end()));
+  return manifest.dump(2) + "\n";
+}
+
+// The regular files under `folder` (links followed, as the manifest lists
+// them), as members named by their paths relative to `root`.
+void
+add_folder_members(const stdfs::path& folder, const stdfs::path& root, std::vector<ArchiveMember>& members)
+{
+  for (const auto& entry : stdfs::recursive_directory_iterator(folder)) {
+    std::string relative = entry.path().lexically_relative(root).generic_string();
+    if (entry.is_regular_file() && relative != k_manifest_name) {
+      members.push_back({relative, entry.path(), {}, false});
+    }
+  }
+}
+
 void
 write_assets_manifest(const stdfs::path& staged, const std::string& name,
                       const std::vector<std::pair<std::string, Json>>& libraries, const std::set<std::string>& added,
                       SavedModelResult& result)
 {
   std::vector<ArchiveMember> members;
-  for (const auto& entry : stdfs::recursive_directory_iterator(staged)) {
-    std::string relative = entry.path().lexically_relative(staged).generic_string();
-    if (entry.is_regular_file() && relative != k_manifest_name) {
-      members.push_back({relative, entry.path(), {}, false});
-      result.assets.push_back(relative);
-    }
+  add_folder_members(staged, staged, members);
+  for (const ArchiveMember& member : members) {
+    result.assets.push_back(member.path);
   }
   std::sort(result.assets.begin(), result.assets.end());
-  Json manifest = make_manifest("saved-model-assets", name, members, libraries);
-  manifest[k_added_key] = Json(std::vector<std::string>(added.begin(), added.end()));
-  fs::write_file_atomic(staged / k_manifest_name, manifest.dump(2) + "\n");
+  fs::write_file_atomic(staged / k_manifest_name, assets_manifest_text(members, name, libraries, added));
   result.assets.push_back(k_manifest_name);
+}
+
+// --dry-run: what assets/ would hold, computed from the files that would go in.
+std::vector<PackedFile>
+planned_assets(const std::vector<stdfs::path>& keep, const std::set<std::string>& added,
+               const std::map<std::string, stdfs::path>& wanted, const stdfs::path& assets_dir, const std::string& name,
+               const std::vector<std::pair<std::string, Json>>& libraries)
+{
+  std::vector<ArchiveMember> members;
+  for (const stdfs::path& path : keep) {
+    std::error_code ec;
+    if (stdfs::is_directory(path, ec)) {
+      add_folder_members(path, assets_dir, members);
+    } else if (stdfs::is_regular_file(path, ec)) {
+      members.push_back({path.filename().string(), path, {}, false});
+    }
+  }
+  for (const std::string& file : added) {
+    members.push_back({file, wanted.at(file), {}, false});
+  }
+  std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  std::string manifest = assets_manifest_text(members, name, libraries, added);
+  std::vector<PackedFile> files = packed_files(members);
+  files.push_back({k_manifest_name, static_cast<int64_t>(manifest.size()), sha256_hex(manifest)});
+  return files;
 }
 
 } // namespace
@@ -319,6 +361,13 @@ package_saved_model(const project::Manifest& manifest, const SavedModelOptions& 
   std::sort(result.removed.begin(), result.removed.end());
   std::sort(result.changed.begin(), result.changed.end());
 
+  if (options.dry_run) {
+    result.planned = planned_assets(keep, added, wanted, result.assets_dir, manifest.name, libraries);
+    for (const PackedFile& file : result.planned) {
+      result.assets.push_back(file.path);
+    }
+    return result;
+  }
   fs::StagingDir staging(options.export_dir);
   for (const stdfs::path& path : keep) {
     carry_over(path, staging.path() / path.filename());
@@ -328,6 +377,7 @@ package_saved_model(const project::Manifest& manifest, const SavedModelOptions& 
   }
   write_assets_manifest(staging.path(), manifest.name, libraries, added, result);
   staging.commit(result.assets_dir, /*replace=*/true);
+  result.written = true;
   return result;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "opkit/check/checker.hpp"
+#include "opkit/package/package.hpp"
 #include "opkit/project/manifest.hpp"
 
 #include <filesystem>
@@ -18,6 +19,7 @@ struct SavedModelOptions
   bool force = false;                        // add the library even when opkit check says it won't load
   std::string runtime;                       // for the check; default: the TF version's own
   std::filesystem::path build_root;
+  bool dry_run = false; // decide everything (and check the library), write nothing
 };
 
 struct SavedModelResult
@@ -29,6 +31,8 @@ struct SavedModelResult
   std::vector<std::string> removed; // added by an earlier run, not asked for by this one: taken out
   std::vector<std::string> changed; // added by an earlier run but changed since: kept, now the user's
   check::CheckReport check;
+  bool written = false;            // false with dry_run
+  std::vector<PackedFile> planned; // with dry_run: what assets/ would hold, manifest included
 };
 
 // Puts the op library built for the serving TF, and the extra files, into
@@ -40,7 +44,8 @@ struct SavedModelResult
 // plus the files opkit did not put there, which are never replaced or removed
 // (one this run would replace with different content is Error(usage)). The new
 // assets/ is staged beside the old one and swapped in; running it twice gives
-// the same folder.
+// the same folder. With dry_run nothing is written and `planned` says what
+// assets/ would hold.
 SavedModelResult
 package_saved_model(const project::Manifest& manifest, const SavedModelOptions& options);
 

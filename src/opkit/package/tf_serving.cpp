@@ -174,16 +174,22 @@ apply_to_checkout(const TfServingOptions& options, const std::string& name, cons
   std::string before = fs::read_file(build);
   std::optional<std::string> after = add_supported_op(before, result.label, build.string());
   result.patch_file = out_dir / "model_servers_BUILD.patch";
-  fs::write_file_atomic(result.patch_file,
-                        after ? unified_diff(before, *after, "tensorflow_serving/model_servers/BUILD") : "");
+  if (!options.dry_run) {
+    fs::write_file_atomic(result.patch_file,
+                          after ? unified_diff(before, *after, "tensorflow_serving/model_servers/BUILD") : "");
+  }
   if (options.patch_only) {
     return;
   }
   result.serving_bundle = options.serving_dir / "tensorflow_serving" / "custom_ops" / name;
+  result.build_changed = after.has_value();
+  if (options.dry_run) {
+    result.bundle_changed = !folder_matches(result.serving_bundle, members);
+    return;
+  }
   result.bundle_changed = write_bundle(result.serving_bundle, members);
   if (after) {
     fs::write_file_atomic(build, *after);
-    result.build_changed = true;
   }
 }
 
@@ -304,12 +310,17 @@ package_tf_serving(const project::Manifest& manifest, const TfServingOptions& op
   result.label = "//tensorflow_serving/custom_ops/" + manifest.name + ":" + manifest.name + "_ops";
   std::vector<ArchiveMember> members = bundle_members(manifest);
   stdfs::path out_dir = options.output_dir.empty() ? manifest.root / "dist" / "tf-serving" : options.output_dir;
-  fs::create_dirs(out_dir);
   result.bundle_dir = out_dir / manifest.name;
-  write_bundle(result.bundle_dir, members);
+  if (options.dry_run) {
+    result.planned = packed_files(members);
+  } else {
+    fs::create_dirs(out_dir);
+    write_bundle(result.bundle_dir, members);
+  }
   if (!options.serving_dir.empty()) {
     apply_to_checkout(options, manifest.name, members, out_dir, result);
   }
+  result.written = !options.dry_run;
   return result;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "opkit/package/package.hpp"
 #include "opkit/project/manifest.hpp"
 
 #include <filesystem>
@@ -13,6 +14,7 @@ struct TfServingOptions
   std::filesystem::path serving_dir; // a tensorflow/serving checkout; empty: make the bundle only
   bool patch_only = false;           // with serving_dir: write the BUILD patch, don't edit in place
   std::filesystem::path output_dir;  // default: <project>/dist/tf-serving
+  bool dry_run = false;              // decide everything, write nothing
 };
 
 struct TfServingResult
@@ -23,12 +25,15 @@ struct TfServingResult
   bool build_changed = false;           // model_servers/BUILD was edited
   bool bundle_changed = false;          // custom_ops/<name> was (re)written
   std::filesystem::path serving_bundle; // where the bundle went in the checkout
+  bool written = false;                 // false with dry_run
+  std::vector<PackedFile> planned;      // with dry_run: the bundle's files
 };
 
 // Makes the Bazel package for tensorflow_serving/custom_ops/<name>/ and, with a
 // serving checkout, adds its label to SUPPORTED_TENSORFLOW_OPS in
 // tensorflow_serving/model_servers/BUILD (in place, or as a patch).
-// Idempotent: a second run changes nothing.
+// Idempotent: a second run changes nothing. With dry_run nothing is written;
+// the *_changed fields say what a real run would change.
 TfServingResult
 package_tf_serving(const project::Manifest& manifest, const TfServingOptions& options);
 
