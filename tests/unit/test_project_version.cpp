@@ -20,6 +20,18 @@ TEST(Version, RejectsMalformed)
   }
 }
 
+TEST(Version, RefusesSuffixesThatAreNotPlainTags)
+{
+  // A suffix becomes part of an SDK id (a folder of the store) and is written
+  // into opkit.yaml: no path separators, quotes, "..", spaces or control bytes.
+  for (const char* bad :
+       {"1.12.0-rc0/../../outside", "1.12-x\"]", "2.10.1-a b", "2.10.1-rc0..x", "2.10.1-\n", "2.10.1-r\xff"}) {
+    EXPECT_FALSE(parse_version(bad)) << bad;
+  }
+  EXPECT_FALSE(parse_version("2.10.1-" + std::string(40, 'a')));
+  EXPECT_TRUE(parse_version("2.10.1-rc0.post1+local_2"));
+}
+
 TEST(Version, OrdersNumericallyAndReleasesAfterPrereleases)
 {
   EXPECT_LT(*parse_version("2.9.3"), *parse_version("2.10.0"));

@@ -1,4 +1,5 @@
 #include "opkit/sdk/facts.hpp"
+#include "opkit/util/error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -62,4 +63,23 @@ TEST(SdkFacts, AbiFromMangledNames)
   EXPECT_FALSE(abi_from_counts(SpellingCounts{3, 4, 0, 0}));
   EXPECT_EQ(count_spellings({"_ZN10tensorflow3fooEN4absl12lts_2022062311string_viewE"}).absl_string_view, 1U);
   EXPECT_EQ(count_spellings({"_ZN10tensorflow3fooEN4absl11string_viewE"}).absl_string_view, 1U);
+}
+
+TEST(SdkFacts, HostileValuesAreRefusedNotCrashedOn)
+{
+  // 300k characters once overflowed std::regex's stack; the scanners walk them.
+  std::string huge(300000, 'a');
+  std::string header = "#define TF_MAJOR_VERSION 1\n#define TF_MINOR_VERSION 12\n#define TF_PATCH_VERSION 0\n";
+  EXPECT_FALSE(parse_version_header(header + "#define TF_VERSION_SUFFIX \"-" + huge + "\"\n"));
+  EXPECT_FALSE(parse_version_header(header + "#define TF_VERSION_SUFFIX \"-rc0/../../../outside\"\n"));
+  EXPECT_FALSE(parse_version_header(header + "#define TF_VERSION_SUFFIX -rc0\n")); // not a string
+  EXPECT_EQ(parse_version_header(header + "  #  define TF_VERSION_SUFFIX \"-rc0\"  // comment\n")->str(), "1.12.0-rc0");
+  EXPECT_FALSE(parse_version_header("#define TF_MAJOR_VERSION 99999999999\n#define TF_MINOR_VERSION 1\n"
+                                    "#define TF_PATCH_VERSION 0\n"));
+  EXPECT_THROW(parse_metadata("Name: " + huge + "\nVersion: 1.12.0\n"), opkit::Error);
+  EXPECT_THROW(parse_metadata("Name: tensor\xff\nVersion: 1.12.0\n"), opkit::Error);
+  EXPECT_THROW(parse_build_info("build_info = OrderedDict([('cuda_version', '" + huge + "')])\n"), opkit::Error);
+  EXPECT_THROW(parse_build_info("cudnn_version = '" + huge + "\n"), opkit::Error);
+  // The body after the headers is not a header.
+  EXPECT_EQ(parse_metadata("Name: tensorflow\nVersion: 1.12.0\n\nName: not-this\n").name, "tensorflow");
 }

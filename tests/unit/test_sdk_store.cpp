@@ -13,3 +13,15 @@ TEST(SdkStore, FetchCommandForAMissingSdk)
   EXPECT_EQ(fetch_command("tensorflow-nonsense"), "");
   EXPECT_EQ(fetch_command("1.2.3.4"), "");
 }
+
+TEST(SdkStore, SdkIdsAreValidatedBeforeTheyBecomePaths)
+{
+  using opkit::sdk::is_valid_sdk_id;
+  EXPECT_TRUE(is_valid_sdk_id("tensorflow-2.10.1"));
+  EXPECT_TRUE(is_valid_sdk_id("tensorflow-2.11.0-rc1-cuda"));
+  for (const char* bad : {"", "tensorflow-", "tensorflow-1.12.0-rc0/../../outside", "tensorflow-1.12..0",
+                          "tensorflow-1 12", "../tensorflow-1.12.0", "pytorch-2.0", "tensorflow-1.12\n"}) {
+    EXPECT_FALSE(is_valid_sdk_id(bad)) << bad;
+  }
+  EXPECT_FALSE(is_valid_sdk_id("tensorflow-" + std::string(97, '1')));
+}

@@ -30,7 +30,7 @@ merge_compile_commands(const std::vector<std::string>& texts)
       }
     }
   }
-  return merged.dump(2) + "\n";
+  return json_text(merged, 2) + "\n";
 }
 
 stdfs::path

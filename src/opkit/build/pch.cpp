@@ -183,7 +183,7 @@ ensure_pch(const PchSpec& spec)
                  {"compiler", spec.compiler},
                  {"compiler_identity", spec.compiler_identity},
                  {"flags", spec.flags}};
-  fs::write_file_atomic(spec.marker(), marker.dump(2) + "\n");
+  fs::write_file_atomic(spec.marker(), json_text(marker, 2) + "\n");
   return true;
 }
 

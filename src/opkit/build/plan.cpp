@@ -389,7 +389,7 @@ render_compile_commands(const TargetPlan& plan)
                        {"arguments", arguments},
                        {"output", prefix + step.object}});
   }
-  return entries.dump(2) + "\n";
+  return json_text(entries, 2) + "\n";
 }
 
 } // namespace opkit::build

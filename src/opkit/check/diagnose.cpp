@@ -1,10 +1,11 @@
 #include "opkit/check/diagnose.hpp"
 
+#include "opkit/check/mangled.hpp"
+
 #include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
 
-#include <regex>
 #include <unordered_set>
 
 namespace opkit::check {
@@ -25,8 +26,7 @@ replace_all(std::string text, const std::string& from, const std::string& to)
 std::string
 without_version_skew(const std::string& demangled)
 {
-  static const std::regex k_lts("absl::lts_[0-9]+::");
-  std::string text = std::regex_replace(demangled, k_lts, "absl::");
+  std::string text = without_abseil_lts(demangled);
   for (const char* status : {"tensorflow::Status", "tsl::Status", "absl::Status"}) {
     text = replace_all(text, status, "Status");
   }
@@ -37,13 +37,11 @@ without_version_skew(const std::string& demangled)
 std::unordered_set<std::string>
 abseil_namespaces(const std::vector<const ProfileLibrary*>& frameworks)
 {
-  static const std::regex k_lts("4absl(12lts_[0-9]+)");
   std::unordered_set<std::string> found;
   for (const ProfileLibrary* library : frameworks) {
     library->symbols.for_each([&found](std::string_view name, const SymbolDefinition&) {
-      std::match_results<std::string_view::const_iterator> match;
-      if (std::regex_search(name.begin(), name.end(), match, k_lts)) {
-        found.insert(match[1].str());
+      if (std::string lts = abseil_lts(name); !lts.empty()) {
+        found.insert(lts);
       }
     });
   }
@@ -54,10 +52,8 @@ abseil_namespaces(const std::vector<const ProfileLibrary*>& frameworks)
 bool
 other_abseil(const SymbolRef& symbol, const std::unordered_set<std::string>& framework_abseil)
 {
-  static const std::regex k_lts("4absl(12lts_[0-9]+)");
-  std::smatch match;
-  return !framework_abseil.empty() && std::regex_search(symbol.mangled, match, k_lts)
-         && framework_abseil.count(match[1].str()) == 0;
+  std::string lts = framework_abseil.empty() ? std::string() : abseil_lts(symbol.mangled);
+  return !lts.empty() && framework_abseil.count(lts) == 0;
 }
 
 // Normalised names of everything the frameworks export, built only when a
@@ -165,9 +161,8 @@ without_abi_tags(const std::string& demangled)
 std::string
 without_string_view_flavour(const std::string& demangled)
 {
-  static const std::regex k_absl("absl::(lts_[0-9]+::)?string_view");
   std::string text = replace_all(demangled, "std::basic_string_view<char, std::char_traits<char> >", "string_view");
-  return std::regex_replace(text, k_absl, "string_view");
+  return replace_all(without_abseil_lts(text), "absl::string_view", "string_view");
 }
 
 std::vector<Finding>

@@ -7,6 +7,8 @@
 #include "opkit/util/strings.hpp"
 
 #include <cstdio>
+#include <exception>
+#include <new>
 #include <filesystem>
 
 namespace opkit::cli {
@@ -17,9 +19,14 @@ split_versions(const std::vector<std::string>& values)
   std::vector<std::string> result;
   for (const std::string& value : values) {
     for (const std::string& part : split(value, ',')) {
-      if (!trim(part).empty()) {
-        result.push_back(trim(part));
+      // `--tf ""` or `--tf 1.12,` is a mistake (an unset variable), not "the defaults".
+      if (trim(part).empty()) {
+        fail(ExitCode::usage,
+             "--tf '{}': an empty version (give versions such as --tf 1.12,2.10.1, or leave "
+             "--tf out for opkit.yaml's targets)",
+             value);
       }
+      result.push_back(trim(part));
     }
   }
   return result;
@@ -79,9 +86,20 @@ run(int argc, char** argv)
   } catch (const Error& e) {
     std::fflush(stdout);
     // One line, so scripts and CI logs show the whole story in one place.
+    // Paths and names in it may come from untrusted files: escaped, so the line
+    // stays one printable line.
     std::string hint = e.hint().empty() ? "" : " (" + e.hint() + ")";
-    std::fprintf(stderr, "opkit: error: %s%s\n", e.what(), hint.c_str());
+    std::fprintf(stderr, "opkit: error: %s\n", escape_text(e.what() + hint).c_str());
     return static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "opkit: error: out of memory\n");
+    return static_cast<int>(ExitCode::system);
+  } catch (const std::exception& e) {
+    // A bug: every expected failure is an opkit::Error. Still one line, not an abort.
+    std::fflush(stdout);
+    std::fprintf(stderr, "opkit: error: internal error: %s (please report it)\n", escape_text(e.what()).c_str());
+    return static_cast<int>(ExitCode::system);
   }
   return exit_code;
 }

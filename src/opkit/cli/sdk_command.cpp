@@ -144,7 +144,7 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
         if (key == "schema") {
           continue;
         }
-        fmt::print("{:<18} {}\n", key, value.is_string() ? value.get<std::string>() : value.dump());
+        fmt::print("{:<18} {}\n", key, value.is_string() ? value.get<std::string>() : json_text(value));
       }
     }
     exit_code = 0;

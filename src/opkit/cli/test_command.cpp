@@ -72,15 +72,15 @@ describe(const std::string& json_text, bool expected)
 {
   Json json = Json::parse(json_text);
   if (json.contains("error")) {
-    return expected ? "error containing " + json["error"].dump() : "error " + json["error"].get<std::string>();
+    return expected ? "error containing " + opkit::json_text(json["error"]) : "error " + json["error"].get<std::string>();
   }
   const Json& outputs = json["outputs"];
   if (outputs.is_array()) {
-    return "outputs " + outputs.dump();
+    return "outputs " + opkit::json_text(outputs);
   }
   std::vector<std::string> parts;
   for (const auto& [name, value] : outputs.items()) {
-    parts.push_back(name + " = " + value.dump());
+    parts.push_back(name + " = " + opkit::json_text(value));
   }
   return join(parts, ", ");
 }

@@ -32,12 +32,23 @@ default_version(const stdfs::path& easyrec_dir)
   if (!stdfs::is_regular_file(file, ec)) {
     fail(ExitCode::usage, "{}: not an EasyRec checkout (no easy_rec/version.py); pass --version", easyrec_dir);
   }
-  std::smatch match;
   std::string text = fs::read_file(file);
-  if (!std::regex_search(text, match, std::regex("__version__\\s*=\\s*['\"]([^'\"]*)['\"]"))) {
-    fail(ExitCode::usage, "{}: no __version__ = '...' found; pass --version", file);
+  auto spaces = [&](size_t i) { return text.find_first_not_of(" \t", i); };
+  for (size_t at = text.find("__version__"); at != std::string::npos; at = text.find("__version__", at + 1)) {
+    size_t i = spaces(at + 11);
+    if (i == std::string::npos || text[i] != '=') {
+      continue;
+    }
+    i = spaces(i + 1);
+    if (i == std::string::npos || (text[i] != '\'' && text[i] != '"')) {
+      continue;
+    }
+    size_t end = text.find_first_of("'\"", i + 1);
+    if (end != std::string::npos) {
+      return text.substr(i + 1, end - i - 1); // validate_easyrec_version judges it
+    }
   }
-  return match.str(1);
+  fail(ExitCode::usage, "{}: no __version__ = '...' found; pass --version", file);
 }
 
 bool
@@ -190,11 +201,13 @@ void
 validate_easyrec_version(const std::string& version)
 {
   static const std::regex k_allowed(project::easyrec_rules().version_pattern);
-  if (!std::regex_match(version, k_allowed)) {
+  // The pattern (configs/packages/easyrec.yaml) allows at most 100 characters:
+  // longer text is refused before std::regex, whose recursion it could overflow.
+  if (version.size() > 100 || !std::regex_match(version, k_allowed)) {
     fail(ExitCode::usage,
          "'{}': invalid EasyRec resource version (letters, digits, '.', '_' and '-', starting with a letter or "
          "digit, at most 100: it names the file and MaxCompute resource easy_rec_ext_<V>_res.tar.gz)",
-         version);
+         escape_text(version.substr(0, 120)) + (version.size() > 120 ? "..." : ""));
   }
 }
 
@@ -244,7 +257,7 @@ package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options
     list.push_back(std::move(member));
   }
   Json manifest_json = make_manifest("easyrec", manifest.name, list, libraries);
-  list.push_back({k_manifest_name, {}, manifest_json.dump(2) + "\n", false});
+  list.push_back({k_manifest_name, {}, json_text(manifest_json, 2) + "\n", false});
   result.files = list.size();
 
   stdfs::path out_dir = options.output_dir.empty() ? manifest.root / "dist" : options.output_dir;

@@ -1,11 +1,12 @@
 #include "opkit/package/easyrec_abi.hpp"
 
+#include "opkit/check/mangled.hpp"
+
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
-#include <regex>
 
 namespace opkit::package {
 
@@ -52,9 +53,6 @@ describe(const LibraryTraits& traits)
 std::optional<int>
 abi_from_symbols(const std::vector<std::string>& mangled)
 {
-  // "Ss" is the old ABI's std::string: as a parameter or template argument,
-  // or the class of a member (_ZNSs...): places a length-prefixed name cannot fake.
-  static const std::regex k_old_string("(R|P|RK|PK|E|I)Ss");
   size_t cxx11 = 0;
   size_t old_string = 0;
   for (const std::string& name : mangled) {
@@ -63,7 +61,7 @@ abi_from_symbols(const std::vector<std::string>& mangled)
     }
     if (name.find("St7__cxx11") != std::string::npos || name.find("B5cxx11") != std::string::npos) {
       ++cxx11;
-    } else if (starts_with(name, "_ZNSs") || std::regex_search(name, k_old_string)) {
+    } else if (check::has_old_std_string(name)) { // the old ABI's std::string
       ++old_string;
     }
   }

@@ -76,7 +76,7 @@ parse_protoc_version(std::string_view output)
   static const std::regex k_line("^libprotoc ([0-9]+(\\.[0-9]+){1,2})\\s*$");
   std::string text = trim(output);
   std::smatch match;
-  if (!std::regex_match(text, match, k_line)) {
+  if (text.size() > 64 || !std::regex_match(text, match, k_line)) { // bounded before std::regex
     return std::nullopt;
   }
   std::optional<Version> version = project::parse_version(match.str(1));

@@ -208,7 +208,7 @@ assets_manifest_text(const std::vector<ArchiveMember>& members, const std::strin
 {
   Json manifest = make_manifest("saved-model-assets", name, members, libraries);
   manifest[k_added_key] = Json(std::vector<std::string>(added.begin(), added.end()));
-  return manifest.dump(2) + "\n";
+  return json_text(manifest, 2) + "\n";
 }
 
 // The regular files under `folder` (links followed, as the manifest lists

@@ -119,7 +119,7 @@ bundle_members(const project::Manifest& manifest)
   }
   members.push_back({"BUILD", {}, bundle_build_file(manifest, sources, headers), false});
   Json manifest_json = make_manifest("tf-serving", manifest.name, members, {});
-  members.push_back({k_manifest_name, {}, manifest_json.dump(2) + "\n", false});
+  members.push_back({k_manifest_name, {}, json_text(manifest_json, 2) + "\n", false});
   return members;
 }
 

@@ -133,7 +133,7 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
      false});
   members.push_back({dist_info + "/top_level.txt", {}, manifest.name + "\n", false});
   Json manifest_json = make_manifest("wheel", manifest.name, members, libraries);
-  members.push_back({dist_info + "/" + k_manifest_name, {}, manifest_json.dump(2) + "\n", false});
+  members.push_back({dist_info + "/" + k_manifest_name, {}, json_text(manifest_json, 2) + "\n", false});
 
   std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
   std::string record;

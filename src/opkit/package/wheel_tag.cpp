@@ -7,7 +7,6 @@
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
-#include <regex>
 
 namespace opkit::package {
 
@@ -29,12 +28,20 @@ glibc_of(const PolicyVerdict& verdict)
 std::optional<std::pair<int, int>>
 manylinux_glibc(const std::string& tag)
 {
-  static const std::regex k_pep600("manylinux_([0-9]+)_([0-9]+)");
-  std::smatch match;
-  if (std::regex_match(tag, match, k_pep600)) {
-    return std::make_pair(std::stoi(match[1].str()), std::stoi(match[2].str()));
+  // manylinux_<major>_<minor> (PEP 600), each a number of at most 4 digits.
+  const std::string prefix = "manylinux_";
+  if (tag.compare(0, prefix.size(), prefix) != 0) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  std::vector<std::string> parts = split(std::string_view(tag).substr(prefix.size()), '_');
+  auto number = [](const std::string& part) {
+    return !part.empty() && part.size() <= 4
+           && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (parts.size() != 2 || !number(parts[0]) || !number(parts[1])) {
+    return std::nullopt;
+  }
+  return std::make_pair(std::stoi(parts[0]), std::stoi(parts[1]));
 }
 
 std::string

@@ -99,8 +99,8 @@ parse_run(const std::string& out, const project::OpSpec& op, VectorOutcome base,
       outcome.vector = index;
       outcome.name = op.tests[index].name;
       outcome.ok = json.value("ok", false);
-      outcome.expected = expected_json(op.tests[index]).dump();
-      outcome.actual = json["actual"].dump();
+      outcome.expected = json_text(expected_json(op.tests[index]));
+      outcome.actual = json_text(json["actual"]);
       report.outcomes.push_back(outcome);
     }
   }
@@ -192,7 +192,7 @@ test_in_tf_versions(const project::Manifest& manifest, const std::vector<std::st
     for (const auto& library : target.libraries) {
       for (const project::OpSpec& op : library.first->ops) {
         if (!op.tests.empty() && vectors.count(&op) == 0) {
-          vectors[&op] = vectors_json(op, manifest.root).dump(2) + "\n";
+          vectors[&op] = json_text(vectors_json(op, manifest.root), 2) + "\n";
         }
       }
     }

@@ -200,8 +200,30 @@ known_dtypes()
   return k_dtypes;
 }
 
+namespace {
+
+Manifest
+parse_manifest_document(const std::string& text, const std::string& name, const std::filesystem::path& root);
+
+} // namespace
+
 Manifest
 parse_manifest(const std::string& text, const std::string& name, const std::filesystem::path& root)
+{
+  try {
+    return parse_manifest_document(text, name, root);
+  } catch (const YAML::Exception& e) {
+    // A node of another kind than the reader checked for (a scalar where a
+    // mapping belongs, deep inside): still one line naming the file, never an abort.
+    fail(ExitCode::usage, "{}: a value has the wrong kind (a list, mapping or text where another belongs): {}",
+         yaml::at(name, e.mark), e.msg);
+  }
+}
+
+namespace {
+
+Manifest
+parse_manifest_document(const std::string& text, const std::string& name, const std::filesystem::path& root)
 {
   YAML::Node doc = yaml::load(text, name);
   if (!doc.IsMap()) {
@@ -296,6 +318,8 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
   }
   return manifest;
 }
+
+} // namespace
 
 const LibrarySpec&
 Manifest::primary_library() const

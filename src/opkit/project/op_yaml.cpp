@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 namespace opkit::project {
@@ -201,7 +202,7 @@ parse_test_vector(const YAML::Node& item, const OpSpec& op, const std::string& n
     std::string text = yaml::get_string(item, "tolerance", name);
     char* end = nullptr;
     vector.tolerance = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !(vector.tolerance >= 0)) {
+    if (text.empty() || *end != '\0' || !(vector.tolerance >= 0) || !std::isfinite(vector.tolerance)) {
       fail(ExitCode::usage, "{}: tolerance must be a number >= 0, got '{}'", yaml::where(name, item["tolerance"]),
            text);
     }

@@ -44,6 +44,15 @@ parse_version(std::string_view text)
   std::string_view numbers = text.substr(0, dash);
   if (dash != std::string_view::npos) {
     version.suffix = std::string(text.substr(dash));
+    // A pre-release or build suffix ("-rc0", "rc1", "-cuda"): short, and only
+    // characters that are safe in a path, a YAML scalar and a file name.
+    bool safe = version.suffix.size() <= 32 && version.suffix.find("..") == std::string::npos
+                && std::all_of(version.suffix.begin(), version.suffix.end(), [](char c) {
+                     return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' || c == '_';
+                   });
+    if (!safe) {
+      return std::nullopt;
+    }
   }
   for (const std::string& part : split(numbers, '.')) {
     if (part.empty() || part.size() > 6

@@ -2,16 +2,15 @@
 
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
+#include "opkit/util/json.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
 #include <cstdlib>
 
 namespace opkit::project::yaml {
-
-namespace {
 
 std::string
 at(const std::string& name, const YAML::Mark& mark)
@@ -21,6 +20,8 @@ at(const std::string& name, const YAML::Mark& mark)
   }
   return fmt::format("{}:{}:{}", name, mark.line + 1, mark.column + 1);
 }
+
+namespace {
 
 YAML::Node
 require(const YAML::Node& map, const char* key, const std::string& name)
@@ -46,7 +47,7 @@ scalar(const YAML::Node& node, const char* key, const std::string& name)
 
 // A twin's JSON as the node yaml-cpp would have made of the YAML: every scalar a string.
 YAML::Node
-from_json(const nlohmann::ordered_json& json)
+from_json(const Json& json)
 {
   if (json.is_object()) {
     YAML::Node map(YAML::NodeType::Map);
@@ -57,7 +58,7 @@ from_json(const nlohmann::ordered_json& json)
   }
   if (json.is_array()) {
     YAML::Node sequence(YAML::NodeType::Sequence);
-    for (const nlohmann::ordered_json& item : json) {
+    for (const Json& item : json) {
       sequence.push_back(from_json(item));
     }
     return sequence;
@@ -71,19 +72,60 @@ YAML::Node
 load_embedded(const std::string& path)
 {
   if (std::optional<std::string_view> twin = find_embedded(path + ".json")) {
-    return from_json(nlohmann::ordered_json::parse(*twin));
+    return from_json(Json::parse(*twin));
   }
   return load(std::string(require_embedded(path)), path);
 }
 
+namespace {
+
+// What no opkit file needs, and what a hostile one would use to make every
+// later walk of it explode (an alias "bomb": each alias doubles the paths).
+constexpr size_t k_max_nodes = 100000;
+constexpr size_t k_max_depth = 64;
+
+// Refuses duplicate keys (yaml-cpp keeps the first silently) and documents
+// that expand past the limits, counting every path as the readers walk them.
+void
+check_document(const YAML::Node& node, const std::string& name, size_t depth, size_t& nodes)
+{
+  if (++nodes > k_max_nodes) {
+    fail(ExitCode::usage, "{}: the document expands to more than {} nodes (aliases repeating aliases?)",
+         at(name, node.Mark()), k_max_nodes);
+  }
+  if (depth > k_max_depth) {
+    fail(ExitCode::usage, "{}: nested more than {} levels deep", at(name, node.Mark()), k_max_depth);
+  }
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) {
+      check_document(item, name, depth + 1, nodes);
+    }
+  } else if (node.IsMap()) {
+    std::set<std::string> keys;
+    for (const auto& entry : node) {
+      if (entry.first.IsScalar() && !keys.insert(entry.first.Scalar()).second) {
+        fail(ExitCode::usage, "{}: duplicate key '{}'", at(name, entry.first.Mark()), entry.first.Scalar());
+      }
+      check_document(entry.first, name, depth + 1, nodes);
+      check_document(entry.second, name, depth + 1, nodes);
+    }
+  }
+}
+
+} // namespace
+
 YAML::Node
 load(const std::string& text, const std::string& name)
 {
+  YAML::Node doc;
   try {
-    return YAML::Load(text);
+    doc = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     fail(ExitCode::usage, "{}: invalid YAML: {}", at(name, e.mark), e.msg);
   }
+  size_t nodes = 0;
+  check_document(doc, name, 0, nodes);
+  return doc;
 }
 
 std::string
@@ -161,7 +203,7 @@ namespace {
 
 // A plain scalar that reads as a decimal number or a bool is one; a quoted
 // one ("1") and everything else is a string.
-nlohmann::json
+Json
 scalar_json(const YAML::Node& node)
 {
   const std::string& value = node.Scalar();
@@ -187,24 +229,24 @@ scalar_json(const YAML::Node& node)
   return value;
 }
 
-nlohmann::json
+Json
 node_json(const YAML::Node& node)
 {
   if (node.IsSequence()) {
-    nlohmann::json list = nlohmann::json::array();
+    Json list = Json::array();
     for (const YAML::Node& item : node) {
       list.push_back(node_json(item));
     }
     return list;
   }
   if (node.IsMap()) {
-    nlohmann::json map = nlohmann::json::object();
+    Json map = Json::object();
     for (const auto& entry : node) {
       map[entry.first.Scalar()] = node_json(entry.second);
     }
     return map;
   }
-  return node.IsScalar() ? scalar_json(node) : nlohmann::json();
+  return node.IsScalar() ? scalar_json(node) : Json();
 }
 
 } // namespace
@@ -212,7 +254,7 @@ node_json(const YAML::Node& node)
 std::string
 to_json_text(const YAML::Node& node)
 {
-  return node_json(node).dump();
+  return json_text(node_json(node));
 }
 
 void

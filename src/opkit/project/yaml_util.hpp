@@ -24,6 +24,9 @@ load_embedded(const std::string& path);
 // "name:line:col" of a node (1-based), for messages.
 std::string
 where(const std::string& name, const YAML::Node& node);
+// "name:line:col" of a mark (just "name" when the mark is null).
+std::string
+at(const std::string& name, const YAML::Mark& mark);
 
 // Typed field access; a missing or mistyped field is Error(usage) with its location.
 std::string

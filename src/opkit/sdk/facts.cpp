@@ -1,6 +1,7 @@
 #include "opkit/sdk/facts.hpp"
 
 #include "opkit/check/elf_file.hpp"
+#include "opkit/check/mangled.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -8,7 +9,10 @@
 #include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
 
-#include <regex>
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <string_view>
 
 namespace opkit::sdk {
 
@@ -16,14 +20,130 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-std::string
-match_group(const std::string& text, const std::string& pattern)
+bool
+is_space(char c)
 {
-  std::smatch match;
-  if (std::regex_search(text, match, std::regex(pattern))) {
-    return match[1].str();
+  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// The text after `#define NAME` on its line (spaces trimmed), or nullopt. A
+// hand-written scan, linear in the text: version.h comes from an untrusted wheel.
+std::optional<std::string>
+define_value(std::string_view text, std::string_view name)
+{
+  for (const std::string& raw : split(text, '\n')) {
+    std::string_view line = raw;
+    size_t i = 0;
+    auto skip_spaces = [&] {
+      while (i < line.size() && is_space(line[i])) {
+        ++i;
+      }
+    };
+    skip_spaces();
+    if (i >= line.size() || line[i] != '#') {
+      continue;
+    }
+    ++i;
+    skip_spaces();
+    if (line.substr(i, 6) != "define") {
+      continue;
+    }
+    i += 6;
+    size_t before_name = i;
+    skip_spaces();
+    if (i == before_name || line.substr(i, name.size()) != name) {
+      continue;
+    }
+    i += name.size();
+    if (i < line.size() && !is_space(line[i])) {
+      continue; // a longer name
+    }
+    return trim(std::string(line.substr(i)));
+  }
+  return std::nullopt;
+}
+
+// A line's "Key: value" value (trimmed) among the header lines of an email-style
+// file (METADATA): those before the first empty line.
+std::string
+header_value(std::string_view text, std::string_view key)
+{
+  for (const std::string& line : split(text, '\n')) {
+    std::string_view view = line;
+    if (trim(line).empty()) {
+      break;
+    }
+    if (view.size() > key.size() && view.substr(0, key.size()) == key && view[key.size()] == ':') {
+      return trim(std::string(view.substr(key.size() + 1)));
+    }
   }
   return {};
+}
+
+// The position after `separator` with the spaces around it, from `i`; npos
+// when the next character that is not a space is something else.
+size_t
+after_separator(std::string_view text, size_t i, char separator)
+{
+  while (i < text.size() && is_space(text[i])) {
+    ++i;
+  }
+  if (i >= text.size() || text[i] != separator) {
+    return std::string_view::npos;
+  }
+  ++i;
+  while (i < text.size() && is_space(text[i])) {
+    ++i;
+  }
+  return i;
+}
+
+// build_info.py's value for `key`, written either as `('key', 'value')` in an
+// OrderedDict (TF 2.x) or as `key = 'value'` (TF 1.x); "" when absent.
+std::string
+build_info_value(std::string_view text, std::string_view key)
+{
+  std::string quoted = "'" + std::string(key) + "'";
+  for (size_t at = text.find(quoted); at != std::string_view::npos; at = text.find(quoted, at + 1)) {
+    size_t i = after_separator(text, at + quoted.size(), ',');
+    if (i == std::string_view::npos) {
+      continue;
+    }
+    bool open_quote = i < text.size() && text[i] == '\'';
+    i += open_quote ? 1 : 0;
+    size_t end = text.find_first_of("')", i);
+    if (end == std::string_view::npos) {
+      continue;
+    }
+    size_t close = end + (text[end] == '\'' ? 1 : 0);
+    if (close < text.size() && text[close] == ')') {
+      return std::string(text.substr(i, end - i));
+    }
+  }
+  for (size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+    size_t i = after_separator(text, at + key.size(), '=');
+    if (i == std::string_view::npos) {
+      continue;
+    }
+    i += i < text.size() && text[i] == '\'' ? 1 : 0;
+    size_t end = text.find_first_of("'\r\n", i);
+    return std::string(text.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i));
+  }
+  return {};
+}
+
+// A value read from a wheel that opkit records (sdk.json) and prints: short
+// and printable, else the wheel is refused.
+void
+require_plain(const std::string& value, const char* what, size_t limit)
+{
+  bool plain = value.size() <= limit && std::all_of(value.begin(), value.end(), [](char c) {
+                 return std::isalnum(static_cast<unsigned char>(c)) || std::strchr(".-_+ ", c) != nullptr;
+               });
+  if (!plain) {
+    fail(ExitCode::usage, "{} '{}': not a plausible value (at most {} letters, digits and . - _ +)", what,
+         escape_text(value.substr(0, 64)) + (value.size() > 64 ? "..." : ""), limit);
+  }
 }
 
 stdfs::path
@@ -92,21 +212,36 @@ read_if_exists(const stdfs::path& path)
 std::optional<project::Version>
 parse_version_header(const std::string& text)
 {
-  std::string major = match_group(text, R"(#define\s+TF_MAJOR_VERSION\s+(\d+))");
-  std::string minor = match_group(text, R"(#define\s+TF_MINOR_VERSION\s+(\d+))");
-  std::string patch = match_group(text, R"(#define\s+TF_PATCH_VERSION\s+(\d+))");
-  std::string suffix = match_group(text, R"(#define\s+TF_VERSION_SUFFIX\s+\"([^\"]*)\")");
+  auto number = [&](const char* name) -> std::string {
+    std::string value = define_value(text, name).value_or("");
+    bool digits = !value.empty() && value.size() <= 6
+                  && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return digits ? value : std::string();
+  };
+  std::string major = number("TF_MAJOR_VERSION");
+  std::string minor = number("TF_MINOR_VERSION");
+  std::string patch = number("TF_PATCH_VERSION");
   if (major.empty() || minor.empty() || patch.empty()) {
     return std::nullopt;
   }
+  std::string suffix;
+  if (std::optional<std::string> quoted = define_value(text, "TF_VERSION_SUFFIX")) {
+    if (quoted->size() < 2 || quoted->front() != '"' || quoted->find('"', 1) == std::string::npos) {
+      return std::nullopt;
+    }
+    suffix = quoted->substr(1, quoted->find('"', 1) - 1);
+  }
+  // parse_version refuses a suffix that is not a plain pre-release tag ("-rc0").
   return project::parse_version(major + "." + minor + "." + patch + suffix);
 }
 
 WheelMetadata
 parse_metadata(const std::string& text)
 {
-  return {trim(match_group(text, R"((?:^|\n)Name:\s*([^\r\n]+))")),
-          trim(match_group(text, R"((?:^|\n)Version:\s*([^\r\n]+))"))};
+  WheelMetadata metadata{header_value(text, "Name"), header_value(text, "Version")};
+  require_plain(metadata.name, "dist-info/METADATA: Name", 128);
+  require_plain(metadata.version, "dist-info/METADATA: Version", 64);
+  return metadata;
 }
 
 std::string
@@ -124,24 +259,18 @@ parse_wheel_tags(const std::string& text)
 CudaInfo
 parse_build_info(const std::string& text)
 {
-  auto value = [&](const std::string& key) {
-    std::string v = match_group(text, "'" + key + R"('\s*,\s*'?([^')]*)'?\))");
-    return v.empty() ? match_group(text, key + R"(\s*=\s*'?([^'\r\n]*)'?)") : v;
-  };
   CudaInfo info;
-  info.is_cuda_build = trim(value("is_cuda_build")) == "True";
-  info.cuda_version = trim(value("cuda_version"));
-  info.cudnn_version = trim(value("cudnn_version"));
+  info.is_cuda_build = trim(build_info_value(text, "is_cuda_build")) == "True";
+  info.cuda_version = trim(build_info_value(text, "cuda_version"));
+  info.cudnn_version = trim(build_info_value(text, "cudnn_version"));
+  require_plain(info.cuda_version, "build_info.py: cuda_version", 32);
+  require_plain(info.cudnn_version, "build_info.py: cudnn_version", 32);
   return info;
 }
 
 SpellingCounts
 count_spellings(const std::vector<std::string>& defined_symbols)
 {
-  // "Ss" is the old-ABI abbreviation of std::string; these are the positions it
-  // takes as a parameter type, which an identifier's length prefix cannot fake.
-  static const std::regex k_old_string("(R|P|RK|PK|E|I)Ss");
-  static const std::regex k_absl_string_view("N4absl(12lts_[0-9]+)?11string_viewE");
   SpellingCounts counts;
   for (const std::string& name : defined_symbols) {
     if (!starts_with(name, "_ZN10tensorflow")) {
@@ -149,13 +278,13 @@ count_spellings(const std::vector<std::string>& defined_symbols)
     }
     if (name.find("St7__cxx11") != std::string::npos || name.find("B5cxx11") != std::string::npos) {
       ++counts.cxx11;
-    } else if (std::regex_search(name, k_old_string)) {
+    } else if (check::has_old_std_string(name)) {
       ++counts.old_string;
     }
     if (name.find("St17basic_string_view") != std::string::npos) {
       ++counts.std_string_view;
     }
-    if (std::regex_search(name, k_absl_string_view)) {
+    if (check::has_absl_string_view(name)) {
       ++counts.absl_string_view;
     }
   }
@@ -179,20 +308,35 @@ derive_facts(const stdfs::path& staged_root, const std::string& source)
 {
   std::string header = read_if_exists(staged_root / "include/tensorflow/core/public/version.h");
   std::optional<project::Version> version = parse_version_header(header);
+  if (!version && define_value(header, "TF_MAJOR_VERSION") && define_value(header, "TF_VERSION_SUFFIX")) {
+    fail(ExitCode::usage,
+         "{}: include/tensorflow/core/public/version.h: its defines make no plain version (numbers of at most 6 "
+         "digits; TF_VERSION_SUFFIX a quoted tag of at most 32 letters, digits and . _ + -); refusing the wheel",
+         source);
+  }
   if (!version) {
     fail(ExitCode::usage, "{}: not a TensorFlow SDK: no readable include/tensorflow/core/public/version.h", source);
   }
   Sdk sdk;
   sdk.source = source;
   sdk.version = *version;
-  WheelMetadata metadata = parse_metadata(read_if_exists(staged_root / "dist-info/METADATA"));
+  // The files' own errors name the file; the wheel is named before them.
+  auto from_source = [&source](const auto& parse) {
+    try {
+      return parse();
+    } catch (const Error& e) {
+      throw Error(e.code(), fmt::format("{}: {}", source, e.what()), e.hint());
+    }
+  };
+  WheelMetadata metadata =
+    from_source([&] { return parse_metadata(read_if_exists(staged_root / "dist-info/METADATA")); });
   sdk.distribution = metadata.name.empty() ? "tensorflow" : metadata.name;
   if (!metadata.version.empty() && metadata.version != version->str()) {
     sdk.warnings.push_back(
       fmt::format("dist-info says version {}, version.h says {}; using version.h", metadata.version, version->str()));
   }
   sdk.wheel_tag = parse_wheel_tags(read_if_exists(staged_root / "dist-info/WHEEL"));
-  sdk.cuda = parse_build_info(read_if_exists(staged_root / "build_info.py"));
+  sdk.cuda = from_source([&] { return parse_build_info(read_if_exists(staged_root / "build_info.py")); });
 
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   stdfs::path library = pick_framework_library(staged_root / "lib", flags);

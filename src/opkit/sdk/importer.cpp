@@ -339,6 +339,11 @@ import_sdk(const stdfs::path& source)
     record.verify(); // before anything reads the files
   }
   Sdk sdk = derive_facts(staging.path(), stdfs::absolute(source).string());
+  // The id comes from the wheel's own files: it must name a folder right under the store.
+  if (!is_valid_sdk_id(sdk.id) || (store / sdk.id).parent_path() != store) {
+    fail(ExitCode::usage, "{}: its SDK id '{}' is not a plain folder name; refusing the wheel", source,
+         escape_text(sdk.id));
+  }
   sdk.root = staging.path();
   check::write_symbol_index(sdk.lib_dir() / sdk.framework_library, sdk.symbol_index());
   sdk.root = store / sdk.id;

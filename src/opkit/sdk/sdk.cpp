@@ -3,6 +3,9 @@
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace opkit::sdk {
 
 Json
@@ -59,6 +62,16 @@ sdk_from_json(const Json& json, const std::filesystem::path& root)
   } catch (const Json::exception& e) {
     fail(ExitCode::usage, "{}/sdk.json: malformed: {}", root, e.what());
   }
+}
+
+bool
+is_valid_sdk_id(const std::string& id)
+{
+  const std::string prefix = "tensorflow-";
+  return id.size() > prefix.size() && id.size() <= prefix.size() + 96 && id.compare(0, prefix.size(), prefix) == 0
+         && id.find("..") == std::string::npos && std::all_of(id.begin(), id.end(), [](char c) {
+              return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-';
+            });
 }
 
 } // namespace opkit::sdk

@@ -46,4 +46,10 @@ to_json(const Sdk& sdk);
 Sdk
 sdk_from_json(const Json& json, const std::filesystem::path& root);
 
+// Whether `id` may name a folder of the store: "tensorflow-" and then at most
+// 96 letters, digits and . _ + -, with no "..". An id is made from a wheel's
+// contents (version.h), so it is checked before it becomes a path.
+bool
+is_valid_sdk_id(const std::string& id);
+
 } // namespace opkit::sdk

@@ -89,4 +89,78 @@ shell_quote(std::string_view arg)
   return quoted + "'";
 }
 
+namespace {
+
+// The length of the valid UTF-8 sequence starting at text[i] (2 to 4 bytes),
+// or 0 when there is none (ASCII bytes are not counted here).
+size_t
+utf8_sequence(std::string_view text, size_t i)
+{
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  unsigned char lead = byte(i);
+  size_t length = lead >= 0xc2 && lead <= 0xdf   ? 2
+                  : lead >= 0xe0 && lead <= 0xef ? 3
+                  : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                                 : 0;
+  if (length == 0 || i + length > text.size()) {
+    return 0;
+  }
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xc0) != 0x80) {
+      return 0;
+    }
+  }
+  // No overlong three- and four-byte forms, no surrogates, nothing past U+10FFFF.
+  unsigned char second = byte(i + 1);
+  if ((lead == 0xe0 && second < 0xa0) || (lead == 0xed && second > 0x9f) || (lead == 0xf0 && second < 0x90)
+      || (lead == 0xf4 && second > 0x8f)) {
+    return 0;
+  }
+  return length;
+}
+
+} // namespace
+
+std::string
+escape_text(std::string_view text)
+{
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (c == '\n' || c == '\r' || c == '\t') {
+      out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
+      ++i;
+    } else if (size_t length = c >= 0x80 ? utf8_sequence(text, i) : 0; length > 0) {
+      out.append(text.substr(i, length));
+      i += length;
+    } else {
+      static const char* k_hex = "0123456789abcdef";
+      out += "\\x";
+      out += k_hex[c >> 4];
+      out += k_hex[c & 0xf];
+      ++i;
+    }
+  }
+  return out;
+}
+
+bool
+is_utf8(std::string_view text)
+{
+  for (size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+    } else if (size_t length = utf8_sequence(text, i); length > 0) {
+      i += length;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 } // namespace opkit

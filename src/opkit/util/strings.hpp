@@ -21,6 +21,16 @@ ends_with(std::string_view text, std::string_view suffix);
 std::string
 tail_lines(std::string_view text, size_t max_lines);
 
+// Text from an untrusted source made safe to print on one line: valid UTF-8
+// is kept, \n \r \t are written as such, other control bytes and bytes that
+// are not UTF-8 as \xNN ("a\nb\xff" -> a\nb\xff).
+std::string
+escape_text(std::string_view text);
+
+// Whether `text` is valid UTF-8 (what JSON strings must hold).
+bool
+is_utf8(std::string_view text);
+
 } // namespace opkit
 
 namespace opkit {

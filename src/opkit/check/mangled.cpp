@@ -1,0 +1,97 @@
+#include "opkit/check/mangled.hpp"
+
+#include <algorithm>
+
+namespace opkit::check {
+
+namespace {
+
+bool
+is_digit(char c)
+{
+  return c >= '0' && c <= '9';
+}
+
+// Where the "lts_YYYYMMDD" of a mangled "4absl12lts_YYYYMMDD" starts after `at`
+// (the position of "4absl"), or npos: "12" is its length, so exactly 8 digits.
+size_t
+lts_at(std::string_view mangled, size_t at)
+{
+  size_t i = at + 5;
+  if (mangled.compare(i, 6, "12lts_") != 0 || i + 14 > mangled.size()) {
+    return std::string_view::npos;
+  }
+  std::string_view digits = mangled.substr(i + 6, 8);
+  return std::all_of(digits.begin(), digits.end(), is_digit) ? i + 2 : std::string_view::npos;
+}
+
+} // namespace
+
+bool
+has_old_std_string(std::string_view mangled)
+{
+  if (mangled.substr(0, 5) == "_ZNSs") {
+    return true;
+  }
+  for (size_t at = mangled.find("Ss", 1); at != std::string_view::npos; at = mangled.find("Ss", at + 1)) {
+    char before = mangled[at - 1];
+    if (before == 'R' || before == 'P' || before == 'E' || before == 'I'
+        || (before == 'K' && at >= 2 && (mangled[at - 2] == 'R' || mangled[at - 2] == 'P'))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool
+has_absl_string_view(std::string_view mangled)
+{
+  for (size_t at = mangled.find("N4absl"); at != std::string_view::npos; at = mangled.find("N4absl", at + 1)) {
+    size_t i = at + 6;
+    if (size_t lts = lts_at(mangled, at + 1); lts != std::string_view::npos) {
+      i = lts + 12;
+    }
+    if (mangled.compare(i, 14, "11string_viewE") == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string
+abseil_lts(std::string_view mangled)
+{
+  for (size_t at = mangled.find("4absl"); at != std::string_view::npos; at = mangled.find("4absl", at + 1)) {
+    if (size_t lts = lts_at(mangled, at); lts != std::string_view::npos) {
+      return std::string(mangled.substr(lts, 12));
+    }
+  }
+  return {};
+}
+
+std::string
+without_abseil_lts(std::string_view demangled)
+{
+  std::string out;
+  out.reserve(demangled.size());
+  size_t from = 0;
+  for (size_t at = demangled.find("absl::lts_"); at != std::string_view::npos;
+       at = demangled.find("absl::lts_", at + 1)) {
+    size_t digits = at + 10;
+    size_t end = digits;
+    while (end < demangled.size() && is_digit(demangled[end])) {
+      ++end;
+    }
+    if (end == digits || demangled.compare(end, 2, "::") != 0) {
+      continue;
+    }
+    out.append(demangled.substr(from, at - from));
+    out += "absl::";
+    from = end + 2;
+    at = end + 1;
+  }
+  out.append(demangled.substr(from));
+  return out;
+}
+
+} // namespace opkit::check
