@@ -2,7 +2,7 @@
 source "$(dirname "$0")/common.sh"
 
 # An invalid project name (`opkit new NAME`): exit 2, no project folder.
-for name in 9lives "bad name" "zero__out" "_zero" "class"; do
+for name in 9lives "bad name" "zero__out" "_zero" "class" "int" "pass"; do
   run_opkit 2 new "$name"
   expect_one_error_line
   expect_contains "$work/err" 'invalid project name'

@@ -62,6 +62,20 @@ expect_contains "$work/err" 'bad\\xffpath\.whl'
 LC_ALL=C grep -q "$(printf '\377')" "$work/err" && fail "a raw non-UTF-8 byte reached the error line"
 no_leftovers "a non-UTF-8 wheel path"
 
+# --- a FIFO (which would block a read forever), a symlink loop, a missing file:
+# one line, exit 2, at once, for each command that reads a file
+mkfifo "$work/fifo"
+ln -s "$work/loop-a" "$work/loop-b" && ln -s "$work/loop-b" "$work/loop-a"
+for args in "sdk add $work/fifo" "package verify $work/fifo" "check $work/fifo" \
+            "sdk add $work/loop-a" "package verify $work/loop-a" "check $work/loop-a" \
+            "sdk add $work/missing.whl" "package verify $work/missing.tar.gz" "check $work/missing.so"; do
+  rc=0
+  # shellcheck disable=SC2086
+  timeout 20 "$OPKIT" $args >"$work/out" 2>"$work/err" || rc=$?
+  [ "$rc" -eq 2 ] || { cat "$work/err" >&2; fail "opkit $args: exit $rc, expected 2 (124: it blocked)"; }
+  expect_one_error_line
+done
+
 # --- text typed on the command line never reaches generated files unchecked
 cd "$work"
 run_opkit 2 new inject --tf '1.12-x"]'

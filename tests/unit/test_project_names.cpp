@@ -33,6 +33,10 @@ TEST(Names, InvalidNamesSayWhy)
          Case{"zero__out", "'zero__out': invalid project name: separators must sit between words"},
          Case{"zero_", "'zero_': invalid project name: it must not end with a separator"},
          Case{"class", "'class': invalid project name: 'class' is a reserved word in C++ or Python"},
+         Case{"int", "'int': invalid project name: 'int' is a reserved word in C++ or Python"},
+         Case{"pass", "'pass': invalid project name: 'pass' is a reserved word in C++ or Python"},
+         Case{"None", "'None': invalid project name: 'none' is a reserved word in C++ or Python"},
+         Case{"co_await", "'co_await': invalid project name: 'co_await' is a reserved word in C++ or Python"},
        }) {
     try {
       derive_names(c.name);

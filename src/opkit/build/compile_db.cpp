@@ -55,6 +55,7 @@ write_root_compile_commands(const stdfs::path& build_root)
     return std::tie(std::get<0>(b), std::get<1>(b)) < std::tie(std::get<0>(a), std::get<1>(a));
   });
   std::vector<std::string> texts;
+  texts.reserve(found.size());
   for (const auto& item : found) {
     texts.push_back(std::get<2>(item));
   }

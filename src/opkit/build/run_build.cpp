@@ -6,6 +6,7 @@
 #include "opkit/build/portable.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/hash.hpp"
 #include "opkit/util/fs.hpp"
 #include "opkit/util/json.hpp"
 #include "opkit/util/log.hpp"
@@ -165,8 +166,14 @@ finish_target(TargetResult result, const PreparedTarget& target, const TargetPla
   }
   stdfs::path info = plan.build_dir / "opkit-build.json";
   if (result.ok && !plan.links.empty() && (!result.up_to_date || recorded_runtime(info) != target.runtime)) {
-    fs::write_file_if_changed(
-      info, json_text(build_info_json(target.sdk, plan, target.runtime, settings.compiler_version()), 2) + "\n");
+    Json record = build_info_json(target.sdk, plan, target.runtime, settings.compiler_version());
+    // What `opkit package` checks the library against before packing it.
+    for (Json& entry : record["libraries"]) {
+      stdfs::path file = plan.build_dir / entry["file"].get<std::string>();
+      entry["sha256"] = sha256_hex_file(file);
+      entry["size"] = stdfs::file_size(file);
+    }
+    fs::write_file_if_changed(info, json_text(record, 2) + "\n");
   }
   if (result.ok && options.check) {
     for (LibraryResult& library : result.libraries) {

@@ -314,7 +314,7 @@ SymbolIndex::load(const std::optional<SourceStamp>& source)
     m_versions.push_back(m_strings.substr(offset, length));
   }
   for (uint32_t d = 0; d < definitions; ++d) {
-    uint32_t number = load32(base + definition_table + d * 4);
+    uint32_t number = load32(base + definition_table + static_cast<size_t>(d) * 4);
     if (number >= versions) {
       return "corrupt: a version definition names no version";
     }

@@ -39,7 +39,7 @@ request_headers(const Sha256Digest& digest, const std::vector<std::string>& user
     user_names.insert(lowercase_header_name(header));
   }
   std::vector<std::string> headers;
-  for (std::string ours : {"X-Checksum-Sha256: " + to_hex(digest), "Digest: sha-256=" + to_base64(digest)}) {
+  for (const std::string& ours : {"X-Checksum-Sha256: " + to_hex(digest), "Digest: sha-256=" + to_base64(digest)}) {
     if (user_names.count(lowercase_header_name(ours)) == 0) {
       headers.push_back(ours);
     }

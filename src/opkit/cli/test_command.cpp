@@ -23,6 +23,7 @@ std::string
 args_text(const std::vector<project::OpArg>& args)
 {
   std::vector<std::string> parts;
+  parts.reserve(args.size());
   for (const project::OpArg& arg : args) {
     parts.push_back(arg.name + ": " + arg.type);
   }
@@ -33,6 +34,7 @@ std::string
 constraints_text(const std::vector<probe::RegisteredAttr>& constraints)
 {
   std::vector<std::string> parts;
+  parts.reserve(constraints.size());
   for (const probe::RegisteredAttr& c : constraints) {
     parts.push_back(fmt::format("{} in {{{}}}", c.name, join(c.allowed, ", ")));
   }
@@ -72,7 +74,8 @@ describe(const std::string& json_text, bool expected)
 {
   Json json = Json::parse(json_text);
   if (json.contains("error")) {
-    return expected ? "error containing " + opkit::json_text(json["error"]) : "error " + json["error"].get<std::string>();
+    return expected ? "error containing " + opkit::json_text(json["error"])
+                    : "error " + json["error"].get<std::string>();
   }
   const Json& outputs = json["outputs"];
   if (outputs.is_array()) {

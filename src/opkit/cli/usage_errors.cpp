@@ -61,7 +61,7 @@ command_path(const CLI::App& app)
 {
   std::string path = app.get_name();
   for (const CLI::App* level = app.get_parent(); level != nullptr; level = level->get_parent()) {
-    path = level->get_name() + " " + path;
+    path.insert(0, level->get_name() + " ");
   }
   return path;
 }

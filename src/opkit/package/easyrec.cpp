@@ -235,6 +235,7 @@ package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options
   } else {
     add_easyrec_checkout(options.easyrec_dir, members, result);
     std::vector<project::Version> versions;
+    versions.reserve(built.size());
     for (const BuiltLibrary& lib : built) {
       versions.push_back(lib.sdk.version);
     }
@@ -253,6 +254,7 @@ package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options
     libraries.emplace_back(path, built[i].facts);
   }
   std::vector<ArchiveMember> list;
+  list.reserve(members.size());
   for (auto& [path, member] : members) {
     list.push_back(std::move(member));
   }

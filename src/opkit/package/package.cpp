@@ -1,6 +1,7 @@
 #include "opkit/package/package.hpp"
 
 #include "opkit/build/builder.hpp"
+#include "opkit/check/elf_file.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -10,8 +11,10 @@
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 namespace opkit::package {
 
@@ -37,26 +40,75 @@ member_size(const ArchiveMember& member)
 // path -> (size, sha256) of everything in a package, the manifest aside.
 using Listing = std::map<std::string, std::pair<int64_t, std::string>>;
 
+// The manifest's own size limit: it lists files, it does not hold them.
+constexpr size_t k_max_manifest = size_t{16} << 20;
+
+// Where a package's one manifest sits: at the top, or (a wheel) in its dist-info folder.
+bool
+is_manifest_place(const std::string& path)
+{
+  if (path == k_manifest_name) {
+    return true;
+  }
+  size_t slash = path.find('/');
+  return slash != std::string::npos && path.compare(slash + 1, std::string::npos, k_manifest_name) == 0
+         && ends_with(path.substr(0, slash), ".dist-info");
+}
+
 Listing
 list_archive(const stdfs::path& package, std::string& manifest_text)
 {
   Listing listing;
+  bool have_manifest = false;
   for_each_archive_entry(package, [&](ArchiveEntry& entry) {
     if (!entry.is_regular) {
       return;
     }
-    std::string content;
+    if (listing.count(entry.path) != 0 || (have_manifest && is_manifest_place(entry.path))) {
+      fail(ExitCode::usage, "{}: {} appears twice in the package", package, escape_text(entry.path));
+    }
     char buffer[1 << 16];
+    if (is_manifest_place(entry.path)) {
+      have_manifest = true;
+      for (size_t n = 0; (n = entry.read(buffer, sizeof buffer)) > 0;) {
+        if (manifest_text.size() + n > k_max_manifest) {
+          fail(ExitCode::usage, "{}: {}: larger than a manifest can be ({} MiB)", package, escape_text(entry.path),
+               k_max_manifest >> 20);
+        }
+        manifest_text.append(buffer, n);
+      }
+      return;
+    }
+    // Hashed as it streams: an entry of any size costs no memory.
+    Sha256Hasher hasher;
+    int64_t size = 0;
     for (size_t n = 0; (n = entry.read(buffer, sizeof buffer)) > 0;) {
-      content.append(buffer, n);
+      hasher.update(buffer, n);
+      size += static_cast<int64_t>(n);
     }
-    if (entry.path == k_manifest_name || ends_with(entry.path, std::string("/") + k_manifest_name)) {
-      manifest_text = content;
-    } else {
-      listing[entry.path] = {static_cast<int64_t>(content.size()), sha256_hex(content)};
-    }
+    listing[entry.path] = {size, to_hex(hasher.finish())};
   });
   return listing;
+}
+
+// One manifest entry, its types checked: Error(usage) naming the entry otherwise.
+std::pair<std::string, std::pair<int64_t, std::string>>
+manifest_file(const Json& file, size_t index, const std::string& where)
+{
+  auto wrong = [&](const char* what) { fail(ExitCode::usage, "{}: files[{}]: {}", where, index, what); };
+  if (!file.is_object()) {
+    wrong("not an object with path, size and sha256");
+  }
+  if (!file.contains("path") || !file["path"].is_string() || file["path"].get<std::string>().empty()) {
+    wrong("path is not a non-empty string");
+  }
+  if (!file.contains("size") || !file["size"].is_number_integer()) {
+    wrong("size is not an integer");
+  }
+  if (!file.contains("sha256") || !file["sha256"].is_string()) {
+    wrong("sha256 is not a string");
+  }
+  return {file["path"].get<std::string>(), {file["size"].get<int64_t>(), file["sha256"].get<std::string>()}};
 }
 
 Listing
@@ -79,6 +131,42 @@ list_folder(const stdfs::path& folder, std::string& manifest_text)
   return listing;
 }
 
+// The record opkit build wrote beside `library`, once the library is known to
+// be what that build made: a complete shared object whose sha256 is the
+// recorded one. A library cut short by a killed build, or changed since, is
+// never packed.
+Json
+read_build_record(const stdfs::path& info, const stdfs::path& library)
+{
+  const std::string rerun = "rerun `opkit build`";
+  Json record = Json::parse(fs::read_file(info), nullptr, false);
+  if (!record.is_object() || !record.contains("libraries") || !record["libraries"].is_array()) {
+    throw Error(ExitCode::usage, fmt::format("{}: not a record opkit build wrote (damaged?)", info), rerun);
+  }
+  const Json* entry = nullptr;
+  for (const Json& item : record["libraries"]) {
+    if (item.is_object() && item.value("file", "") == library.filename().string()) {
+      entry = &item;
+    }
+  }
+  if (entry == nullptr) {
+    throw Error(ExitCode::usage, fmt::format("{}: {} does not list {}", library, info, library.filename()), rerun);
+  }
+  try {
+    check::read_elf(library, check::SymbolScope::undefined);
+  } catch (const Error& e) {
+    throw Error(ExitCode::usage, fmt::format("{}: not a complete library ({})", library, e.what()), rerun);
+  }
+  std::string recorded =
+    entry->contains("sha256") && (*entry)["sha256"].is_string() ? (*entry)["sha256"].get<std::string>() : "";
+  if (!recorded.empty() && recorded != sha256_hex_file(library)) {
+    throw Error(ExitCode::usage,
+                fmt::format("{}: differs from the library {} records (changed since the build?)", library, info),
+                rerun);
+  }
+  return record;
+}
+
 } // namespace
 
 std::vector<BuiltLibrary>
@@ -97,7 +185,7 @@ collect_built(const project::Manifest& manifest, const std::vector<std::string>&
         throw Error(ExitCode::missing, fmt::format("{}: not built for {}", path, target.sdk.id),
                     fmt::format("run `opkit build --tf {}` first", target.spec));
       }
-      BuiltLibrary library{target.sdk, spec->name, path, Json::parse(fs::read_file(info))};
+      BuiltLibrary library{target.sdk, spec->name, path, read_build_record(info, path)};
       library.facts["library"] = path.filename().string();
       built.push_back(library);
     }
@@ -110,9 +198,14 @@ source_date_epoch(const stdfs::path& project_root)
 {
   if (const char* env = std::getenv("SOURCE_DATE_EPOCH"); env != nullptr && *env != '\0') {
     char* end = nullptr;
+    errno = 0;
     long long value = std::strtoll(env, &end, 10);
-    if (*end != '\0' || value < 0) {
-      fail(ExitCode::usage, "SOURCE_DATE_EPOCH='{}': not a number of seconds", env);
+    // The latest time a zip member can carry (DOS time, 2107-12-31); tar holds more.
+    const long long k_latest = 4354819198LL;
+    if (*end != '\0' || value < 0 || value > k_latest || errno == ERANGE) {
+      fail(ExitCode::usage,
+           "SOURCE_DATE_EPOCH='{}': not a number of seconds between 0 and {} (2107-12-31, the last a zip can hold)",
+           escape_text(env), k_latest);
     }
     return std::max<int64_t>(value, k_zip_epoch);
   }
@@ -153,6 +246,7 @@ std::vector<PackedFile>
 packed_files(const std::vector<ArchiveMember>& members)
 {
   std::vector<PackedFile> files;
+  files.reserve(members.size());
   for (const ArchiveMember& member : members) {
     files.push_back({member.path, member_size(member), member_sha256(member)});
   }
@@ -178,41 +272,44 @@ folder_files(const stdfs::path& folder)
 std::vector<std::string>
 verify_package(const stdfs::path& package)
 {
-  std::error_code ec;
-  if (!stdfs::exists(package, ec)) {
-    fail(ExitCode::usage, "{}: no such package", package);
-  }
+  bool folder = fs::require_input(package, "package") == fs::InputKind::folder;
   std::string manifest_text;
-  Listing actual =
-    stdfs::is_directory(package, ec) ? list_folder(package, manifest_text) : list_archive(package, manifest_text);
+  Listing actual = folder ? list_folder(package, manifest_text) : list_archive(package, manifest_text);
   if (manifest_text.empty()) {
     fail(ExitCode::usage, "{}: carries no {}", package, k_manifest_name);
   }
-  Json manifest;
-  try {
-    manifest = Json::parse(manifest_text);
-  } catch (const Json::exception& e) {
-    fail(ExitCode::usage, "{}: {} is not JSON: {}", package, k_manifest_name, e.what());
+  std::string where = fmt::format("{}: {}", package, k_manifest_name);
+  Json manifest = Json::parse(manifest_text, nullptr, false);
+  if (manifest.is_discarded()) {
+    fail(ExitCode::usage, "{}: not JSON", where);
+  }
+  if (!manifest.is_object() || !manifest.contains("files") || !manifest["files"].is_array()) {
+    fail(ExitCode::usage, "{}: not an opkit manifest (an object whose files is a list)", where);
   }
   std::vector<std::string> problems;
-  for (const Json& file : manifest.value("files", Json::array())) {
-    std::string path = file.value("path", "");
+  size_t index = 0;
+  std::set<std::string> listed;
+  for (const Json& file : manifest["files"]) {
+    auto [path, want] = manifest_file(file, index++, where);
+    if (!listed.insert(path).second) {
+      fail(ExitCode::usage, "{}: {} is listed twice", where, escape_text(path));
+    }
     auto found = actual.find(path);
     if (found == actual.end()) {
-      problems.push_back(fmt::format("{}: listed in the manifest, missing from the package", path));
-    } else if (found->second.second != file.value("sha256", "") || found->second.first != file.value("size", -1)) {
-      problems.push_back(fmt::format("{}: sha256 or size differs from the manifest", path));
+      problems.push_back(fmt::format("{}: listed in the manifest, missing from the package", escape_text(path)));
+      continue;
     }
-    if (found != actual.end()) {
-      actual.erase(found);
+    if (found->second != want) {
+      problems.push_back(fmt::format("{}: sha256 or size differs from the manifest", escape_text(path)));
     }
+    actual.erase(found);
   }
   for (const auto& [path, info] : actual) {
     // A wheel's RECORD hashes the manifest, so the manifest cannot hash it back.
     if (ends_with(path, ".dist-info/RECORD")) {
       continue;
     }
-    problems.push_back(fmt::format("{}: in the package but not in the manifest", path));
+    problems.push_back(fmt::format("{}: in the package but not in the manifest", escape_text(path)));
   }
   return problems;
 }

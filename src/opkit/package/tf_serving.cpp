@@ -111,6 +111,7 @@ bundle_members(const project::Manifest& manifest)
   std::sort(sources.begin(), sources.end());
   std::vector<std::string> headers = headers_near(manifest);
   std::vector<ArchiveMember> members;
+  members.reserve(sources.size() + headers.size() + 2);
   for (const std::string& file : sources) {
     members.push_back({file, manifest.root / file, {}, false});
   }

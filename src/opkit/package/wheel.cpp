@@ -104,27 +104,34 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
   WheelResult result;
   // No TensorFlow requirement unless asked: see the README (`opkit package wheel`).
   result.requirement = options.requirement;
+  // It becomes a METADATA header line: one line of printable text, or a header could be injected.
+  bool one_line = result.requirement.size() <= 512
+                  && std::all_of(result.requirement.begin(), result.requirement.end(),
+                                 [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; });
+  if (!one_line) {
+    fail(ExitCode::usage,
+         "--requires '{}': a requirement is one line of printable text (PEP 508, e.g. 'tensorflow>=2.10,<2.11')",
+         escape_text(result.requirement.substr(0, 120)));
+  }
   std::vector<std::pair<std::string, Json>> libraries;
   std::vector<ArchiveMember> members = package_members(manifest, built, libraries, result);
 
   std::string dist_info = manifest.name + "-" + manifest.version + ".dist-info";
   result.platform = wheel_platform_tag(built, machine());
   std::string tag = "py3-none-" + result.platform.tag;
-  members.push_back({dist_info + "/METADATA",
-                     {},
-                     fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: The {} TensorFlow op, "
-                                 "built by opkit for TensorFlow {}\n{}",
-                                 manifest.name, manifest.version, manifest.primary_op().name,
-                                 join(
-                                   [&] {
-                                     std::vector<std::string> v;
-                                     for (const auto& b : built)
-                                       v.push_back(b.version());
-                                     return v;
-                                   }(),
-                                   ", "),
-                                 result.requirement.empty() ? "" : "Requires-Dist: " + result.requirement + "\n"),
-                     false});
+  std::vector<std::string> built_versions;
+  built_versions.reserve(built.size());
+  for (const BuiltLibrary& library : built) {
+    built_versions.push_back(library.version());
+  }
+  members.push_back(
+    {dist_info + "/METADATA",
+     {},
+     fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: The {} TensorFlow op, "
+                 "built by opkit for TensorFlow {}\n{}",
+                 manifest.name, manifest.version, manifest.primary_op().name, join(built_versions, ", "),
+                 result.requirement.empty() ? "" : "Requires-Dist: " + result.requirement + "\n"),
+     false});
   // Root-Is-Purelib false: the libraries are platform code, so pip installs into platlib.
   members.push_back(
     {dist_info + "/WHEEL",

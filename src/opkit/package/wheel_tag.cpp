@@ -57,8 +57,9 @@ choose_platform_tag(const std::vector<PolicyVerdict>& verdicts, const std::strin
     return "linux_" + arch;
   }
   std::vector<std::string> tags;
+  tags.reserve(best->tags.size());
   for (const std::string& tag : best->tags) {
-    tags.push_back(tag + "_" + arch);
+    tags.push_back(std::string(tag).append("_").append(arch));
   }
   return join(tags, ".");
 }

@@ -49,6 +49,7 @@ std::string
 describe_args(const std::vector<project::OpArg>& args)
 {
   std::vector<std::string> parts;
+  parts.reserve(args.size());
   for (const project::OpArg& arg : args) {
     parts.push_back(arg.name + ": " + arg.type);
   }
@@ -225,6 +226,7 @@ compare_op(const project::OpSpec& spec, const ProbeReport& report, bool gpu)
     if (got != want) {
       auto text = [](const std::map<std::string, std::set<std::string>>& constraints) {
         std::vector<std::string> parts;
+        parts.reserve(constraints.size());
         for (const auto& [attr, dtypes] : constraints) {
           parts.push_back(
             fmt::format("{} in {{{}}}", attr, join(std::vector<std::string>(dtypes.begin(), dtypes.end()), ", ")));

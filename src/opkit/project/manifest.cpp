@@ -88,7 +88,7 @@ parse_when(const YAML::Node& node, const std::string& name, bool with_sources, s
     }
     block.when.tensorflow = *parsed;
     block.when.device = yaml::get_string_or(item, "device", name, "");
-    if (block.when.device != "" && block.when.device != "cpu" && block.when.device != "gpu") {
+    if (!block.when.device.empty() && block.when.device != "cpu" && block.when.device != "gpu") {
       fail(ExitCode::usage, "{}: device must be cpu or gpu (the SDK's build), got '{}'",
            yaml::where(name, item["device"]), block.when.device);
     }

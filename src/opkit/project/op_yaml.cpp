@@ -140,6 +140,7 @@ std::vector<std::string>
 names_of(const std::vector<T>& items)
 {
   std::vector<std::string> names;
+  names.reserve(items.size());
   for (const T& item : items) {
     names.push_back(item.name);
   }

@@ -316,15 +316,12 @@ classify_entry(std::string_view path)
 Sdk
 import_sdk(const stdfs::path& source)
 {
+  bool folder = fs::require_input(source, "wheel or folder") == fs::InputKind::folder;
   std::error_code ec;
-  if (!stdfs::exists(source, ec)) {
-    fail(ExitCode::usage, "{}: no such wheel or folder", source);
-  }
   stdfs::path store = sdk_store_dir();
   fs::StagingDir staging(store);
   ImportStats stats;
   log_info("importing {} ...", source);
-  bool folder = stdfs::is_directory(source, ec);
   RecordCheck record(source.string());
   if (folder) {
     import_folder(source, staging.path(), stats);

@@ -8,6 +8,8 @@
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <cstdlib>
 #include <string_view>
 
@@ -40,13 +42,22 @@ list_sdks()
     if (entry.path().filename().string().front() == '.' || !std::filesystem::is_regular_file(json_path, ec)) {
       continue;
     }
-    Json json;
-    try {
-      json = Json::parse(fs::read_file(json_path));
-    } catch (const Json::exception& e) {
-      fail(ExitCode::usage, "{}: malformed JSON: {}", json_path, e.what());
+    std::ifstream in(json_path, std::ios::binary);
+    if (!in) {
+      continue; // swapped out or removed while listing: not there any more
     }
-    sdks.push_back(sdk_from_json(json, entry.path()));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Json json = Json::parse(text, nullptr, false);
+    if (!json.is_object() || !json.contains("id") || !json["id"].is_string()) {
+      fail(ExitCode::usage, "{}: not an SDK record opkit wrote (damaged?); `opkit sdk remove` it and import it again",
+           json_path);
+    }
+    try {
+      sdks.push_back(sdk_from_json(json, entry.path()));
+    } catch (const Json::exception& e) {
+      fail(ExitCode::usage, "{}: not an SDK record opkit wrote ({}); `opkit sdk remove` it and import it again",
+           json_path, e.what());
+    }
   }
   std::sort(sdks.begin(), sdks.end(),
             [](const Sdk& a, const Sdk& b) { return a.version == b.version ? a.id < b.id : a.version < b.version; });
@@ -98,8 +109,10 @@ collect_garbage(bool downloads)
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(sdk_store_dir(), ec)) {
     std::string name = entry.path().filename().string();
-    if (starts_with(name, ".opkit-partial.") || starts_with(name, ".removing.")
-        || name.find(".old.") != std::string::npos) {
+    // Leftovers of killed imports and removals; a live import's staging is locked, and kept.
+    bool staging = starts_with(name, ".opkit-partial.");
+    if ((staging && !fs::is_staging_in_use(entry.path())) || starts_with(name, ".removing.")
+        || starts_with(name, ".opkit-old.") || name.find(".old.") != std::string::npos) {
       drop(entry.path());
     }
   }
@@ -159,6 +172,7 @@ resolve_sdk(const std::string& spec)
       }
     }
     std::vector<std::string> ids;
+    ids.reserve(sdks.size());
     for (const Sdk& sdk : sdks) {
       ids.push_back(sdk.id);
     }

@@ -170,8 +170,7 @@ write_archive(const std::filesystem::path& output, ArchiveFormat format, std::ve
 {
   std::sort(members.begin(), members.end(),
             [](const ArchiveMember& x, const ArchiveMember& y) { return x.path < y.path; });
-  std::filesystem::path tmp = output;
-  tmp += ".partial";
+  std::filesystem::path tmp = fs::temp_path_beside(output); // unique: concurrent runs never share it
   std::unique_ptr<archive, WriteArchiveDeleter> writer;
   try {
     archive* a = open_writer(writer, format, tmp);

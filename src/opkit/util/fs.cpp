@@ -5,6 +5,7 @@
 #include "opkit/util/format.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -12,6 +13,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,6 +59,32 @@ read_file(const stdfs::path& path)
     fail(ExitCode::system, "{}: cannot read: {}", path, std::strerror(errno));
   }
   return content;
+}
+
+InputKind
+require_input(const stdfs::path& path, std::string_view what)
+{
+  struct stat st = {};
+  if (::stat(path.c_str(), &st) != 0) {
+    int error = errno;
+    fail(ExitCode::usage, "{}: {}", path,
+         error == ENOENT  ? fmt::format("no such {}", what)
+         : error == ELOOP ? std::string("a loop of symbolic links")
+                          : fmt::format("cannot read: {}", std::strerror(error)));
+  }
+  if (S_ISREG(st.st_mode)) {
+    return InputKind::file;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return InputKind::folder;
+  }
+  fail(ExitCode::usage, "{}: not a regular file or folder (a FIFO, socket or device), so not a {}", path, what);
+}
+
+stdfs::path
+temp_path_beside(const stdfs::path& path)
+{
+  return path.parent_path() / fmt::format(".{}.tmp.{}{}", path.filename().string(), ::getpid(), random_suffix());
 }
 
 void
@@ -158,6 +186,11 @@ StagingDir::StagingDir(const stdfs::path& parent)
   create_dirs(parent.empty() ? stdfs::path(".") : parent);
   m_path = (parent.empty() ? stdfs::path(".") : parent) / (".opkit-partial." + random_suffix());
   create_dirs(m_path);
+  // Held until this object goes: a lock on the folder itself, which gc tries.
+  m_lock_fd = ::open(m_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (m_lock_fd >= 0) {
+    ::flock(m_lock_fd, LOCK_EX | LOCK_NB);
+  }
 }
 
 StagingDir::~StagingDir()
@@ -166,33 +199,62 @@ StagingDir::~StagingDir()
     std::error_code ec;
     stdfs::remove_all(m_path, ec);
   }
+  if (m_lock_fd >= 0) {
+    ::close(m_lock_fd);
+  }
+}
+
+bool
+is_staging_in_use(const stdfs::path& folder)
+{
+  int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    return false;
+  }
+  bool in_use = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return in_use;
 }
 
 void
 StagingDir::commit(const stdfs::path& final_path, bool replace)
 {
   std::error_code ec;
-  stdfs::path old;
-  if (stdfs::exists(final_path, ec)) {
+  if (stdfs::exists(stdfs::symlink_status(final_path, ec))) {
     if (!replace) {
       fail(ExitCode::usage, "{}: already exists", final_path);
     }
-    // Move the old folder aside first: rename() cannot replace a non-empty folder.
-    old = final_path;
-    old += ".old." + random_suffix();
+    // Swap the two folders in one step, so a reader sees the old or the new
+    // one, never neither; the old one then sits at the hidden staging name.
+    if (::renameat2(AT_FDCWD, m_path.c_str(), AT_FDCWD, final_path.c_str(), RENAME_EXCHANGE) == 0) {
+      m_committed = true;
+      stdfs::remove_all(m_path, ec);
+      return;
+    }
+    if (errno != EINVAL && errno != ENOSYS) {
+      fail(ExitCode::system, "{}: cannot swap into place: {}", final_path, std::strerror(errno));
+    }
+    // A file system without RENAME_EXCHANGE: move the old folder aside (to a
+    // hidden name nothing lists) first, as rename() cannot replace a non-empty folder.
+    stdfs::path old =
+      final_path.parent_path() / (".opkit-old." + final_path.filename().string() + "." + random_suffix());
     stdfs::rename(final_path, old, ec);
     if (ec) {
       fail(ExitCode::system, "{}: cannot move aside: {}", final_path, ec.message());
     }
+    stdfs::rename(m_path, final_path, ec);
+    if (ec) {
+      fail(ExitCode::system, "{}: cannot rename into place: {}", final_path, ec.message());
+    }
+    m_committed = true;
+    stdfs::remove_all(old, ec);
+    return;
   }
   stdfs::rename(m_path, final_path, ec);
   if (ec) {
     fail(ExitCode::system, "{}: cannot rename into place: {}", final_path, ec.message());
   }
   m_committed = true;
-  if (!old.empty()) {
-    stdfs::remove_all(old, ec);
-  }
 }
 
 TempDir::TempDir(std::string_view prefix)

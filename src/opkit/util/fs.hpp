@@ -18,6 +18,23 @@ read_file(const stdfs::path& path);
 void
 write_file_atomic(const stdfs::path& path, std::string_view content, bool executable = false);
 
+// What an input path names. Anything but a regular file or a folder (a FIFO,
+// which would block the read forever, a socket, a device), a missing path or
+// a symlink loop is Error(usage) naming `what` and the path.
+enum class InputKind
+{
+  file,
+  folder,
+};
+InputKind
+require_input(const stdfs::path& path, std::string_view what);
+
+// A name beside `path` for writing it before a rename into place: hidden and
+// unique per process and call (".name.tmp.<pid><random>"), so concurrent
+// writers never share one and a killed writer's leftover is never taken for it.
+stdfs::path
+temp_path_beside(const stdfs::path& path);
+
 // Like write_file_atomic, but leaves the file (and its mtime) alone when the
 // content is already equal. Returns whether it wrote.
 bool
@@ -36,13 +53,20 @@ public:
   const stdfs::path& path() const { return m_path; }
 
   // Renames the staging folder to `final_path`; replaces an existing folder
-  // there when `replace` is set, otherwise refuses with Error(usage).
+  // there when `replace` is set (swapping the two in one step where the file
+  // system can), otherwise refuses with Error(usage).
   void commit(const stdfs::path& final_path, bool replace = false);
 
 private:
   stdfs::path m_path;
   bool m_committed = false;
+  int m_lock_fd = -1; // the folder, flock-ed while this object lives: see is_staging_in_use
 };
+
+// Whether a staging folder (".opkit-partial.*") belongs to a live StagingDir,
+// in this or another process: `sdk gc` leaves those alone.
+bool
+is_staging_in_use(const stdfs::path& folder);
 
 // A temporary folder under the system temp dir, removed by the destructor.
 class TempDir

@@ -16,7 +16,7 @@ using namespace http_detail;
 
 namespace {
 
-const size_t k_get_body_limit = 64 * 1024 * 1024; // http_get: an index page or JSON document, never a file
+const size_t k_get_body_limit = size_t{64} * 1024 * 1024; // http_get: an index page or JSON document, never a file
 
 // A request body read from disk: never held in memory, re-read from the
 // start on every attempt and whenever libcurl rewinds (e.g. after a 417).

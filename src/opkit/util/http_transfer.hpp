@@ -22,7 +22,7 @@
 
 namespace opkit::http_detail {
 
-const size_t k_body_limit = 64 * 1024; // enough for any error document worth showing
+const size_t k_body_limit = size_t{64} * 1024; // enough for any error document worth showing
 
 struct CurlDeleter
 {

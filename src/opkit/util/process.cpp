@@ -5,13 +5,14 @@
 #include "opkit/util/strings.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/wait.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -32,7 +33,7 @@ build_environment(const std::map<std::string, std::string>& overrides)
     }
   }
   for (const auto& [key, value] : overrides) {
-    env.push_back(key + "=" + value);
+    env.push_back(std::string(key).append("=").append(value));
   }
   return env;
 }
@@ -41,6 +42,7 @@ std::vector<char*>
 to_c_array(std::vector<std::string>& strings)
 {
   std::vector<char*> result;
+  result.reserve(strings.size() + 1);
   for (std::string& s : strings) {
     result.push_back(s.data());
   }
@@ -118,6 +120,7 @@ std::string
 format_argv(const std::vector<std::string>& argv)
 {
   std::vector<std::string> parts;
+  parts.reserve(argv.size());
   for (const std::string& arg : argv) {
     parts.push_back(arg.find_first_of(" \t\"'") == std::string::npos ? arg : "'" + arg + "'");
   }
@@ -133,25 +136,37 @@ run_process(const std::vector<std::string>& argv, const ProcessOptions& options)
   log_debug("running: {}", format_argv(argv));
   int out_pipe[2] = {-1, -1};
   int err_pipe[2] = {-1, -1};
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
   if (options.capture) {
     if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
       fail(ExitCode::system, "pipe failed: {}", std::strerror(errno));
     }
-    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
   }
-  if (!options.cwd.empty()) {
-    posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
-  }
+  // Everything the child needs is made before fork: after it, only system calls.
+  std::string program = std::filesystem::absolute(find_program(argv[0])).string();
   std::vector<std::string> args = argv;
   std::vector<std::string> env = build_environment(options.env_set);
   std::vector<char*> c_args = to_c_array(args);
   std::vector<char*> c_env = to_c_array(env);
-  pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, c_args.data(), c_env.data());
-  posix_spawn_file_actions_destroy(&actions);
+  const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
+  pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    // The child dies with opkit (a killed `opkit build` takes its ninja, and
+    // ninja its compilers, along) instead of running on unseen.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) {
+      ::_exit(127);
+    }
+    if (options.capture && (::dup2(out_pipe[1], 1) < 0 || ::dup2(err_pipe[1], 2) < 0)) {
+      ::_exit(127);
+    }
+    if (cwd != nullptr && ::chdir(cwd) != 0) {
+      ::_exit(127);
+    }
+    ::execve(program.c_str(), c_args.data(), c_env.data());
+    ::_exit(127);
+  }
+  int rc = pid < 0 ? errno : 0;
   ProcessResult result;
   if (options.capture) {
     ::close(out_pipe[1]);
