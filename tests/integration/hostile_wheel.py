@@ -2,7 +2,7 @@
 """Writes a TensorFlow-shaped wheel with chosen file contents, for bad-input tests.
 
     python3 hostile_wheel.py OUT.whl [--version-h TEXT] [--metadata TEXT] [--build-info TEXT]
-                             [--entry NAME=TEXT]...
+                             [--entry NAME=TEXT]... [--stored]
 
 The wheel has what `opkit sdk add` looks for first (op.h, a framework library,
 version.h, dist-info METADATA and WHEEL) and a RECORD whose sha256s match, so
@@ -30,6 +30,7 @@ def main():
     parser.add_argument("--metadata", default="Metadata-Version: 2.1\nName: tensorflow\nVersion: 1.12.0\n")
     parser.add_argument("--build-info", default="is_cuda_build = False\n")
     parser.add_argument("--entry", action="append", default=[])
+    parser.add_argument("--stored", action="store_true", help="store members uncompressed")
     args = parser.parse_args()
     files = {
         "tensorflow/include/tensorflow/core/framework/op.h": b"// op.h\n",
@@ -47,7 +48,7 @@ def main():
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
         record.append(f"{name},sha256={digest},{len(data)}")
     record.append("tensorflow-1.12.0.dist-info/RECORD,,")
-    with zipfile.ZipFile(args.out, "w", zipfile.ZIP_DEFLATED) as z:
+    with zipfile.ZipFile(args.out, "w", zipfile.ZIP_STORED if args.stored else zipfile.ZIP_DEFLATED) as z:
         for name, data in files.items():
             z.writestr(name, data)
         z.writestr("tensorflow-1.12.0.dist-info/RECORD", "\n".join(record) + "\n")
