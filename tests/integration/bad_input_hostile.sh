@@ -47,6 +47,12 @@ expect_one_error_line
 expect_contains "$work/err" "build_info\.py: cuda_version 'a{64}\.\.\.': not a plausible value"
 no_leftovers "a long build_info.py value"
 
+# --- a cut-short wheel (libarchive gives no message for some): one line, exit 2
+head -c 88 "$work/long-info.whl" >"$work/cut.whl"
+run_opkit 2 -q sdk add "$work/cut.whl"
+expect_one_error_line
+no_leftovers "a cut-short wheel"
+
 # --- bytes that are not UTF-8: refused, and printed escaped (the line stays printable)
 printf 'Metadata-Version: 2.1\nName: tensor\377flow\nVersion: 1.12.0\n' >"$work/bad-name.txt"
 hostile "$work/bad-name.whl" --metadata "@$work/bad-name.txt"

@@ -23,6 +23,12 @@ PY
 mkpkg good.tar.gz @auto lib/libop.so=library notes.txt=notes
 run_opkit 0 package verify good.tar.gz
 
+# Cut-short archives (libarchive gives no message for some): one line, exit 2.
+head -c 46 good.tar.gz >cut.tar.gz
+run_opkit 2 package verify cut.tar.gz
+expect_one_error_line
+expect_contains "$work/err" 'cut\.tar\.gz: (damaged archive|cannot open archive|damaged entry)'
+
 # A swapped library hidden behind a nested manifest listing it: refused.
 python3 - <<'PY'
 import hashlib, io, json, tarfile

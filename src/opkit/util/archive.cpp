@@ -2,6 +2,7 @@
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -17,6 +18,15 @@ struct ReadArchiveDeleter
   void operator()(archive* a) const { archive_read_free(a); }
 };
 
+// libarchive's message for the last failure; it gives none (a null pointer)
+// for some damaged inputs, which must still make a message, not a crash.
+std::string
+archive_error(archive* a)
+{
+  const char* message = archive_error_string(a);
+  return message != nullptr ? escape_text(message) : std::string("the data ends early or is damaged");
+}
+
 } // namespace
 
 void
@@ -28,7 +38,7 @@ for_each_archive_entry(const std::filesystem::path& path, const std::function<vo
   archive_read_support_format_tar(a);
   archive_read_support_filter_gzip(a);
   if (archive_read_open_filename(a, path.c_str(), 1 << 16) != ARCHIVE_OK) {
-    fail(ExitCode::usage, "{}: cannot open archive: {}", path, archive_error_string(a));
+    fail(ExitCode::usage, "{}: cannot open archive: {}", path, archive_error(a));
   }
   archive_entry* entry = nullptr;
   while (true) {
@@ -37,7 +47,7 @@ for_each_archive_entry(const std::filesystem::path& path, const std::function<vo
       return;
     }
     if (rc < ARCHIVE_WARN) {
-      fail(ExitCode::usage, "{}: damaged archive: {}", path, archive_error_string(a));
+      fail(ExitCode::usage, "{}: damaged archive: {}", path, archive_error(a));
     }
     const char* name = archive_entry_pathname(entry);
     ArchiveEntry item;
@@ -47,7 +57,7 @@ for_each_archive_entry(const std::filesystem::path& path, const std::function<vo
     item.read = [a, &path, &item](char* buffer, size_t capacity) -> size_t {
       la_ssize_t n = archive_read_data(a, buffer, capacity);
       if (n < 0) {
-        fail(ExitCode::usage, "{}: damaged entry {}: {}", path, item.path, archive_error_string(a));
+        fail(ExitCode::usage, "{}: damaged entry {}: {}", path, item.path, archive_error(a));
       }
       return static_cast<size_t>(n);
     };
@@ -85,7 +95,7 @@ void
 check_rc(archive* a, int rc, const std::filesystem::path& output)
 {
   if (rc < ARCHIVE_WARN) {
-    fail(ExitCode::system, "{}: cannot write archive: {}", output, archive_error_string(a));
+    fail(ExitCode::system, "{}: cannot write archive: {}", output, archive_error(a));
   }
 }
 
@@ -130,7 +140,7 @@ write_member(archive* a, const ArchiveMember& member, int64_t mtime, const std::
   if (member.source.empty()) {
     write_header(a, member.path, false, mode, static_cast<int64_t>(member.content.size()), mtime, output);
     if (!member.content.empty() && archive_write_data(a, member.content.data(), member.content.size()) < 0) {
-      fail(ExitCode::system, "{}: cannot write {}: {}", output, member.path, archive_error_string(a));
+      fail(ExitCode::system, "{}: cannot write {}: {}", output, member.path, archive_error(a));
     }
     return;
   }
@@ -144,7 +154,7 @@ write_member(archive* a, const ArchiveMember& member, int64_t mtime, const std::
   char buffer[1 << 16];
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
     if (archive_write_data(a, buffer, static_cast<size_t>(in.gcount())) < 0) {
-      fail(ExitCode::system, "{}: cannot write {}: {}", output, member.path, archive_error_string(a));
+      fail(ExitCode::system, "{}: cannot write {}: {}", output, member.path, archive_error(a));
     }
   }
 }
