@@ -1,5 +1,7 @@
 #include "opkit/check/elf_file.hpp"
 
+#include "opkit/check/elf_segments.hpp"
+
 #include "opkit/util/error.hpp"
 #include "opkit/util/fs.hpp"
 
@@ -16,6 +18,12 @@
 namespace opkit::check {
 
 namespace {
+
+using elf_detail::DynamicSections;
+using elf_detail::fail_libelf;
+using elf_detail::fail_malformed;
+using elf_detail::Section;
+using elf_detail::StringTable;
 
 // A .gnu.version entry: the low 15 bits index a version, the top bit marks
 // foo@VER (hidden, not the default) as opposed to foo@@VER.
@@ -51,34 +59,6 @@ public:
 private:
   Elf* m_elf;
 };
-
-// One section the reader follows, with its header and its (converted) data.
-struct Section
-{
-  GElf_Shdr header{};
-  Elf_Data* data = nullptr; // null when the file has no such section
-};
-
-struct DynamicSections
-{
-  Section dynamic;
-  Section dynsym;
-  Section versym;
-  Section verdef;
-  Section verneed;
-};
-
-[[noreturn]] void
-fail_malformed(std::string_view name, std::string_view cause)
-{
-  fail(ExitCode::usage, "{}: truncated or malformed ELF: {}", name, cause);
-}
-
-[[noreturn]] void
-fail_libelf(std::string_view name)
-{
-  fail_malformed(name, elf_errmsg(-1));
-}
 
 void
 init_libelf()
@@ -156,8 +136,9 @@ check_header(Elf* elf, std::string_view name)
 
 // libelf may treat a section header table past the end of the image as
 // absent, which would make a cut-off file look like one without dynamic
-// information; insist that the table is whole.
-void
+// information; insist that the table is whole. Returns the number of
+// sections (0: the file has no section header table).
+size_t
 check_section_table(Elf* elf, size_t image_size, std::string_view name)
 {
   GElf_Ehdr header;
@@ -166,7 +147,7 @@ check_section_table(Elf* elf, size_t image_size, std::string_view name)
     fail_libelf(name);
   }
   if (count == 0) {
-    return;
+    return 0;
   }
   if (header.e_shentsize != sizeof(Elf64_Shdr)) {
     fail_malformed(name, fmt::format("unexpected section header size {}", header.e_shentsize));
@@ -174,6 +155,7 @@ check_section_table(Elf* elf, size_t image_size, std::string_view name)
   if (header.e_shoff > image_size || (image_size - header.e_shoff) / sizeof(Elf64_Shdr) < count) {
     fail_malformed(name, "section header table extends past the end of the file");
   }
+  return count;
 }
 
 // Takes the first section of each interesting type; linkers emit one each.
@@ -221,7 +203,8 @@ find_sections(Elf* elf, std::string_view name, std::vector<std::string>& section
     if (!slot->data) {
       fail_libelf(name);
     }
-    slot->header = header;
+    slot->strings.section = header.sh_link;
+    slot->records = header.sh_info;
   }
   return sections;
 }
@@ -243,13 +226,21 @@ entry_count(Elf* elf, const Section& section, Elf_Type type, std::string_view na
 }
 
 // elf_strptr returns null for a bad section index, a section that is not a
-// string table, or an offset whose string is not terminated inside it.
+// string table, or an offset whose string is not terminated inside it; a
+// table read through program headers gets the same checks here.
 std::string
-string_at(Elf* elf, size_t strtab, size_t offset, std::string_view name)
+string_at(Elf* elf, const StringTable& strtab, size_t offset, std::string_view name)
 {
-  const char* text = elf_strptr(elf, strtab, offset);
+  if (strtab.from_segments) {
+    size_t end = offset < strtab.bytes.size() ? strtab.bytes.find('\0', offset) : std::string_view::npos;
+    if (end == std::string_view::npos) {
+      fail_malformed(name, fmt::format("bad string offset {} in DT_STRTAB", offset));
+    }
+    return std::string(strtab.bytes.substr(offset, end - offset));
+  }
+  const char* text = elf_strptr(elf, strtab.section, offset);
   if (!text) {
-    fail_malformed(name, fmt::format("bad string offset {} in section {}", offset, strtab));
+    fail_malformed(name, fmt::format("bad string offset {} in section {}", offset, strtab.section));
   }
   return text;
 }
@@ -276,7 +267,7 @@ void
 read_dynamic(Elf* elf, const Section& dynamic, ElfInfo& info, std::string_view name)
 {
   size_t count = entry_count(elf, dynamic, ELF_T_DYN, name);
-  size_t strtab = dynamic.header.sh_link;
+  const StringTable& strtab = dynamic.strings;
   for (size_t i = 0; i < count; ++i) {
     GElf_Dyn entry;
     if (!gelf_getdyn(dynamic.data, static_cast<int>(i), &entry)) {
@@ -344,7 +335,8 @@ private:
 // Only the first auxiliary entry names the definition; the others name parents.
 // Returns vd_next, the distance to the next definition (0 at the end).
 uint32_t
-read_one_definition(Elf* elf, VersionWalker& walker, size_t strtab, size_t offset, ElfInfo& info, VersionNames& names)
+read_one_definition(Elf* elf, VersionWalker& walker, const StringTable& strtab, size_t offset, ElfInfo& info,
+                    VersionNames& names)
 {
   GElf_Verdef definition;
   if (!gelf_getverdef(walker.data(), walker.offset(offset), &definition)) {
@@ -371,9 +363,8 @@ read_version_definitions(Elf* elf, const Section& verdef, ElfInfo& info, Version
 {
   VersionWalker walker(verdef, name);
   size_t offset = 0;
-  // sh_info holds the number of entries.
-  for (size_t i = 0; i < verdef.header.sh_info; ++i) {
-    uint32_t next = read_one_definition(elf, walker, verdef.header.sh_link, offset, info, names);
+  for (size_t i = 0; i < verdef.records; ++i) {
+    uint32_t next = read_one_definition(elf, walker, verdef.strings, offset, info, names);
     if (next == 0) {
       return;
     }
@@ -382,7 +373,7 @@ read_version_definitions(Elf* elf, const Section& verdef, ElfInfo& info, Version
 }
 
 ElfVersionNeed
-read_one_need(Elf* elf, VersionWalker& walker, size_t strtab, size_t offset, const GElf_Verneed& need,
+read_one_need(Elf* elf, VersionWalker& walker, const StringTable& strtab, size_t offset, const GElf_Verneed& need,
               VersionNames& names)
 {
   ElfVersionNeed result;
@@ -409,13 +400,12 @@ read_version_needs(Elf* elf, const Section& verneed, ElfInfo& info, VersionNames
 {
   VersionWalker walker(verneed, name);
   size_t offset = 0;
-  // sh_info holds the number of entries.
-  for (size_t i = 0; i < verneed.header.sh_info; ++i) {
+  for (size_t i = 0; i < verneed.records; ++i) {
     GElf_Verneed need;
     if (!gelf_getverneed(verneed.data, walker.offset(offset), &need)) {
       fail_libelf(name);
     }
-    info.version_needs.push_back(read_one_need(elf, walker, verneed.header.sh_link, offset, need, names));
+    info.version_needs.push_back(read_one_need(elf, walker, verneed.strings, offset, need, names));
     if (need.vn_next == 0) {
       return;
     }
@@ -457,7 +447,7 @@ read_symbol(Elf* elf, const Section& dynsym, size_t index, SymbolScope scope, st
   if (symbol.defined && scope == SymbolScope::undefined) {
     return std::nullopt;
   }
-  symbol.name = string_at(elf, dynsym.header.sh_link, raw.st_name, name);
+  symbol.name = string_at(elf, dynsym.strings, raw.st_name, name);
   unsigned char binding = GELF_ST_BIND(raw.st_info);
   symbol.weak = binding == STB_WEAK;
   // STB_GNU_UNIQUE is a global that the dynamic linker keeps process-wide unique.
@@ -489,13 +479,19 @@ read_symbols(Elf* elf, const DynamicSections& sections, const VersionNames& name
   }
 }
 
+// The loader reads a library through its program headers; opkit reads the
+// section headers where there are any (they also name sections, such as
+// CUDA's), and otherwise, as for a library stripped of them, what the
+// program headers point to.
 ElfInfo
-read_info(Elf* elf, size_t image_size, SymbolScope scope, std::string_view name)
+read_info(Elf* elf, std::string_view image, SymbolScope scope, std::string_view name)
 {
   ElfInfo info;
   info.machine = check_header(elf, name);
-  check_section_table(elf, image_size, name);
-  DynamicSections sections = find_sections(elf, name, info.section_names);
+  elf_detail::Segments segments = elf_detail::check_loadable(elf, image.size(), name);
+  DynamicSections sections = check_section_table(elf, image.size(), name) == 0
+                               ? elf_detail::sections_from_segments(elf, image, segments, name)
+                               : find_sections(elf, name, info.section_names);
   // Every shared library has one; without it there is nothing to report, and
   // an empty answer would read as "needs nothing".
   if (!sections.dynamic.data) {
@@ -529,7 +525,7 @@ read_image(char* image, size_t size, SymbolScope scope, std::string_view name)
   if (elf_kind(handle.get()) != ELF_K_ELF) {
     fail(ExitCode::usage, "{}: not an ELF file", name);
   }
-  return read_info(handle.get(), size, scope, name);
+  return read_info(handle.get(), std::string_view(image, size), scope, name);
 }
 
 } // namespace
