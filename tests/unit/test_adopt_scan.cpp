@@ -117,6 +117,19 @@ TEST(AdoptScan, ListTypeInputsCannotBeDeclaredAndAreReported)
   EXPECT_NE(scan.problems[0].find("p.cc:1: Pack2 input 'values: Tlist'"), std::string::npos) << scan.problems[0];
 }
 
+// An op whose Python function would be a keyword is reported, not declared:
+// opkit.yaml would refuse it (issue 16's input rules).
+TEST(AdoptScan, OpsWhosePythonNameIsAKeywordAreReported)
+{
+  adopt::SourceScan scan = adopt::scan_source(
+    "REGISTER_OP(\"Pass\").Output(\"y: int32\");\nREGISTER_OP(\"PassOn\").Output(\"y: int32\");\n", "k.cc");
+  ASSERT_EQ(scan.ops.size(), 1u);
+  EXPECT_EQ(scan.ops[0].op.name, "PassOn");
+  ASSERT_EQ(scan.problems.size(), 1u);
+  EXPECT_EQ(scan.problems[0], "k.cc:1: REGISTER_OP(\"Pass\"): TensorFlow names its Python function 'pass', a Python "
+                              "keyword, and the library's generated module would not load: not declared");
+}
+
 TEST(AdoptScan, ExpandsKernelMacrosWithContinuationsAndTfCall)
 {
   const char* text = "#define REGISTER_CPU(T)                                         \\\n"

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <chrono>
 #include <filesystem>
 
 using opkit::project::Manifest;
@@ -270,6 +273,70 @@ TEST(Manifest, BadTestVectorsAreNamedWhereTheyAre)
             "opkit.yaml:18:26: input 'to_zero' needs exactly one of value: and file:");
   EXPECT_EQ(error_of(with_test(in + ", error: x, tolerance: lots")),
             "opkit.yaml:18:76: tolerance must be a number >= 0, got 'lots'");
+}
+
+// Input rules (issue 16): every mistake is one file:line:col line, exit 2.
+TEST(Manifest, HostileInputIsOneLineWithItsPlace)
+{
+  auto with_test = [](const std::string& test) {
+    return replace(k_good, "    - device: CPU\n", "    - device: CPU\n  tests:\n    - " + test + "\n");
+  };
+  // Duplicate keys name the second one; yaml-cpp alone would keep the first.
+  EXPECT_EQ(error_of(replace(k_good, "template:", "name: again\ntemplate:")), "opkit.yaml:2:1: duplicate key 'name'");
+  EXPECT_EQ(error_of(replace(k_good, "      type: T\n", "      type: T\n      type: T\n")),
+            "opkit.yaml:7:7: duplicate key 'type'");
+  // Numbers out of range and nodes of the wrong kind (once std::stod and YAML::BadSubscript aborts).
+  const std::string out = "outputs: {zeroed: [1]}";
+  EXPECT_EQ(error_of(with_test("{inputs: {to_zero: {dtype: int32, value: [1]}}, " + out + ", tolerance: 1e999}")),
+            "opkit.yaml:18:76: tolerance must be a number >= 0, got '1e999'");
+  EXPECT_EQ(error_of(with_test("{inputs: {to_zero: {dtype: int32, value: [1]}}, " + out + ", tolerance: -1}")),
+            "opkit.yaml:18:76: tolerance must be a number >= 0, got '-1'");
+  EXPECT_EQ(error_of(with_test("{inputs: 5, " + out + "}")),
+            "opkit.yaml:18:15: test vector input must map names to values");
+  EXPECT_EQ(error_of(with_test("{inputs: {to_zero: {dtype: int32, value: [1]}}, outputs: [1]}")),
+            "opkit.yaml:18:57: test vector output must map names to values");
+  EXPECT_EQ(error_of(replace(k_good, "  kernels:\n    - device: CPU\n", "  kernels: CPU\n")).rfind("opkit.yaml:", 0),
+            0u);
+  EXPECT_EQ(error_of(replace(k_good, "  inputs:\n    - name: to_zero\n      type: T\n", "  inputs: {a: 1}\n"))
+              .rfind("opkit.yaml:", 0),
+            0u);
+  EXPECT_EQ(error_of("- just\n- a list\n").rfind("opkit.yaml:", 0), 0u);
+}
+
+TEST(Manifest, AliasBombIsRefusedQuickly)
+{
+  // Billion laughs: nine levels of nine aliases, about 1.5 KB of text.
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level < 10; ++level) {
+    std::string row = fmt::format("a{}: &a{} [", level, level);
+    for (int i = 0; i < 9; ++i) {
+      row += fmt::format("{}*a{}", i == 0 ? "" : ", ", level - 1);
+    }
+    bomb += row + "]\n";
+  }
+  auto start = std::chrono::steady_clock::now();
+  std::string error =
+    error_of(replace(k_good, "    - device: CPU\n",
+                     "    - device: CPU\n  tests:\n    - inputs: {to_zero: {dtype: int32, value: *a9}}\n"
+                     "      outputs: {zeroed: [1]}\n")
+             + bomb);
+  EXPECT_NE(error.find("expands to more than"), std::string::npos) << error;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  // Deep nesting is bounded too.
+  EXPECT_NE(error_of(k_good + std::string("x: ") + std::string(100, '[') + std::string(100, ']') + "\n")
+              .find("nested more than"),
+            std::string::npos);
+}
+
+TEST(Manifest, OpNamesWhosePythonFunctionBreaksAreRefused)
+{
+  EXPECT_EQ(error_of(replace(k_good, "name: ZeroOut", "name: Pass")),
+            "opkit.yaml:4:9: op name 'Pass': TensorFlow names its Python function 'pass', a Python keyword, and "
+            "the library's generated module would not load");
+  EXPECT_EQ(error_of(replace(k_good, "name: ZeroOut", "name: Print")),
+            "opkit.yaml:4:9: op name 'Print': TensorFlow makes no Python function for it ('print' is on its reserved "
+            "list)");
+  EXPECT_EQ(error_of(replace(k_good, "name: ZeroOut", "name: PassThrough")), "no error");
 }
 
 TEST(ProjectManifest, FindProjectRootSearchesUpwardLikeCargo)

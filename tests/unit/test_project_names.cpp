@@ -37,6 +37,10 @@ TEST(Names, InvalidNamesSayWhy)
          Case{"pass", "'pass': invalid project name: 'pass' is a reserved word in C++ or Python"},
          Case{"None", "'None': invalid project name: 'none' is a reserved word in C++ or Python"},
          Case{"co_await", "'co_await': invalid project name: 'co_await' is a reserved word in C++ or Python"},
+         // TensorFlow makes no Python function for these; errno is a C macro.
+         Case{"print", "'print': invalid project name: 'print' is a reserved word in C++ or Python"},
+         Case{"Exec", "'Exec': invalid project name: 'exec' is a reserved word in C++ or Python"},
+         Case{"errno", "'errno': invalid project name: 'errno' is a reserved word in C++ or Python"},
        }) {
     try {
       derive_names(c.name);
@@ -62,4 +66,35 @@ TEST(Names, OpAndArgNameRules)
   EXPECT_TRUE(opkit::project::is_valid_arg_name("to_zero"));
   EXPECT_TRUE(opkit::project::is_valid_arg_name("T"));
   EXPECT_FALSE(opkit::project::is_valid_arg_name("1x"));
+}
+
+// TensorFlow's GenerateLowerCaseOpName, checked against what TF 1.12 and 2.10
+// generated for these names (GetPythonWrappers on an OpList of them).
+TEST(Names, TfPythonNameIsTensorFlowsOwn)
+{
+  using opkit::project::tf_python_name;
+  EXPECT_EQ(tf_python_name("ZeroOut"), "zero_out");
+  EXPECT_EQ(tf_python_name("Vendor>Thing"), "vendor_thing");
+  EXPECT_EQ(tf_python_name("Vendor>ThingOne"), "vendor_thing_one");
+  EXPECT_EQ(tf_python_name("Conv2D"), "conv2d");
+  EXPECT_EQ(tf_python_name("MatMulV2"), "mat_mul_v2");
+  EXPECT_EQ(tf_python_name("HTTPGet"), "http_get");
+  EXPECT_EQ(tf_python_name("None"), "none");
+}
+
+TEST(Names, OpNamesWhosePythonFunctionBreaksAreRefused)
+{
+  using opkit::project::op_name_problem;
+  // Python 3 keywords: TensorFlow writes `def pass(...)`, a SyntaxError for the whole module.
+  for (const char* name : {"Pass", "Class", "Async", "Await", "Nonlocal", "Yield", "Lambda", "Vendor>Import"}) {
+    std::string problem = op_name_problem(name);
+    EXPECT_NE(problem.find("a Python keyword"), std::string::npos) << name << ": " << problem;
+  }
+  // On TensorFlow's own reserved list: skipped, so the module has no function for the op.
+  EXPECT_EQ(op_name_problem("Print"), "TensorFlow makes no Python function for it ('print' is on its reserved list)");
+  EXPECT_NE(op_name_problem("Exec"), "");
+  // Builtins TensorFlow generates as they are (int, list), and None/True, which become none/true: fine.
+  for (const char* name : {"Int", "List", "None", "True", "ZeroOut", "Vendor>Pass", "PassThrough"}) {
+    EXPECT_EQ(op_name_problem(name), "") << name;
+  }
 }

@@ -77,6 +77,9 @@ TEST(SettingsFile, BadFilesNameFileLineColumn)
             "c.yaml:1:7: home must be a single value");
   EXPECT_EQ(error_of([] { parse_settings_file("cache: maybe\n", "c.yaml"); }),
             "c.yaml:1:8: cache must be auto, on or off, got 'maybe'");
+  // A key given twice is refused at its second place (yaml-cpp alone keeps the first).
+  EXPECT_EQ(error_of([] { parse_settings_file("home: /a\ncache: on\nhome: /b\n", "c.yaml"); }),
+            "c.yaml:3:1: duplicate key 'home'");
   EXPECT_EQ(error_of([] { parse_settings_file("- home\n", "c.yaml"); }),
             "c.yaml:1:1: expected a mapping of settings (key: value)");
   EXPECT_NE(error_of([] { parse_settings_file("zzzz: 1\n", "c.yaml"); }).find("known settings: home, venvs"),

@@ -115,6 +115,10 @@ private:
                          : "REGISTER_OP with a name that is not a string literal: skipped");
       return;
     }
+    if (std::string why = project::op_name_problem(*name); !why.empty()) {
+      problem(line, fmt::format("REGISTER_OP(\"{}\"): {}: not declared", *name, why));
+      return;
+    }
     FoundOp found{{}, {m_scan.file, line}};
     found.op.name = *name;
     std::vector<std::pair<std::string, project::OpArg>> args; // ("Input"/"Output", arg), checked once attrs are known

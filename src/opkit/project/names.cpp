@@ -21,8 +21,9 @@ is_lower_or_digit(char c)
 
 // Words that would make the generated C++ or Python not compile: every C++20
 // keyword and alternative token, every Python 3 keyword (lower-cased, as names
-// are), and the framework's own package name.
-constexpr std::array<std::string_view, 116> k_reserved = {
+// are), the Python names TensorFlow makes no function for (k_tf_skipped), a
+// C macro that breaks `namespace NAME`, and the framework's own package name.
+constexpr std::array<std::string_view, 119> k_reserved = {
   // C++
   "alignas",
   "alignof",
@@ -138,11 +139,29 @@ constexpr std::array<std::string_view, 116> k_reserved = {
   "raise",
   "with",
   "yield",
+  // Python 2 keywords: TensorFlow makes no Python function for an op of this name
+  "exec",
+  "print",
+  // C macros
+  "errno",
   // Names the generated code needs for itself
   "tensorflow",
   "tf",
   "std",
 };
+
+// The Python function names an op library's generated module cannot have.
+// Python 3 keywords: TensorFlow (1.12 and 2.10 alike) writes `def async(...)`
+// and the module raises SyntaxError, so no op of the library loads. Its own
+// reserved list (Python 2's keywords): it skips the op, so the module has no
+// function for it. The C++ names come from the CamelCase op name, which no
+// C++ keyword is.
+constexpr std::array<std::string_view, 32> k_python_keywords = {
+  "and",      "as",     "assert",  "async", "await", "break",  "class", "continue", "def",  "del",   "elif",
+  "else",     "except", "finally", "for",   "from",  "global", "if",    "import",   "in",   "is",    "lambda",
+  "nonlocal", "not",    "or",      "pass",  "raise", "return", "try",   "while",    "with", "yield",
+};
+constexpr std::array<std::string_view, 2> k_tf_skipped = {"exec", "print"};
 
 // Splits a name into lower-case words; a misplaced separator is the cause in `problem`.
 std::vector<std::string>
@@ -240,6 +259,44 @@ is_valid_op_name(std::string_view name)
   return std::isupper(static_cast<unsigned char>(name[0])) && name.back() != '>'
          && std::all_of(name.begin(), name.end(),
                         [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '>'; });
+}
+
+std::string
+tf_python_name(std::string_view op_name)
+{
+  // TensorFlow's GenerateLowerCaseOpName (python_op_gen_internal.cc): a '>'
+  // becomes '_'; an upper-case letter after a lower-case one, or before one,
+  // starts a word (but not right after a '>').
+  std::string result;
+  for (size_t i = 0; i < op_name.size(); ++i) {
+    char c = op_name[i];
+    if (c == '>') {
+      result += '_';
+      continue;
+    }
+    auto lower = [&](size_t at) { return std::islower(static_cast<unsigned char>(op_name[at])) != 0; };
+    if (std::isupper(static_cast<unsigned char>(c)) && i > 0
+        && (lower(i - 1) || (i + 1 < op_name.size() && lower(i + 1))) && op_name[i - 1] != '>') {
+      result += '_';
+    }
+    result += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return result;
+}
+
+std::string
+op_name_problem(std::string_view op_name)
+{
+  std::string python = tf_python_name(op_name);
+  if (std::find(k_python_keywords.begin(), k_python_keywords.end(), python) != k_python_keywords.end()) {
+    return fmt::format("TensorFlow names its Python function '{}', a Python keyword, and the library's "
+                       "generated module would not load",
+                       python);
+  }
+  if (std::find(k_tf_skipped.begin(), k_tf_skipped.end(), python) != k_tf_skipped.end()) {
+    return fmt::format("TensorFlow makes no Python function for it ('{}' is on its reserved list)", python);
+  }
+  return "";
 }
 
 bool

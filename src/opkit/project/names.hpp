@@ -28,6 +28,16 @@ name_problem(std::string_view name, ProjectNames* names = nullptr);
 bool
 is_valid_op_name(std::string_view name);
 
+// The Python function name TensorFlow generates for an op ("ZeroOut" is
+// zero_out, "Vendor>OpName" vendor_op_name), as its GenerateLowerCaseOpName does.
+std::string
+tf_python_name(std::string_view op_name);
+
+// Why a valid op name still breaks the op's Python module ("" when it does
+// not): its Python name is a Python keyword, or one TensorFlow skips.
+std::string
+op_name_problem(std::string_view op_name);
+
 // True for a TensorFlow arg or attr name: [a-z][a-z0-9_]* (attrs may also be a single capital like T).
 bool
 is_valid_arg_name(std::string_view name);

@@ -254,6 +254,9 @@ parse_op(const YAML::Node& node, const std::string& name)
          "[A-Z][A-Za-z0-9>]*, e.g. Vendor>OpName)",
          yaml::where(name, node["name"]), op.name);
   }
+  if (std::string problem = op_name_problem(op.name); !problem.empty()) {
+    fail(ExitCode::usage, "{}: op name '{}': {}", yaml::where(name, node["name"]), op.name, problem);
+  }
   op.attrs = parse_attrs(node["attrs"], name);
   op.inputs = parse_args(node["inputs"], op.attrs, name);
   op.outputs = parse_args(node["outputs"], op.attrs, name);
