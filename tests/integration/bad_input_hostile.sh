@@ -68,6 +68,41 @@ expect_contains "$work/err" 'bad\\xffpath\.whl'
 LC_ALL=C grep -q "$(printf '\377')" "$work/err" && fail "a raw non-UTF-8 byte reached the error line"
 no_leftovers "a non-UTF-8 wheel path"
 
+# --- a zip bomb: 3 GiB of zeros in a 14 MB wheel (once imported, filling the
+# disk) is refused from its declared size before a byte is written; one that
+# declares 1000 bytes and inflates to 1.5 GiB is stopped at the 1 GiB limit
+hostile "$work/bomb.whl" --zeros tensorflow/include/bomb.h=3221225472
+run_opkit 2 -q sdk add "$work/bomb.whl"
+expect_one_error_line
+expect_contains "$work/err" 'bomb\.whl: tensorflow/include/bomb\.h: too large for an SDK: .* limited to 1073741824 bytes \(1 GiB\)'
+no_leftovers "a zip bomb"
+hostile "$work/liar.whl" --zeros tensorflow/include/bomb.h=1610612736 --declare 1000
+unzip -l "$work/liar.whl" | grep -q ' 1000 .*bomb\.h' || fail "the liar wheel does not declare 1000 bytes"
+run_opkit 2 -q sdk add "$work/liar.whl"
+expect_one_error_line
+expect_contains "$work/err" 'liar\.whl: tensorflow/include/bomb\.h: too large for an SDK'
+no_leftovers "a zip bomb with a false size"
+rm -f "$work/bomb.whl" "$work/liar.whl"
+
+# --- an entry whose path ends in '..' names a folder: one line, exit 2, not a
+# "cannot create" naming a staging path (once exit 4)
+hostile "$work/dots.whl" --entry 'tensorflow/include/a/..=x'
+run_opkit 2 -q sdk add "$work/dots.whl"
+expect_one_error_line
+expect_contains "$work/err" "archive entry 'tensorflow/include/a/\.\.': a path with '\.\.' in it names no file"
+no_leftovers "an entry named a/.."
+
+# --- OPKIT_HOME naming a file (once "no SDKs", exit 0)
+touch "$work/home-file"
+for args in "sdk list" "sdk add $work/dots.whl" "sdk gc"; do
+  rc=0
+  # shellcheck disable=SC2086
+  OPKIT_HOME="$work/home-file" "$OPKIT" $args >"$work/out" 2>"$work/err" || rc=$?
+  [ "$rc" -eq 2 ] || { cat "$work/err" >&2; fail "opkit $args with OPKIT_HOME a file: exit $rc, expected 2"; }
+  expect_one_error_line
+  expect_contains "$work/err" 'home-file: the opkit home .* is not a folder'
+done
+
 # --- a FIFO (which would block a read forever), a symlink loop, a missing file:
 # one line, exit 2, at once, for each command that reads a file
 mkfifo "$work/fifo"
@@ -121,6 +156,21 @@ yaml_refused 'opkit\.yaml'
 # Every input the fuzzer found crashing parse_manifest is a seed now; one more by hand: a scalar for a kernel.
 sed 's/^    - device: CPU$/    - CPU/' good.yaml >opkit.yaml
 yaml_refused 'opkit\.yaml'
+# A scalar where a list belongs (once silently read as no kernels at all)
+python3 -c "
+import re, sys
+text = open('good.yaml').read()
+text, n = re.subn(r'  kernels:\n(    .*\n)+', '  kernels: CPU\n', text)
+assert n == 1, 'no kernels list in good.yaml'
+open('opkit.yaml', 'w').write(text)"
+yaml_refused "opkit\.yaml:[0-9]+:12: 'kernels' must be a list"
+# Op names whose generated Python function would be a keyword (the module
+# would not load) or one TensorFlow skips
+for op in Pass Class Print; do
+  sed "s/^  name: Yamlcheck$/  name: $op/" good.yaml >opkit.yaml
+  grep -q "name: $op" opkit.yaml || fail "the test's edit of the op name did not apply"
+  yaml_refused "opkit\.yaml:[0-9]+:[0-9]+: op name '$op': TensorFlow"
+done
 cp good.yaml opkit.yaml
 
 # --- --tf with no version in it is a mistake, not "the defaults"

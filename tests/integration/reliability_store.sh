@@ -47,4 +47,41 @@ for round in $(seq "$rounds"); do
   [ -z "$(ls -A "$OPKIT_HOME/sdks" | grep '^\.')" ] || fail "round $round: gc left $(ls -A "$OPKIT_HOME/sdks")"
   run_opkit 0 -q sdk add "$wheel"
 done
+# --- sdk remove during a build refuses (exit 1), and the build completes; once
+# the build has ended the remove goes through. The compiler is slowed down so
+# that the build is surely running when the remove comes.
+lock="$OPKIT_HOME/locks/sdk-tensorflow-1.12.0.lock"
+cat >"$work/slow-cxx" <<'SH'
+#!/bin/sh
+sleep 4
+exec g++ "$@"
+SH
+chmod +x "$work/slow-cxx"
+cd "$work"
+run_opkit 0 new held --tf 1.12
+cd held
+CXX="$work/slow-cxx" "$OPKIT" build --no-cache >"$work/build.out" 2>"$work/build.err" &
+build=$!
+for _ in $(seq 100); do
+  [ -f "$lock" ] && ! flock -n -x "$lock" true && break
+  sleep 0.1
+done
+flock -n -x "$lock" true && fail "the build holds no lock on its SDK"
+run_opkit 1 sdk remove tensorflow-1.12.0
+expect_one_error_line
+expect_contains "$work/err" 'tensorflow-1\.12\.0: in use by a running opkit build or test; not removed'
+kill -0 "$build" 2>/dev/null || fail "the build ended before the remove was tried: the test proves nothing"
+wait "$build" || fail "the build failed after a refused remove: $(cat "$work/build.err")"
+[ -f build/tf-1.12.0/libheld.so ] || fail "the build made no library"
+# A shared holder (as a second build or a test) is refused the same way; once it is gone, remove works.
+flock -s "$lock" sleep 3 &
+holder=$!
+sleep 0.5
+run_opkit 1 sdk remove tensorflow-1.12.0
+wait "$holder"
+run_opkit 0 sdk remove tensorflow-1.12.0
+[ ! -e "$OPKIT_HOME/sdks/tensorflow-1.12.0" ] || fail "sdk remove left the SDK"
+run_opkit 3 build --tf 1.12
+expect_contains "$work/err" 'opkit sdk fetch tensorflow==1\.12'
+
 echo "reliability_store: ok ($lists listings and $gcs gc runs during imports, $rounds kills)"

@@ -212,7 +212,8 @@ find_built_libraries(const project::Manifest& manifest, const std::vector<std::s
   stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
   std::vector<BuiltTarget> built;
   for (const std::string& spec : specs) {
-    BuiltTarget target{spec, sdk::resolve_sdk(spec), {}};
+    BuiltTarget target{spec, sdk::resolve_sdk(spec), {}, {}};
+    target.in_use = sdk::use_sdk(target.sdk);
     for (const project::LibrarySpec* library : libraries) {
       if (!library->tensorflow.contains(target.sdk.version)) {
         continue;
@@ -417,10 +418,12 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   std::vector<const project::LibrarySpec*> selected = manifest.select_libraries(options.libraries);
   // Everything that can fail on input fails here, before a single file is written.
   std::vector<sdk::Sdk> sdks;
+  std::vector<std::shared_ptr<const fs::FileLock>> in_use; // `sdk remove` waits for the build
   std::vector<std::vector<LibraryInput>> inputs;
   std::optional<std::string> device_source;
   for (const std::string& spec : specs) {
     sdks.push_back(sdk::resolve_sdk(spec));
+    in_use.push_back(sdk::use_sdk(sdks.back()));
     inputs.push_back(library_inputs(manifest, selected, sdks.back()));
     check_target_sources(manifest, sdks.back(), inputs.back(), selected);
     for (const LibraryInput& input : inputs.back()) {

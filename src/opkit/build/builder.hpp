@@ -6,8 +6,10 @@
 #include "opkit/check/checker.hpp"
 #include "opkit/util/json.hpp"
 #include "opkit/project/manifest.hpp"
+#include "opkit/util/fs.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -115,6 +117,7 @@ struct BuiltTarget
   std::string spec; // what the user asked for ("1.12")
   sdk::Sdk sdk;     // what it resolved to
   std::vector<std::pair<const project::LibrarySpec*, std::filesystem::path>> libraries; // <root>/tf-<v>/<output>
+  std::shared_ptr<const fs::FileLock> in_use; // the SDK, while this value lives (sdk::use_sdk)
 };
 
 // The built libraries of `selected` (every library when empty) for each spec.

@@ -72,7 +72,7 @@ parse_settings(const YAML::Node& node, const std::string& name, bool with_source
 void
 parse_when(const YAML::Node& node, const std::string& name, bool with_sources, std::vector<SettingsBlock>& blocks)
 {
-  for (const YAML::Node& item : node["when"]) {
+  for (const YAML::Node& item : yaml::get_list(node, "when", name)) {
     std::vector<std::string> keys = k_setting_keys;
     keys.insert(keys.end(), {"tensorflow", "device"});
     if (with_sources) {
@@ -139,7 +139,7 @@ parse_library(const YAML::Node& node, const std::string& name)
   if (!any_source) {
     fail(ExitCode::usage, "{}: library '{}' lists no sources", yaml::where(name, node), library.name);
   }
-  for (const YAML::Node& op : node["ops"]) {
+  for (const YAML::Node& op : yaml::get_list(node, "ops", name)) {
     library.ops.push_back(parse_op(op, name));
   }
   return library;
@@ -258,7 +258,7 @@ parse_manifest_document(const std::string& text, const std::string& name, const 
              yaml::where(name, doc[key]), key);
       }
     }
-    for (const YAML::Node& item : doc["libraries"]) {
+    for (const YAML::Node& item : yaml::get_list(doc, "libraries", name)) {
       manifest.libraries.push_back(parse_library(item, name));
     }
     if (manifest.libraries.empty()) {

@@ -26,10 +26,10 @@ contains(const std::vector<std::string>& list, const std::string& value)
 }
 
 std::vector<OpAttr>
-parse_attrs(const YAML::Node& node, const std::string& name)
+parse_attrs(const YAML::Node& op, const std::string& name)
 {
   std::vector<OpAttr> attrs;
-  for (const YAML::Node& item : node) {
+  for (const YAML::Node& item : yaml::get_list(op, "attrs", name)) {
     yaml::expect_keys(item, {"name", "type", "allowed"}, name);
     OpAttr attr{yaml::get_string(item, "name", name), yaml::get_string(item, "type", name),
                 yaml::get_string_list(item, "allowed", name)};
@@ -51,10 +51,10 @@ parse_attrs(const YAML::Node& node, const std::string& name)
 }
 
 std::vector<OpArg>
-parse_args(const YAML::Node& node, const std::vector<OpAttr>& attrs, const std::string& name)
+parse_args(const YAML::Node& op, const char* key, const std::vector<OpAttr>& attrs, const std::string& name)
 {
   std::vector<OpArg> args;
-  for (const YAML::Node& item : node) {
+  for (const YAML::Node& item : yaml::get_list(op, key, name)) {
     yaml::expect_keys(item, {"name", "type"}, name);
     OpArg arg{yaml::get_string(item, "name", name), yaml::get_string(item, "type", name)};
     if (!is_valid_arg_name(arg.name)) {
@@ -257,13 +257,13 @@ parse_op(const YAML::Node& node, const std::string& name)
   if (std::string problem = op_name_problem(op.name); !problem.empty()) {
     fail(ExitCode::usage, "{}: op name '{}': {}", yaml::where(name, node["name"]), op.name, problem);
   }
-  op.attrs = parse_attrs(node["attrs"], name);
-  op.inputs = parse_args(node["inputs"], op.attrs, name);
-  op.outputs = parse_args(node["outputs"], op.attrs, name);
-  for (const YAML::Node& item : node["kernels"]) {
+  op.attrs = parse_attrs(node, name);
+  op.inputs = parse_args(node, "inputs", op.attrs, name);
+  op.outputs = parse_args(node, "outputs", op.attrs, name);
+  for (const YAML::Node& item : yaml::get_list(node, "kernels", name)) {
     op.kernels.push_back(parse_kernel(item, name));
   }
-  for (const YAML::Node& item : node["tests"]) {
+  for (const YAML::Node& item : yaml::get_list(node, "tests", name)) {
     op.tests.push_back(parse_test_vector(item, op, name));
   }
   return op;

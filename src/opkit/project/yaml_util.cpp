@@ -182,8 +182,8 @@ get_bool_or(const YAML::Node& map, const char* key, const std::string& name, boo
   fail(ExitCode::usage, "{}: '{}' must be true or false, got '{}'", where(name, node), key, text);
 }
 
-std::vector<std::string>
-get_string_list(const YAML::Node& map, const char* key, const std::string& name)
+std::vector<YAML::Node>
+get_list(const YAML::Node& map, const char* key, const std::string& name)
 {
   YAML::Node node = map[key];
   if (!node.IsDefined() || node.IsNull()) {
@@ -192,8 +192,14 @@ get_string_list(const YAML::Node& map, const char* key, const std::string& name)
   if (!node.IsSequence()) {
     fail(ExitCode::usage, "{}: '{}' must be a list", where(name, node), key);
   }
+  return {node.begin(), node.end()};
+}
+
+std::vector<std::string>
+get_string_list(const YAML::Node& map, const char* key, const std::string& name)
+{
   std::vector<std::string> result;
-  for (const YAML::Node& item : node) {
+  for (const YAML::Node& item : get_list(map, key, name)) {
     result.push_back(scalar(item, key, name));
   }
   return result;

@@ -39,6 +39,10 @@ bool
 get_bool_or(const YAML::Node& map, const char* key, const std::string& name, bool fallback);
 std::vector<std::string>
 get_string_list(const YAML::Node& map, const char* key, const std::string& name);
+// The items of a list value (none when the key is absent or null); a value
+// that is not a list (a scalar or a mapping) is "file:line:col: 'key' must be a list".
+std::vector<YAML::Node>
+get_list(const YAML::Node& map, const char* key, const std::string& name);
 
 // A YAML value (scalars, lists, maps) as JSON text; numbers stay numbers.
 std::string

@@ -71,18 +71,44 @@ classify_parts(const std::vector<std::string>& parts)
   return {};
 }
 
-// Counts what an import kept, for the summary line.
+// Counts what an import kept, for the summary line and the limits.
 struct ImportStats
 {
   size_t headers = 0;
   size_t libraries = 0;
+  size_t files = 0;
   uint64_t bytes = 0;
+  std::string source; // the wheel or folder, for errors
 };
+
+// What opkit keeps of one wheel is bounded, so a hostile archive (a zip bomb)
+// cannot fill the disk: the SDK subset of the stock wheels is 70-230 MB in
+// about 8,000 files (2.15.1: 225 MB, 8,216 files), far below both limits.
+constexpr uint64_t k_max_sdk_bytes = uint64_t{1} << 30;
+constexpr size_t k_max_sdk_files = 100000;
+
+[[noreturn]] void
+fail_too_large(const ImportStats& stats, const ArchiveEntry& entry)
+{
+  fail(ExitCode::usage,
+       "{}: {}: too large for an SDK: the files opkit keeps of one wheel are limited to {} bytes (1 GiB); "
+       "the stock TensorFlow wheels keep under 250 MB",
+       escape_text(stats.source), escape_text(entry.path), k_max_sdk_bytes);
+}
 
 // Writes one kept file and returns the sha256 of its bytes.
 Sha256Digest
 write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry, ImportStats& stats)
 {
+  // The size the archive declares is checked first; the bytes really
+  // inflated are counted too, as a declared size may lie.
+  if (entry.size > 0 && static_cast<uint64_t>(entry.size) > k_max_sdk_bytes - stats.bytes) {
+    fail_too_large(stats, entry);
+  }
+  if (++stats.files > k_max_sdk_files) {
+    fail(ExitCode::usage, "{}: {}: too many files for an SDK: opkit keeps at most {} of one wheel",
+         escape_text(stats.source), escape_text(entry.path), k_max_sdk_files);
+  }
   stdfs::path dest = root / plan.dest;
   fs::create_dirs(dest.parent_path());
   int mode = plan.kind == EntryKind::framework_library ? 0755 : 0644;
@@ -95,10 +121,15 @@ write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry,
   char buffer[1 << 16];
   size_t n = 0;
   while ((n = entry.read(buffer, sizeof buffer)) > 0) {
-    if (::write(fd, buffer, n) != static_cast<ssize_t>(n)) {
-      int saved = errno;
+    if (n > k_max_sdk_bytes - stats.bytes) {
       ::close(fd);
-      fail(ExitCode::system, "{}: cannot write: {}", dest, std::strerror(saved));
+      fail_too_large(stats, entry);
+    }
+    try {
+      fs::write_all(fd, std::string_view(buffer, n), dest);
+    } catch (...) {
+      ::close(fd);
+      throw;
     }
     hasher.update(buffer, n);
     stats.bytes += n;
@@ -307,8 +338,20 @@ EntryPlan
 classify_entry(std::string_view path)
 {
   EntryPlan plan = classify_parts(archive_path_parts(path));
-  if (plan.kind != EntryKind::skip && !fs::stays_inside(plan.dest)) {
-    fail(ExitCode::usage, "archive entry '{}' would be written outside the SDK folder; refusing the archive", path);
+  if (plan.kind == EntryKind::skip) {
+    return plan;
+  }
+  if (!fs::stays_inside(plan.dest)) {
+    fail(ExitCode::usage, "archive entry '{}' would be written outside the SDK folder; refusing the archive",
+         escape_text(path));
+  }
+  // A kept file's path is plain: a '.' or '..' part (tensorflow/include/a/..)
+  // names a folder or another file, never a file of its own.
+  for (const stdfs::path& part : stdfs::path(plan.dest)) {
+    if (part == "." || part == "..") {
+      fail(ExitCode::usage, "archive entry '{}': a path with '{}' in it names no file of its own; refusing the archive",
+           escape_text(path), part.string());
+    }
   }
   return plan;
 }
@@ -321,6 +364,7 @@ import_sdk(const stdfs::path& source)
   stdfs::path store = sdk_store_dir();
   fs::StagingDir staging(store);
   ImportStats stats;
+  stats.source = source.string();
   log_info("importing {} ...", source);
   RecordCheck record(source.string());
   if (folder) {

@@ -18,7 +18,17 @@ namespace opkit::sdk {
 std::filesystem::path
 opkit_home()
 {
-  return settings::get("home"); // $OPKIT_HOME, config files, else $XDG_CACHE_HOME/opkit or ~/.cache/opkit
+  // $OPKIT_HOME, config files, else $XDG_CACHE_HOME/opkit or ~/.cache/opkit
+  std::filesystem::path home = settings::get("home");
+  std::error_code ec;
+  auto status = std::filesystem::status(home, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_directory(status)) {
+    fail(ExitCode::usage,
+         "{}: the opkit home (OPKIT_HOME, or `home` in the config) is not a folder; "
+         "see `opkit config get home`",
+         home);
+  }
+  return home;
 }
 
 std::filesystem::path
@@ -32,9 +42,14 @@ list_sdks()
 {
   std::vector<Sdk> sdks;
   std::error_code ec;
-  std::filesystem::directory_iterator it(sdk_store_dir(), ec);
-  if (ec) {
+  std::filesystem::path store = sdk_store_dir();
+  std::filesystem::directory_iterator it(store, ec);
+  if (ec == std::errc::no_such_file_or_directory) {
     return sdks; // an absent store is an empty one
+  }
+  if (ec) {
+    fail(ec == std::errc::not_a_directory ? ExitCode::usage : ExitCode::system, "{}: cannot list the SDK store: {}",
+         store, ec.message());
   }
   for (const auto& entry : it) {
     std::filesystem::path json_path = entry.path() / "sdk.json";
@@ -76,9 +91,35 @@ find_sdk(const std::string& id_or_spec)
   return resolve_sdk(id_or_spec); // an id ("tensorflow-2.10.1-cuda") or a version spec
 }
 
+namespace {
+
+std::filesystem::path
+use_lock_path(const std::string& id)
+{
+  return opkit_home() / "locks" / ("sdk-" + id + ".lock");
+}
+
+} // namespace
+
+std::shared_ptr<const fs::FileLock>
+use_sdk(const Sdk& sdk)
+{
+  auto lock = std::make_shared<const fs::FileLock>(use_lock_path(sdk.id), fs::FileLock::Kind::shared);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(sdk.root / "sdk.json", ec)) {
+    throw Error(ExitCode::missing, fmt::format("{}: removed from the store as this run began", sdk.id),
+                fetch_command(sdk.id));
+  }
+  return lock;
+}
+
 void
 remove_sdk(const Sdk& sdk)
 {
+  fs::FileLock in_use(use_lock_path(sdk.id), fs::FileLock::Kind::exclusive, fs::FileLock::Wait::give_up);
+  if (!in_use.held()) {
+    fail(ExitCode::failed, "{}: in use by a running opkit build or test; not removed (try again when it ends)", sdk.id);
+  }
   fs::FileLock lock(store_lock_path());
   std::error_code ec;
   std::filesystem::path aside = sdk_store_dir() / (".removing." + sdk.id);

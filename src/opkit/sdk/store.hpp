@@ -1,9 +1,11 @@
 #pragma once
 
 #include "opkit/sdk/sdk.hpp"
+#include "opkit/util/fs.hpp"
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,9 +40,16 @@ Sdk
 find_sdk(const std::string& id_or_spec);
 
 // Removes an SDK and its cached probe. The folder is renamed aside under the
-// store lock first, so a reader never sees half of it.
+// store lock first, so a reader never sees half of it. An SDK in use by a
+// running build or test (see use_sdk) is not removed: Error(failed).
 void
 remove_sdk(const Sdk& sdk);
+
+// Marks `sdk` in use for the holder's lifetime (a shared lock per SDK id), so
+// that `opkit sdk remove` refuses it instead of pulling the headers from under
+// a running build. Error(missing) when it was removed before the lock was had.
+std::shared_ptr<const fs::FileLock>
+use_sdk(const Sdk& sdk);
 
 struct GcReport
 {

@@ -28,6 +28,8 @@ random_suffix()
   return fmt::format("{:012x}", rng() & 0xffffffffffffULL);
 }
 
+} // namespace
+
 void
 write_all(int fd, std::string_view content, const stdfs::path& path)
 {
@@ -43,8 +45,6 @@ write_all(int fd, std::string_view content, const stdfs::path& path)
     done += static_cast<size_t>(n);
   }
 }
-
-} // namespace
 
 std::string
 read_file(const stdfs::path& path)
@@ -327,25 +327,33 @@ file_stamp(const stdfs::path& path)
   return fmt::format("{}:{}.{:09}:{}", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ino);
 }
 
-FileLock::FileLock(const stdfs::path& path)
+FileLock::FileLock(const stdfs::path& path, Kind kind, Wait wait)
 {
   create_dirs(path.parent_path());
   m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (m_fd < 0) {
     fail(ExitCode::system, "{}: cannot open lock file: {}", path, std::strerror(errno));
   }
-  while (::flock(m_fd, LOCK_EX) != 0) {
-    if (errno != EINTR) {
-      int saved = errno;
-      ::close(m_fd);
-      fail(ExitCode::system, "{}: cannot lock: {}", path, std::strerror(saved));
+  int operation = (kind == Kind::shared ? LOCK_SH : LOCK_EX) | (wait == Wait::give_up ? LOCK_NB : 0);
+  while (::flock(m_fd, operation) != 0) {
+    if (errno == EINTR) {
+      continue;
     }
+    int saved = errno;
+    ::close(m_fd);
+    m_fd = -1;
+    if (saved == EWOULDBLOCK && wait == Wait::give_up) {
+      return;
+    }
+    fail(ExitCode::system, "{}: cannot lock: {}", path, std::strerror(saved));
   }
 }
 
 FileLock::~FileLock()
 {
-  ::close(m_fd); // closing releases the lock
+  if (m_fd >= 0) {
+    ::close(m_fd); // closing releases the lock
+  }
 }
 
 } // namespace opkit::fs

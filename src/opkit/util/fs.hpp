@@ -13,6 +13,11 @@ namespace stdfs = std::filesystem;
 std::string
 read_file(const stdfs::path& path);
 
+// Writes all of `content` to `fd` (retrying short writes and EINTR); a
+// failure, such as a full disk, is Error(system) naming `path`.
+void
+write_all(int fd, std::string_view content, const stdfs::path& path);
+
 // Writes via a temporary file in the same folder, then renames it into place,
 // so a reader never sees a half-written file.
 void
@@ -136,15 +141,29 @@ private:
 
 namespace opkit::fs {
 
-// An exclusive advisory lock (flock) on a file, held for the object's lifetime,
-// so concurrent opkit processes don't build or import the same thing at once.
+// An advisory lock (flock) on a file, held for the object's lifetime, so
+// concurrent opkit processes don't build or import the same thing at once.
+// Shared locks let many users of a thing (builds of one SDK) exclude the one
+// that would remove it.
 class FileLock
 {
 public:
-  explicit FileLock(const stdfs::path& path);
+  enum class Kind
+  {
+    exclusive,
+    shared,
+  };
+  enum class Wait
+  {
+    block,   // until the lock is free
+    give_up, // at once when it is held elsewhere: held() is false then
+  };
+  explicit FileLock(const stdfs::path& path, Kind kind = Kind::exclusive, Wait wait = Wait::block);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
+
+  bool held() const { return m_fd >= 0; }
 
 private:
   int m_fd = -1;
