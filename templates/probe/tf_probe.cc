@@ -1,131 +1,53 @@
-// opkit's load probe, compiled against one TensorFlow SDK with that SDK's flags.
-// Usage: tf_probe LIBRARY
-// It is linked against libtensorflow_framework (so the framework is loaded
-// first, as in a real process), dlopens LIBRARY with RTLD_NOW, and prints as
-// JSON what the library added to TensorFlow's op and kernel registries.
-// Exit: 0 loaded, 3 the loader refused the library.
+// opkit's load probe, part 1: loads an op library the way TensorFlow's Python
+// does. Usage: tf_probe LIBRARY
+// TF's Python imports _pywrap_tensorflow_internal.so, and with it the
+// framework library, without RTLD_GLOBAL: an op library reaches the framework
+// only through its own DT_NEEDED. So this program is not linked with the
+// framework (nor with libstdc++); it dlopens libopkit_probe_report.so (beside
+// it, linked with the framework) RTLD_LOCAL, then the op library RTLD_NOW |
+// RTLD_LOCAL, and prints the report's JSON: what the op library registered.
+// Exit: 0 loaded, 3 the loader refused the library, 4 the probe itself failed.
 #include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
-#include <cstdio>
-#include <set>
-#include <string>
-#include <vector>
-
-#include "tensorflow/core/framework/kernel_def.pb.h"
-#include "tensorflow/core/framework/op.h"
-#include "tensorflow/core/framework/op_def.pb.h"
-#include "tensorflow/core/framework/op_kernel.h"
-#include "tensorflow/core/framework/types.h"
-#include "tensorflow/core/public/version.h"
-
-namespace {
-
-std::string quote(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-          out += buffer;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string type_list(const tensorflow::AttrValue& value) {
-  std::string out = "[";
-  for (int i = 0; i < value.list().type_size(); ++i) {
-    out += (i ? "," : "") + quote(tensorflow::DataTypeString(value.list().type(i)));
-  }
-  return out + "]";
-}
-
-std::string arg_json(const tensorflow::OpDef::ArgDef& arg) {
-  std::string type = arg.type_attr().empty() ? tensorflow::DataTypeString(arg.type()) : arg.type_attr();
-  if (!arg.type_list_attr().empty()) type = arg.type_list_attr();
-  return "{\"name\":" + quote(arg.name()) + ",\"type\":" + quote(type) + ",\"number_attr\":" +
-         quote(arg.number_attr()) + "}";
-}
-
-std::string op_json(const tensorflow::OpDef& op) {
-  std::string out = "{\"name\":" + quote(op.name()) + ",\"inputs\":[";
-  for (int i = 0; i < op.input_arg_size(); ++i) out += (i ? "," : "") + arg_json(op.input_arg(i));
-  out += "],\"outputs\":[";
-  for (int i = 0; i < op.output_arg_size(); ++i) out += (i ? "," : "") + arg_json(op.output_arg(i));
-  out += "],\"attrs\":[";
-  for (int i = 0; i < op.attr_size(); ++i) {
-    const tensorflow::OpDef::AttrDef& attr = op.attr(i);
-    out += std::string(i ? "," : "") + "{\"name\":" + quote(attr.name()) + ",\"type\":" + quote(attr.type()) +
-           ",\"allowed\":" + type_list(attr.allowed_values()) + "}";
-  }
-  return out + "]}";
-}
-
-std::string kernel_json(const tensorflow::KernelDef& kernel) {
-  std::string out = "{\"op\":" + quote(kernel.op()) + ",\"device\":" + quote(kernel.device_type()) +
-                    ",\"constraints\":[";
-  for (int i = 0; i < kernel.constraint_size(); ++i) {
-    out += std::string(i ? "," : "") + "{\"name\":" + quote(kernel.constraint(i).name()) +
-           ",\"allowed\":" + type_list(kernel.constraint(i).allowed_values()) + "}";
-  }
-  return out + "]}";
-}
-
-std::set<std::string> op_names() {
-  std::vector<tensorflow::OpDef> ops;
-  tensorflow::OpRegistry::Global()->GetRegisteredOps(&ops);
-  std::set<std::string> names;
-  for (const auto& op : ops) names.insert(op.name());
-  return names;
-}
-
-std::set<std::string> kernel_keys() {
-  std::set<std::string> keys;
-  tensorflow::KernelList all = tensorflow::GetAllRegisteredKernels();
-  for (int i = 0; i < all.kernel_size(); ++i) keys.insert(all.kernel(i).SerializeAsString());
-  return keys;
-}
-
-}  // namespace
+typedef void (*Snapshot)(void);
+typedef const char* (*Report)(void);
+typedef const char* (*Refused)(const char*);
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: tf_probe LIBRARY\n");
+    fprintf(stderr, "usage: tf_probe LIBRARY\n");
     return 2;
   }
-  std::set<std::string> ops_before = op_names();
-  std::set<std::string> kernels_before = kernel_keys();
-  void* handle = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    std::printf("{\"loaded\":false,\"error\":%s}\n", quote(dlerror()).c_str());
+  char path[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", path, sizeof path - 64);
+  if (n <= 0) {
+    fprintf(stderr, "tf_probe: cannot find its own folder\n");
+    return 4;
+  }
+  path[n] = '\0';
+  char* slash = strrchr(path, '/');
+  strcpy(slash ? slash + 1 : path, "libopkit_probe_report.so");
+  void* reporter = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (reporter == NULL) {
+    fprintf(stderr, "tf_probe: cannot load %s: %s\n", path, dlerror());
+    return 4;
+  }
+  Snapshot snapshot = (Snapshot)dlsym(reporter, "opkit_probe_snapshot");
+  Report report = (Report)dlsym(reporter, "opkit_probe_report");
+  Refused refused = (Refused)dlsym(reporter, "opkit_probe_refused");
+  if (snapshot == NULL || report == NULL || refused == NULL) {
+    fprintf(stderr, "tf_probe: %s lacks the probe's functions\n", path);
+    return 4;
+  }
+  snapshot();
+  if (dlopen(argv[1], RTLD_NOW | RTLD_LOCAL) == NULL) {
+    printf("%s\n", refused(dlerror()));
     return 3;
   }
-  std::string out = "{\"loaded\":true,\"error\":\"\",\"tf_version\":" + quote(TF_VERSION_STRING) + ",\"ops\":[";
-  std::vector<tensorflow::OpDef> ops;
-  tensorflow::OpRegistry::Global()->GetRegisteredOps(&ops);
-  bool first = true;
-  for (const auto& op : ops) {
-    if (ops_before.count(op.name())) continue;
-    out += (first ? "" : ",") + op_json(op);
-    first = false;
-  }
-  out += "],\"kernels\":[";
-  tensorflow::KernelList all = tensorflow::GetAllRegisteredKernels();
-  first = true;
-  for (int i = 0; i < all.kernel_size(); ++i) {
-    if (kernels_before.count(all.kernel(i).SerializeAsString())) continue;
-    out += (first ? "" : ",") + kernel_json(all.kernel(i));
-    first = false;
-  }
-  std::printf("%s]}\n", out.c_str());
+  printf("%s\n", report());
   return 0;
 }

@@ -45,7 +45,8 @@ TEST(CheckProfile, PolicyCeilingsDecideVersions)
 TEST(CheckProfile, TheStockTfRuntimesAreKnown)
 {
   std::vector<std::string> names = project::runtime_policy_names();
-  for (const char* name : {"manylinux2014", "manylinux_2_28", "tensorflow-1.12", "tensorflow-2.10"}) {
+  for (const char* name :
+       {"manylinux2014", "manylinux_2_28", "tensorflow-1.12", "tensorflow-1.15", "tensorflow-2.10"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
   EXPECT_EQ(std::find(names.begin(), names.end(), "symbol-versions"), names.end());

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
 
 namespace opkit::check {
 
@@ -24,6 +25,11 @@ struct LoadSet
 {
   std::vector<const ProfileLibrary*> libraries;
   std::vector<std::unique_ptr<ProfileLibrary>> owned; // libraries read while checking
+  std::set<const ProfileLibrary*> reached;            // local-scope libraries in the op's DT_NEEDED closure
+
+  // Whether the op's symbol lookups see `library`: a global one always, a
+  // local-scope one (the framework under TF's Python) only when reached.
+  bool visible(const ProfileLibrary* library) const { return !library->local_scope || reached.count(library) != 0; }
 
   const ProfileLibrary* find(const std::string& soname) const
   {
@@ -128,7 +134,8 @@ add_needed(const ElfInfo& elf, const stdfs::path& path, const CheckTarget& targe
     dirs.insert(dirs.end(), target.profile.search_paths.begin(), target.profile.search_paths.end());
   }
   for (const std::string& soname : elf.needed) {
-    if (set.find(soname) != nullptr) {
+    if (const ProfileLibrary* known = set.find(soname)) {
+      set.reached.insert(known);
       continue;
     }
     std::string file = find_file(soname, dirs);
@@ -152,6 +159,9 @@ bool
 resolves(const ElfSymbol& ref, const std::string& need_file, const LoadSet& set)
 {
   for (const ProfileLibrary* library : set.libraries) {
+    if (!set.visible(library)) {
+      continue;
+    }
     for (const SymbolDefinition& def : library->symbols.find(ref.name)) {
       if (library->symbols_up_to_ceilings) {
         // The target's library: a version within the ceilings was its default
@@ -267,6 +277,42 @@ add_cuda_finding(const ElfInfo& elf, const CheckTarget& target, std::vector<Find
   findings.push_back(std::move(finding));
 }
 
+// Symbols that a framework the op does not list in DT_NEEDED defines: in TF's
+// Python that framework is loaded RTLD_LOCAL, so they do not resolve. They
+// become one finding naming the missing DT_NEEDED; the rest are returned.
+std::vector<SymbolRef>
+take_unreached_framework_symbols(std::vector<SymbolRef> unresolved, const LoadSet& set, std::vector<Finding>& findings)
+{
+  for (const ProfileLibrary* library : set.libraries) {
+    if (!library->framework || set.visible(library)) {
+      continue;
+    }
+    std::vector<SymbolRef> rest;
+    Finding finding;
+    for (SymbolRef& symbol : unresolved) {
+      bool defines = false;
+      for (const SymbolDefinition& def : library->symbols.find(symbol.mangled)) {
+        defines = defines || !def.hidden || library->symbols_up_to_ceilings;
+      }
+      (defines ? finding.symbols : rest).push_back(std::move(symbol));
+    }
+    unresolved = std::move(rest);
+    if (finding.symbols.empty()) {
+      continue;
+    }
+    finding.kind = "framework-not-needed";
+    finding.summary =
+      fmt::format("uses {} symbol{} of {} (first: {}) but has no DT_NEEDED on it", finding.symbols.size(),
+                  finding.symbols.size() == 1 ? "" : "s", library->soname, finding.symbols.front().mangled);
+    finding.diagnosis = "TensorFlow's Python loads the framework without RTLD_GLOBAL, so an op library reaches it "
+                        "only through its own DT_NEEDED: it was linked without the framework library";
+    finding.remedy =
+      fmt::format("link it with the framework (-L<sdk>/lib -l:{}), as `opkit build` does", library->soname);
+    findings.push_back(std::move(finding));
+  }
+  return unresolved;
+}
+
 } // namespace
 
 std::string
@@ -326,6 +372,7 @@ check_library(const stdfs::path& library, const CheckTarget& target)
       frameworks.push_back(lib);
     }
   }
+  unresolved = take_unreached_framework_symbols(std::move(unresolved), set, report.findings);
   for (Finding& finding : diagnose_unresolved(unresolved, frameworks, target)) {
     report.findings.push_back(std::move(finding));
   }

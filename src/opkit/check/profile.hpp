@@ -18,8 +18,11 @@ namespace opkit::check {
 struct ProfileLibrary
 {
   std::string soname;
-  std::string path;                            // where it was read, when read from a file
-  bool framework = false;                      // a framework library (libtensorflow_framework*)
+  std::string path;       // where it was read, when read from a file
+  bool framework = false; // a framework library (libtensorflow_framework*)
+  // Loaded RTLD_LOCAL in the target process (the framework, under TF's
+  // Python): its symbols reach an op only through the op's DT_NEEDED closure.
+  bool local_scope = false;
   bool symbols_known = false;                  // true when read from a real file
   std::vector<std::string> versions;           // version definitions, when read from a file
   std::map<std::string, std::string> ceilings; // family -> max, from a policy

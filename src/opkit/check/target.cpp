@@ -42,6 +42,10 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
       indexed_library(sdk.lib_dir() / sdk.framework_library, {sdk.symbol_index(), sdk::store_lock_path()});
     target.profile.libraries.insert(target.profile.libraries.begin(), std::move(framework));
   }
+  // TF's Python loads the framework without RTLD_GLOBAL (configs/frameworks/tensorflow.yaml).
+  for (ProfileLibrary& library : target.profile.libraries) {
+    library.local_scope = library.framework && !flags.framework_global;
+  }
   return target;
 }
 

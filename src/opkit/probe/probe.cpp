@@ -22,7 +22,8 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-const char* k_probe_source = "templates/probe/tf_probe.cc";
+const char* k_probe_launcher = "templates/probe/tf_probe.cc";
+const char* k_probe_reporter = "templates/probe/tf_probe_report.cc";
 
 std::vector<project::OpArg>
 args_from_json(const Json& list)
@@ -104,23 +105,40 @@ ensure_probe(const sdk::Sdk& sdk)
   stdfs::path dir = sdk::opkit_home() / "probes" / sdk.id;
   fs::FileLock lock(sdk::opkit_home() / "probes" / (sdk.id + ".lock"));
   fs::create_dirs(dir);
-  fs::write_file_if_changed(dir / "tf_probe.cc", require_embedded(k_probe_source));
+  fs::write_file_if_changed(dir / "tf_probe.cc", require_embedded(k_probe_launcher));
+  fs::write_file_if_changed(dir / "tf_probe_report.cc", require_embedded(k_probe_reporter));
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   build::TargetPlan plan;
   build::CompilerCommand compiler = build::find_compiler();
   plan.compiler = compiler.compiler;
   plan.compiler_args = compiler.args;
   plan.build_dir = dir;
-  plan.compiles.push_back({(dir / "tf_probe.cc").string(), "tf_probe.o", build::sdk_compile_flags(sdk, flags, {})});
-  build::LinkStep link{"tf_probe", "tf_probe", {"tf_probe.o"}, build::sdk_link_flags(sdk, flags), {}, {}};
-  // The rpath lets the probe find this SDK's framework library wherever the store is.
-  link.flags.insert(link.flags.end(), {"-Wl,-rpath," + sdk.lib_dir().string(), "-ldl"});
-  plan.links.push_back(link);
+  // The reporter sees TensorFlow; the launcher only dlopen (see tf_probe.cc):
+  // it loads the reporter, and with it the framework, RTLD_LOCAL, as TF's Python does.
+  plan.compiles.push_back(
+    {(dir / "tf_probe_report.cc").string(), "tf_probe_report.o", build::sdk_compile_flags(sdk, flags, {})});
+  plan.compiles.push_back({(dir / "tf_probe.cc").string(), "tf_probe.o", {"-O2"}});
+  build::LinkStep reporter{
+    "opkit_probe_report", "libopkit_probe_report.so", {"tf_probe_report.o"}, {"-shared"}, {}, {}};
+  std::vector<std::string> sdk_flags = build::sdk_link_flags(sdk, flags);
+  reporter.flags.insert(reporter.flags.end(), sdk_flags.begin(), sdk_flags.end());
+  // The rpath lets the reporter find this SDK's framework library wherever the store is.
+  reporter.flags.push_back("-Wl,-rpath," + sdk.lib_dir().string());
+  plan.links.push_back(reporter);
+  // The launcher's global libraries are a Python interpreter's (libpython
+  // needs libm and libc; glibc 2.34+ has libdl and libpthread in libc):
+  // libm, libdl and libpthread always, and nothing of libstdc++ (--as-needed).
+  plan.links.push_back({"tf_probe",
+                        "tf_probe",
+                        {"tf_probe.o"},
+                        {"-Wl,--no-as-needed", "-lm", "-ldl", "-lpthread", "-Wl,--as-needed"},
+                        {},
+                        {}});
   build::TargetResult result = build::run_plan(plan, 2);
   if (!result.ok) {
     fail(ExitCode::system, "{}: cannot build the load probe:\n{}", sdk.id, tail_lines(result.log, 20));
   }
-  return result.libraries.front().library;
+  return dir / "tf_probe";
 }
 
 ProbeReport

@@ -41,7 +41,8 @@ struct ProbeReport
   std::vector<RegisteredKernel> kernels;
 };
 
-// The probe executable for an SDK, compiled once and cached under
+// The probe executable for an SDK (and the reporter library beside it, which
+// links the framework), compiled once and cached under
 // <OPKIT_HOME>/probes/<sdk-id>/; concurrent callers wait on a lock.
 std::filesystem::path
 ensure_probe(const sdk::Sdk& sdk);

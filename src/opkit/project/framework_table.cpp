@@ -26,7 +26,7 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
 {
   yaml::expect_keys(range,
                     {"since", "verified", "cxx_standard", "cxx11_abi", "eigen_max_align_bytes", "framework_library",
-                     "link", "runtime", "wheels", "quirks", "namespaced_op_names", "python_env"},
+                     "link", "runtime", "wheels", "quirks", "namespaced_op_names", "python_env", "framework_global"},
                     name);
   FrameworkFlags flags = common;
   flags.since = yaml::get_string(range, "since", name);
@@ -38,6 +38,7 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
   flags.link = yaml::get_string(range, "link", name);
   flags.runtime = yaml::get_string(range, "runtime", name);
   flags.namespaced_op_names = yaml::get_bool_or(range, "namespaced_op_names", name, true);
+  flags.framework_global = yaml::get_bool_or(range, "framework_global", name, false);
   if (YAML::Node env = range["python_env"]) {
     yaml::expect_keys(env, {"python", "pip", "pins", "flags"}, name);
     flags.python_env =

@@ -33,9 +33,12 @@ struct PythonEnvRecipe
 // The build facts for one TensorFlow version, from configs/frameworks/tensorflow.yaml.
 struct FrameworkFlags
 {
-  std::string since;                         // the range this came from
-  bool verified = false;                     // checked against a real wheel
-  bool namespaced_op_names = true;           // registers Vendor>OpName (older TF aborts the process on '>')
+  std::string since;               // the range this came from
+  bool verified = false;           // checked against a real wheel
+  bool namespaced_op_names = true; // registers Vendor>OpName (older TF aborts the process on '>')
+  // TF's Python loads the framework with RTLD_GLOBAL, so an op reaches it even
+  // without a DT_NEEDED on it (false, the default: only through its DT_NEEDED).
+  bool framework_global = false;
   std::optional<PythonEnvRecipe> python_env; // how this range's TF installs into a venv (where verified)
   int cxx_standard = 0;                      // 11, 14, 17
   int cxx11_abi = 0;                         // _GLIBCXX_USE_CXX11_ABI
