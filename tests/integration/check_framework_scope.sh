@@ -76,6 +76,21 @@ for v in 1.12.0 2.10.1; do
   readelf -d "$OPKIT_HOME/probes/tensorflow-$v/tf_probe" | grep -q 'NEEDED.*\(libtensorflow_framework\|libstdc++\)' \
     && fail "the probe executable links the framework or libstdc++: they would be global"
 
+  # The same through `opkit test LIBRARY --tf V`, with no project (from a folder without opkit.yaml).
+  (
+    cd "$bad_dir"
+    run_opkit 0 test "$good" --tf "$v"
+    expect_contains "$work/out" "^tensorflow-$v: loaded .*/libscope_op\.so into the real libtensorflow_framework"
+    expect_contains "$work/out" '^  op     ScopeOp\(to_zero: T\) -> \(zeroed: T\)$'
+    expect_contains "$work/out" '^  kernel ScopeOp on CPU: T in \{int32\}$'
+    grep -q 'opkit.yaml' "$work/out" && fail "a prebuilt library was compared with an opkit.yaml"
+    run_opkit 0 test "$good" --tf "$v" --json
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d['targets'][0]; assert d['ok'] and not t['compared'] and [o['name'] for o in t['probe']['ops']]==['ScopeOp'], d" "$work/out"
+    run_opkit 1 test "$bad" --tf "$v"
+    expect_contains "$work/out" "^tensorflow-$v: LOAD FAILED .*libscope_op\.so"
+    expect_contains "$work/out" 'undefined symbol: _ZTIN10tensorflow8OpKernelE'
+  )
+
   # The real TensorFlow agrees.
   rc=0; real_load "$v" "$bad" || rc=$?
   [ "$rc" -eq 3 ] || { cat "$work/real.out" >&2; fail "real TF $v loaded the library without the framework"; }

@@ -39,6 +39,20 @@ TEST(CheckDiagnose, Normalisations)
   EXPECT_EQ(without_string_view_flavour("f(std::basic_string_view<char, std::char_traits<char> >)"), "f(string_view)");
 }
 
+// EasyRec's TF 1.12 library once got framework-symbol-missing for this: the
+// old ABI's std::string inside a template argument demangles as
+// "std::string> >", the new one's, spelled out, as "std::string > >".
+TEST(CheckDiagnose, AbiTwinsInsideTemplateArgumentsNormaliseAlike)
+{
+  std::string old_abi = demangle("_Z1fRKSt6vectorISsSaISsEE");
+  std::string new_abi = demangle("_Z1fRKSt6vectorINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESaIS5_EE");
+  ASSERT_NE(old_abi, new_abi);
+  EXPECT_EQ(without_abi_tags(old_abi), without_abi_tags(new_abi));
+  EXPECT_EQ(without_abi_tags(new_abi), "f(std::vector<std::string, std::allocator<std::string>> const&)");
+  // Spaces elsewhere stay.
+  EXPECT_EQ(without_abi_tags("f(unsigned long, char const*)"), "f(unsigned long, char const*)");
+}
+
 TEST(CheckDiagnose, SortsUnresolvedSymbolsByCause)
 {
   ProfileLibrary framework = old_framework();

@@ -155,13 +155,26 @@ without_abi_tags(const std::string& demangled)
   // The old ABI's std::string mangles as the "Ss" abbreviation, which demangles
   // to std::string; the new one spells the template out.
   std::string text = replace_all(replace_all(demangled, "std::__cxx11::", "std::"), "[abi:cxx11]", "");
-  return replace_all(text, "std::basic_string<char, std::char_traits<char>, std::allocator<char> >", "std::string");
+  text = replace_all(text, "std::basic_string<char, std::char_traits<char>, std::allocator<char> >", "std::string");
+  // The demangler puts a space between two closing brackets ("> >"), so a
+  // std::string spelled out inside a template argument leaves "std::string >"
+  // where the old ABI's gives "std::string>": spaces before '>' are dropped.
+  std::string result;
+  result.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != ' ' || i + 1 == text.size() || text[i + 1] != '>') {
+      result += text[i];
+    }
+  }
+  return result;
 }
 
 std::string
 without_string_view_flavour(const std::string& demangled)
 {
+  // Spelled with or without the space without_abi_tags drops.
   std::string text = replace_all(demangled, "std::basic_string_view<char, std::char_traits<char> >", "string_view");
+  text = replace_all(text, "std::basic_string_view<char, std::char_traits<char>>", "string_view");
   return replace_all(without_abseil_lts(text), "absl::string_view", "string_view");
 }
 

@@ -64,7 +64,21 @@ print_target(const probe::TestTarget& target)
   for (const std::string& difference : target.differences) {
     fmt::print("  MISMATCH {}\n", difference);
   }
-  fmt::print("  {}\n", target.differences.empty() ? "matches opkit.yaml" : "does not match opkit.yaml");
+  if (target.compared) {
+    fmt::print("  {}\n", target.differences.empty() ? "matches opkit.yaml" : "does not match opkit.yaml");
+  }
+}
+
+void
+print_test_report(const probe::TestReport& report, bool json)
+{
+  if (json) {
+    fmt::print("{}\n", json_text(probe::to_json(report), 2));
+    return;
+  }
+  for (const probe::TestTarget& target : report.targets) {
+    print_target(target);
+  }
 }
 
 // {"outputs": {"a": 1, "b": [2]}} as `a = 1, b = [2]`; {"error": "x"} as `error containing "x"` (expected)
@@ -130,7 +144,19 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_flag("--python", python, "Run the ops on opkit.yaml's test vectors in a real TensorFlow of each version");
   static bool no_build = false;
   add_no_build_flag(cmd, no_build);
+  static std::vector<std::string> prebuilt;
+  cmd->add_option("library", prebuilt, "Prebuilt libraries to load, with no project (needs --tf)");
   cmd->callback([&global, &exit_code] {
+    if (!prebuilt.empty()) {
+      if (python || !libraries.empty() || !build_dir.empty()) {
+        fail(ExitCode::usage, "opkit test LIBRARY...: --python, --lib and --build-dir are for a project's libraries");
+      }
+      std::vector<std::filesystem::path> paths(prebuilt.begin(), prebuilt.end());
+      probe::TestReport report = probe::test_libraries(paths, split_versions(versions));
+      print_test_report(report, global.json);
+      exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
+      return;
+    }
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
     if (python || spec.kind == project::TemplateKind::tensorflow) {
@@ -158,13 +184,7 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       return;
     }
     probe::TestReport report = probe::test_project(manifest, split_versions(versions), build_dir, libraries);
-    if (global.json) {
-      fmt::print("{}\n", json_text(probe::to_json(report), 2));
-    } else {
-      for (const probe::TestTarget& target : report.targets) {
-        print_target(target);
-      }
-    }
+    print_test_report(report, global.json);
     exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
   });
 }

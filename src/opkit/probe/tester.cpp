@@ -4,6 +4,7 @@
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
 #include "opkit/util/log.hpp"
 
 #include <algorithm>
@@ -87,6 +88,33 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
   return report;
 }
 
+TestReport
+test_libraries(const std::vector<stdfs::path>& libraries, const std::vector<std::string>& specs)
+{
+  if (specs.empty()) {
+    fail(ExitCode::usage, "opkit test LIBRARY...: --tf is required (the TensorFlow versions to load them into)");
+  }
+  for (const stdfs::path& library : libraries) {
+    if (fs::require_input(library, "library") != fs::InputKind::file) {
+      fail(ExitCode::usage, "{}: a folder, not a library", library);
+    }
+  }
+  TestReport report;
+  for (const std::string& spec : specs) {
+    sdk::Sdk sdk = sdk::resolve_sdk(spec);
+    std::shared_ptr<const fs::FileLock> in_use = sdk::use_sdk(sdk);
+    stdfs::path probe = ensure_probe(sdk);
+    for (const stdfs::path& library : libraries) {
+      TestTarget target{spec, sdk.id, sdk.version.str(), library.filename().string(), library, {}, {}};
+      target.compared = false;
+      log_info("probing {} in {} ...", library.filename(), sdk.id);
+      target.report = run_probe(probe, library);
+      report.targets.push_back(target);
+    }
+  }
+  return report;
+}
+
 Json
 to_json(const TestReport& report)
 {
@@ -99,6 +127,7 @@ to_json(const TestReport& report)
                        {"library", target.library.string()},
                        {"ok", target.ok()},
                        {"differences", target.differences},
+                       {"compared", target.compared},
                        {"probe", report_json(target.report)}});
   }
   return {{"schema", "opkit.test/1"}, {"ok", report.ok()}, {"targets", targets}};

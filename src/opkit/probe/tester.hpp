@@ -20,6 +20,7 @@ struct TestTarget
   std::filesystem::path library;
   ProbeReport report;
   std::vector<std::string> differences; // from opkit.yaml
+  bool compared = true;                 // false for a prebuilt library: no opkit.yaml to compare with
   bool ok() const { return report.loaded && differences.empty(); }
 };
 
@@ -36,6 +37,12 @@ struct TestReport
 TestReport
 test_project(const project::Manifest& manifest, const std::vector<std::string>& specs,
              const std::filesystem::path& build_root, const std::vector<std::string>& libraries = {});
+
+// Loads prebuilt libraries, with no project, into each SDK's real framework
+// (as TF's Python loads them) and reports what each registered. Each path
+// must be a regular file (else Error(usage)); each spec an imported SDK.
+TestReport
+test_libraries(const std::vector<std::filesystem::path>& libraries, const std::vector<std::string>& specs);
 
 Json
 to_json(const TestReport& report);
