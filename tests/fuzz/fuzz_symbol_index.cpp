@@ -36,6 +36,23 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
       __builtin_trap();
     }
   }
+  // A search visits what it accepts, each checked: on a sound index exactly
+  // the walk's names it accepts, in the same order.
+  std::vector<std::string> matched;
+  auto wanted = [](std::string_view name) { return !name.empty() && name.size() % 2 == 0; };
+  bool searched = index.for_each_matching(
+    wanted, [&matched](std::string_view name, const opkit::check::SymbolDefinition&) { matched.emplace_back(name); });
+  if (walked) {
+    std::vector<std::string> expected;
+    for (const std::string& name : walked_names) {
+      if (wanted(name)) {
+        expected.push_back(name);
+      }
+    }
+    if (!searched || matched != expected) {
+      __builtin_trap();
+    }
+  }
   for (const std::string& name : {std::string(), std::string("f"), std::string("_Znwm"), std::string(300, 'x')}) {
     std::vector<opkit::check::SymbolDefinition> found;
     index.find(name, found);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace opkit::check {
@@ -33,21 +34,6 @@ without_version_skew(const std::string& demangled)
   return replace_all(text, "tsl::", "tensorflow::");
 }
 
-// The abseil lts namespaces a set of exports use ("lts_20220623").
-std::unordered_set<std::string>
-abseil_namespaces(const std::vector<const ProfileLibrary*>& frameworks)
-{
-  std::unordered_set<std::string> found;
-  for (const ProfileLibrary* library : frameworks) {
-    library->symbols.for_each([&found](std::string_view name, const SymbolDefinition&) {
-      if (std::string lts = abseil_lts(name); !lts.empty()) {
-        found.insert(lts);
-      }
-    });
-  }
-  return found;
-}
-
 // An abseil symbol from another lts release than the framework's: built against other headers.
 bool
 other_abseil(const SymbolRef& symbol, const std::unordered_set<std::string>& framework_abseil)
@@ -56,30 +42,62 @@ other_abseil(const SymbolRef& symbol, const std::unordered_set<std::string>& fra
   return !lts.empty() && framework_abseil.count(lts) == 0;
 }
 
-// Normalised names of everything the frameworks export, built only when a
-// symbol is unresolved (demangling tens of thousands of names costs time).
+// Normalised names of the framework exports that could be an unresolved
+// symbol's twin, and the abseil lts namespace the frameworks use.
 struct ExportIndex
 {
   std::unordered_set<std::string> by_abi;
   std::unordered_set<std::string> by_string_view;
   std::unordered_set<std::string> by_tsl;
+  std::unordered_set<std::string> abseil; // "lts_20220623"; read only when an unresolved symbol names one
 };
 
+// One pass over the exports. Only those that share a name key (mangled.hpp)
+// with an unresolved symbol can be its twin, so only those are demangled: a
+// refused check costs about what a passing one does, not a demangling of
+// every export.
 ExportIndex
-index_exports(const std::vector<const ProfileLibrary*>& frameworks)
+index_exports(const std::vector<const ProfileLibrary*>& frameworks, const std::vector<SymbolRef>& unresolved)
 {
+  std::unordered_set<std::string> keys;
+  bool want_abseil = false;
+  for (const SymbolRef& symbol : unresolved) {
+    if (std::string key = name_key(symbol.mangled); !key.empty()) {
+      keys.insert(std::move(key));
+    }
+    want_abseil = want_abseil || !abseil_lts(symbol.mangled).empty();
+  }
   ExportIndex index;
+  std::string key;
+  // A framework is built against one abseil release: the first export naming one says which.
+  bool abseil_taken = !want_abseil;
+  auto names_abseil = [&](std::string_view name) {
+    if (abseil_taken || name.find("12lts_") == std::string_view::npos || abseil_lts(name).empty()) {
+      return false;
+    }
+    abseil_taken = true;
+    return true;
+  };
+  auto shares_key = [&](std::string_view name) {
+    name_key(name, key);
+    return !key.empty() && keys.count(key) != 0;
+  };
   for (const ProfileLibrary* library : frameworks) {
-    library->symbols.for_each([&index](std::string_view name, const SymbolDefinition&) {
-      if (!starts_with(name, "_Z")) {
-        return;
-      }
-      std::string plain = without_abi_tags(demangle(std::string(name)));
-      std::string view = without_string_view_flavour(plain);
-      index.by_tsl.insert(without_version_skew(view));
-      index.by_string_view.insert(std::move(view));
-      index.by_abi.insert(std::move(plain));
-    });
+    library->symbols.for_each_matching(
+      [&](std::string_view name) { return starts_with(name, "_Z") && (names_abseil(name) || shares_key(name)); },
+      [&](std::string_view name, const SymbolDefinition&) {
+        if (std::string lts = abseil_lts(name); !lts.empty() && index.abseil.empty()) {
+          index.abseil.insert(std::move(lts));
+        }
+        if (!shares_key(name)) {
+          return;
+        }
+        std::string plain = without_abi_tags(demangle(std::string(name)));
+        std::string view = without_string_view_flavour(plain);
+        index.by_tsl.insert(without_version_skew(view));
+        index.by_string_view.insert(std::move(view));
+        index.by_abi.insert(std::move(plain));
+      });
   }
   return index;
 }
@@ -185,8 +203,8 @@ diagnose_unresolved(const std::vector<SymbolRef>& unresolved, const std::vector<
   if (unresolved.empty()) {
     return {};
   }
-  ExportIndex index = index_exports(frameworks);
-  std::unordered_set<std::string> framework_abseil = abseil_namespaces(frameworks);
+  ExportIndex index = index_exports(frameworks, unresolved);
+  const std::unordered_set<std::string>& framework_abseil = index.abseil;
   std::vector<std::string> order = {"dual-abi-mismatch", "cxx-standard-mismatch", "framework-version-skew",
                                     "framework-symbol-missing", "unresolved-symbol"};
   std::vector<std::vector<SymbolRef>> groups(order.size());

@@ -48,6 +48,14 @@ public:
     }
   }
 
+  void for_each_matching(const std::function<bool(std::string_view)>& wanted,
+                         const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override
+  {
+    if (m_corrupt || !m_index->for_each_matching(wanted, visit)) {
+      fallback().for_each_matching(wanted, visit);
+    }
+  }
+
 private:
   const SymbolTable& fallback() const
   {

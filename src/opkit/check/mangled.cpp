@@ -94,4 +94,52 @@ without_abseil_lts(std::string_view demangled)
   return out;
 }
 
+std::string
+name_key(std::string_view mangled)
+{
+  std::string key;
+  name_key(mangled, key);
+  return key;
+}
+
+void
+name_key(std::string_view mangled, std::string& key)
+{
+  key.clear();
+  if (mangled.substr(0, 2) != "_Z") {
+    return;
+  }
+  size_t at = 2;
+  if (at < mangled.size() && mangled[at] == 'N') {
+    ++at;
+    while (at < mangled.size() && (mangled[at] == 'K' || mangled[at] == 'V' || mangled[at] == 'r')) {
+      ++at; // cv-qualifiers of a member function
+    }
+  }
+  if (mangled.substr(at, 2) == "St") {
+    key = "std";
+    at += 2;
+  }
+  while (at < mangled.size() && mangled[at] >= '1' && mangled[at] <= '9') {
+    size_t length = 0;
+    while (at < mangled.size() && mangled[at] >= '0' && mangled[at] <= '9' && length < 100000) {
+      length = length * 10 + static_cast<size_t>(mangled[at] - '0');
+      ++at;
+    }
+    if (length > mangled.size() - at) {
+      break; // a damaged name: what was read so far
+    }
+    std::string_view part = mangled.substr(at, length);
+    at += length;
+    if (part.substr(0, 4) == "lts_") {
+      continue;
+    }
+    if (!key.empty()) {
+      key += "::";
+    }
+    // TF moved Status and friends between tensorflow::, tsl:: and absl::.
+    key += part == "tsl" || part == "absl" ? std::string_view("tensorflow") : part;
+  }
+}
+
 } // namespace opkit::check

@@ -28,4 +28,18 @@ abseil_lts(std::string_view mangled);
 std::string
 without_abseil_lts(std::string_view demangled);
 
+// The identifiers that open a mangled name's nested name, joined with "::",
+// as a cheap key shared by a symbol and its twins spelled for another ABI,
+// C++ standard or TF version: "_ZNK10tensorflow12OpDefBuilder4AttrESs" ->
+// "tensorflow::OpDefBuilder::Attr". It stops at the first part that is not a
+// plain identifier (template arguments, substitutions, constructors); "tsl"
+// and "absl" count as "tensorflow" (Status moved between them) and abseil's
+// lts_ namespace is skipped. "" for a name
+// that is not mangled.
+std::string
+name_key(std::string_view mangled);
+// The same into `key`, reusing its storage (for scans of every export).
+void
+name_key(std::string_view mangled, std::string& key);
+
 } // namespace opkit::check

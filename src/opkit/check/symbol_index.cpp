@@ -2,6 +2,7 @@
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -12,12 +13,12 @@
 
 namespace opkit::check {
 
-// Layout, format version 1. Every number is an unsigned little-endian
+// Layout, format version 2. Every number is an unsigned little-endian
 // integer (the mtime is signed); offsets count from the start of the file.
 //
 //   header, 64 bytes
 //     0  magic "OPKITSYM"           32  symbol count N
-//     8  format version (1)         36  version count V
+//     8  format version (2)         36  version count V
 //    12  bucket count B (2^k)       40  definition count D
 //    16  source size (u64)          44  string table size S
 //    24  source mtime, ns (i64)     48  soname: string offset, 52 length
@@ -25,14 +26,15 @@ namespace opkit::check {
 //   buckets      (B + 1) u32: bucket b holds entries [bucket[b], bucket[b+1])
 //   entries      N x 16 bytes: entry check, name offset, name length,
 //                version word (version number | hidden << 31); grouped by
-//                bucket: FNV-1a(name) & (B - 1)
+//                bucket: H(name) & (B - 1)
 //   versions     V x 8 bytes: string offset, length; number 0 is "" (unversioned)
 //   definitions  D u32: version numbers of the library's own version definitions
 //   strings      S bytes, names without terminators
 //
 // The file is exactly as long as these parts. FNV-1a is the 32-bit one; it
-// continues over more bytes by starting from an earlier result. The entry
-// check is FNV-1a(name) continued over the 4 bytes of the version word, so a
+// continues over more bytes by starting from an earlier result. H is
+// name_hash below (version 1 used FNV-1a, a byte a step). The entry check is
+// H(name) with FNV-1a continued over the 4 bytes of the version word, so a
 // changed name, version or hidden bit is caught where the entry is read. The
 // tables check is FNV-1a over the versions and definitions tables, continued
 // over each version name and the soname, checked at open.
@@ -40,7 +42,7 @@ namespace opkit::check {
 namespace {
 
 constexpr std::string_view k_magic = "OPKITSYM";
-constexpr uint32_t k_format_version = 1;
+constexpr uint32_t k_format_version = 2; // 2: name_hash, 8 bytes a step
 constexpr size_t k_header_size = 64;
 constexpr size_t k_checksummed = 60;
 constexpr size_t k_entry_size = 16;
@@ -60,6 +62,36 @@ fnv1a(std::string_view bytes, uint32_t hash = k_fnv_offset)
     hash = (hash ^ static_cast<unsigned char>(c)) * 16777619U;
   }
   return hash;
+}
+
+// A symbol name's hash, 8 bytes a step (FNV-1a's byte a step made checking
+// every entry the larger part of a check that walks the index). The bytes are
+// read little-endian whatever the host, so an index reads the same anywhere.
+uint32_t
+name_hash(std::string_view name)
+{
+  auto little_endian = [](uint64_t word) {
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap64(word);
+#else
+    return word;
+#endif
+  };
+  uint64_t hash = 0x9e3779b97f4a7c15ULL ^ name.size();
+  size_t at = 0;
+  for (; at + 8 <= name.size(); at += 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, name.data() + at, 8);
+    hash = (hash ^ little_endian(word)) * 0xff51afd7ed558ccdULL;
+    hash ^= hash >> 32;
+  }
+  uint64_t tail = 0;
+  for (size_t i = at; i < name.size(); ++i) {
+    tail |= uint64_t{static_cast<unsigned char>(name[i])} << (8 * (i - at));
+  }
+  hash = (hash ^ tail) * 0xc4ceb9fe1a85ec53ULL;
+  hash ^= hash >> 29;
+  return static_cast<uint32_t>(hash);
 }
 
 // What an entry stores to be checked: its name's hash continued over its version word.
@@ -173,7 +205,7 @@ build_symbol_index(const ProfileLibrary& library, const SourceStamp& source)
   library.symbols.for_each([&](std::string_view name, const SymbolDefinition& definition) {
     auto [offset, length] = strings.add(name);
     entries.push_back(
-      {fnv1a(name), offset, length, strings.version(definition.version) | (definition.hidden ? k_hidden_bit : 0)});
+      {name_hash(name), offset, length, strings.version(definition.version) | (definition.hidden ? k_hidden_bit : 0)});
   });
   std::vector<uint32_t> definitions;
   for (const std::string& version : library.versions) {
@@ -359,8 +391,31 @@ SymbolIndex::bucket_is_sound(uint32_t bucket) const
     if (uint64_t{offset} + length > m_strings.size() || (version & k_version_mask) >= m_version_count) {
       return false;
     }
-    uint32_t hash = fnv1a(m_strings.substr(offset, length));
+    uint32_t hash = name_hash(m_strings.substr(offset, length));
     if ((hash & m_bucket_mask) != bucket || entry_check(hash, version) != load32(entry)) {
+      return false;
+    }
+  }
+  // The bucket holds all of its entries: the entries are sorted by bucket, so
+  // one cut off by a damaged start would be the neighbour just outside.
+  auto bucket_of = [this](uint32_t e) -> std::optional<uint32_t> {
+    const char* entry = m_bytes.data() + m_entries + size_t{e} * k_entry_size;
+    uint32_t offset = load32(entry + 4);
+    uint32_t length = load32(entry + 8);
+    if (uint64_t{offset} + length > m_strings.size()) {
+      return std::nullopt;
+    }
+    return name_hash(m_strings.substr(offset, length)) & m_bucket_mask;
+  };
+  if (begin > 0) {
+    std::optional<uint32_t> before = bucket_of(begin - 1);
+    if (!before || *before >= bucket) {
+      return false;
+    }
+  }
+  if (end < m_symbol_count) {
+    std::optional<uint32_t> after = bucket_of(end);
+    if (!after || *after <= bucket) {
       return false;
     }
   }
@@ -371,6 +426,7 @@ bool
 SymbolIndex::verify() const
 {
   std::call_once(m_verify_once, [this] {
+    fs::prefault(m_bytes); // every name is read
     bool sound = true;
     for (uint32_t b = 0; sound && b <= m_bucket_mask; ++b) {
       sound = bucket_is_sound(b);
@@ -403,7 +459,7 @@ SymbolIndex::definition(uint32_t entry) const
 bool
 SymbolIndex::find(std::string_view wanted, std::vector<SymbolDefinition>& found) const
 {
-  uint32_t hash = fnv1a(wanted);
+  uint32_t hash = name_hash(wanted);
   uint32_t bucket = hash & m_bucket_mask;
   // Only this bucket is read, so only this bucket is checked: a lookup costs
   // the pages it touches, not a pass over the whole index.
@@ -426,6 +482,41 @@ SymbolIndex::for_each(const std::function<void(std::string_view, const SymbolDef
     return false;
   }
   for (uint32_t e = 0; e < m_symbol_count; ++e) {
+    visit(name(e), definition(e));
+  }
+  return true;
+}
+
+bool
+SymbolIndex::entry_is_sound(uint32_t e) const
+{
+  const char* entry = m_bytes.data() + m_entries + size_t{e} * k_entry_size;
+  uint32_t version = load32(entry + 12);
+  uint32_t hash = name_hash(name(e));
+  uint32_t bucket = hash & m_bucket_mask;
+  return (version & k_version_mask) < m_version_count && entry_check(hash, version) == load32(entry)
+         && bucket_start(bucket) <= e && e < bucket_start(bucket + 1);
+}
+
+bool
+SymbolIndex::for_each_matching(const std::function<bool(std::string_view)>& wanted,
+                               const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const
+{
+  fs::prefault(m_bytes); // every name is read
+  std::vector<uint32_t> matches;
+  for (uint32_t e = 0; e < m_symbol_count; ++e) {
+    const char* entry = m_bytes.data() + m_entries + size_t{e} * k_entry_size;
+    if (uint64_t{load32(entry + 4)} + load32(entry + 8) > m_strings.size()) {
+      return false;
+    }
+    if (wanted(name(e))) {
+      if (!entry_is_sound(e)) {
+        return false;
+      }
+      matches.push_back(e);
+    }
+  }
+  for (uint32_t e : matches) {
     visit(name(e), definition(e));
   }
   return true;

@@ -49,7 +49,7 @@ class SymbolIndex
 {
 public:
   // What opening an index gave: the index, or why it cannot be used
-  // ("missing", "stale: ...", "corrupt: ...", "format version 7, not 1").
+  // ("missing", "stale: ...", "corrupt: ...", "format version 7, not 2").
   struct Opened
   {
     std::shared_ptr<const SymbolIndex> index;
@@ -71,6 +71,13 @@ public:
   bool find(std::string_view name, std::vector<SymbolDefinition>& found) const;
   // Visits every symbol; false (nothing visited) when any entry is corrupt.
   bool for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const;
+  // Visits the symbols whose name `wanted` accepts. Every entry must lie
+  // inside the file, and each accepted one is checked as a lookup checks it
+  // (its hash, bucket and version) before any is visited: false (nothing
+  // visited) when one is corrupt. The others' names are only read, not
+  // hashed, so this costs a fraction of a full walk.
+  bool for_each_matching(const std::function<bool(std::string_view)>& wanted,
+                         const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const;
   // Checks every bucket and entry, once; false when any is corrupt.
   bool verify() const;
 
@@ -79,6 +86,7 @@ private:
   // Checks the header and small tables of m_bytes and fills the fields; the problem, or empty.
   std::string load(const std::optional<SourceStamp>& source);
   bool bucket_is_sound(uint32_t bucket) const;
+  bool entry_is_sound(uint32_t entry) const;
   SymbolDefinition definition(uint32_t entry) const;
   std::string_view name(uint32_t entry) const;
   uint32_t bucket_start(uint32_t bucket) const;

@@ -37,6 +37,17 @@ public:
   virtual std::vector<SymbolDefinition> find(std::string_view name) const = 0;
   // Visits every exported symbol, in the table's own order.
   virtual void for_each(const std::function<void(std::string_view name, const SymbolDefinition&)>& visit) const = 0;
+  // Visits the symbols whose name `wanted` accepts: for a mapped index, only
+  // those are checked, which is what makes a search of a large one cheap.
+  virtual void for_each_matching(const std::function<bool(std::string_view name)>& wanted,
+                                 const std::function<void(std::string_view name, const SymbolDefinition&)>& visit) const
+  {
+    for_each([&](std::string_view name, const SymbolDefinition& definition) {
+      if (wanted(name)) {
+        visit(name, definition);
+      }
+    });
+  }
 };
 
 // The table of exported symbols read into memory (from an ELF file or a
@@ -70,6 +81,11 @@ public:
   void for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const
   {
     m_table->for_each(visit);
+  }
+  void for_each_matching(const std::function<bool(std::string_view)>& wanted,
+                         const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const
+  {
+    m_table->for_each_matching(wanted, visit);
   }
   const SymbolTable& table() const { return *m_table; }
 

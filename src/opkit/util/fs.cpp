@@ -147,6 +147,23 @@ create_dirs(const stdfs::path& path)
   }
 }
 
+void
+prefault(std::string_view bytes)
+{
+  if (bytes.empty()) {
+    return;
+  }
+  auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  auto begin = reinterpret_cast<uintptr_t>(bytes.data()) & ~(page - 1);
+  auto end = reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size();
+#ifdef MADV_POPULATE_READ
+  if (::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_READ) == 0) {
+    return;
+  }
+#endif
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_WILLNEED);
+}
+
 MappedFile::MappedFile(const stdfs::path& path, Mode mode)
 {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -115,6 +115,12 @@ create_dirs(const stdfs::path& path);
 // the file (libelf wants a mutable image). An empty file maps to no bytes.
 // Errors: Error(system) when it cannot be opened or mapped, Error(usage) when
 // it is not a regular file.
+// Asks the kernel to map in, in one call, the pages of `bytes` (memory of a
+// MappedFile) that a scan is about to read: cheaper than a page fault per page.
+// Only a hint: nothing happens where the kernel cannot do it.
+void
+prefault(std::string_view bytes);
+
 class MappedFile
 {
 public:

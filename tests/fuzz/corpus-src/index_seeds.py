@@ -4,7 +4,7 @@
     python3 tests/fuzz/corpus-src/index_seeds.py tests/fuzz/corpus-index
 
 An independent writer of the format src/opkit/check/symbol_index.cpp
-documents (version 1), so the seeds also check that documentation: seed.idx
+documents (version 2), so the seeds also check that documentation: seed.idx
 must open in opkit. Then one variant per check of the reader. Deterministic.
 """
 
@@ -19,6 +19,20 @@ def fnv1a(data: bytes, h: int = 2166136261) -> int:
     for b in data:
         h = ((h ^ b) * 16777619) & 0xFFFFFFFF
     return h
+
+
+def h_name(data: bytes) -> int:
+    """H of the layout: 8 bytes a step, little-endian, then the tail."""
+    mask = 0xFFFFFFFFFFFFFFFF
+    h = 0x9E3779B97F4A7C15 ^ len(data)
+    at = 0
+    while at + 8 <= len(data):
+        h = ((h ^ int.from_bytes(data[at:at + 8], "little")) * 0xFF51AFD7ED558CCD) & mask
+        h ^= h >> 32
+        at += 8
+    h = ((h ^ int.from_bytes(data[at:], "little")) * 0xC4CEB9FE1A85EC53) & mask
+    h ^= h >> 29
+    return h & 0xFFFFFFFF
 
 
 def build(soname, definitions, symbols, size=1234, mtime_ns=5678) -> bytearray:
@@ -41,8 +55,8 @@ def build(soname, definitions, symbols, size=1234, mtime_ns=5678) -> bytearray:
     entries = []
     for name, ver, hidden in symbols:
         offset, length = add(name)
-        entries.append((fnv1a(name.encode()), offset, length, version(ver) | (0x80000000 if hidden else 0)))
-    # stored: the entry check, FNV-1a of the name continued over the version word
+        entries.append((h_name(name.encode()), offset, length, version(ver) | (0x80000000 if hidden else 0)))
+    # stored: the entry check, H(name) with FNV-1a continued over the version word
     defs = [version(v) for v in definitions]
     so_offset, so_length = add(soname)
     buckets = 1
@@ -59,7 +73,7 @@ def build(soname, definitions, symbols, size=1234, mtime_ns=5678) -> bytearray:
         starts[(e[0] & (buckets - 1)) + 1] += 1
     for b in range(buckets):
         starts[b + 1] += starts[b]
-    head = b"OPKITSYM" + struct.pack("<IIQqIIIIIII", 1, buckets, size, mtime_ns, len(entries), len(versions),
+    head = b"OPKITSYM" + struct.pack("<IIQqIIIIIII", 2, buckets, size, mtime_ns, len(entries), len(versions),
                                      len(defs), len(strings), so_offset, so_length, check)
     out = bytearray(head + struct.pack("<I", fnv1a(head)))
     assert len(out) == HEADER
@@ -95,7 +109,7 @@ def main() -> None:
         "empty-table.idx": build("libnone.so", [], []),
         "truncated.idx": seed[:-1],
         "checksum-bad.idx": seed[:60] + bytes([seed[60] ^ 1]) + seed[61:],
-        "format-2.idx": reheader(bytearray(seed[:8] + struct.pack("<I", 2) + seed[12:])),
+        "format-1.idx": reheader(bytearray(seed[:8] + struct.pack("<I", 1) + seed[12:])),
         "buckets-not-power-of-two.idx": reheader(bytearray(seed[:12] + struct.pack("<I", 3) + seed[16:])),
         "bucket-start-past-end.idx": seed[:HEADER + 4] + struct.pack("<I", 0xFFFF) + seed[HEADER + 8:],
         "entry-name-outside.idx": seed[:entries_at + 4] + struct.pack("<I", 0x7FFFFFFF) + seed[entries_at + 8:],
