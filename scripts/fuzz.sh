@@ -55,7 +55,7 @@ cmake --build "$build_dir" --target opkit_fuzzers >&2
 # executions, exit status.
 fuzz_one() {
   local name=$1 binary=$2 corpus=$3 seconds=$4 cpu_goal=$5 resume=$6 run=$7/runs/$1
-  if [ "$resume" != 1 ] || [ ! -d "$run/corpus" ]; then
+  if [ "$resume" != 1 ] || [ ! -f "$run/rounds" ]; then
     rm -rf "$run" && mkdir -p "$run/corpus" "$run/artifacts"
     cp -R "$corpus"/. "$run/corpus"/
     : >"$run/rounds"

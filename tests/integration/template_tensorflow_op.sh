@@ -77,6 +77,18 @@ python3 -c "import json; r=json.load(open('$work/out')); f=[x for x in r['findin
 assert f and f[0]['severity']=='warning' and 'statically' in f[0]['summary'], r['findings']"
 run_opkit 0 check build/tf-2.10.1-cuda/libgpu_op.so --tf tensorflow-2.10.1-cuda
 expect_contains "$work/out" 'warning \[cuda-runtime\]'
+# The same objects linked without any CUDA runtime (as builds relying on
+# TensorFlow's own cudart stub are): described as they are, not as static.
+mapfile -t gpu_objects < <(find build/tf-2.10.1-cuda/obj -name '*.o' | sort)
+g++ -shared -o "$work/libgpu_nocudart.so" "${gpu_objects[@]}" \
+  -L"$OPKIT_HOME/sdks/tensorflow-2.10.1-cuda/lib" -l:libtensorflow_framework.so.2
+nm -D --undefined-only "$work/libgpu_nocudart.so" >"$work/gpu_undefined"
+grep -q ' U cuda\| U __cuda' "$work/gpu_undefined" || fail "the relinked GPU op calls no CUDA runtime"
+rc=0
+"$OPKIT" check "$work/libgpu_nocudart.so" --tf tensorflow-2.10.1-cuda --runtime host --json >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" -le 1 ] || { cat "$work/err" >&2; fail "check errored ($rc) on the GPU op without cudart"; }
+python3 -c "import json; r=json.load(open('$work/out')); f=[x for x in r['findings'] if x['kind']=='cuda-runtime']; \
+assert f and 'calls the CUDA runtime' in f[0]['summary'] and 'statically' not in f[0]['summary'], r['findings']"
 # Linked plainly (--runtime host), the static CUDA runtime references
 # GLIBC_2.34, which the stock runtime (CentOS 7) lacks.
 run_opkit 0 build --tf tensorflow-2.10.1-cuda --runtime host --build-dir build-host

@@ -260,12 +260,28 @@ add_cuda_finding(const ElfInfo& elf, const CheckTarget& target, std::vector<Find
   }
   auto dynamic_cudart = std::find_if(elf.needed.begin(), elf.needed.end(),
                                      [](const std::string& n) { return starts_with(n, "libcudart.so"); });
+  // Without a libcudart DT_NEEDED, undefined CUDA runtime calls are taken
+  // from the process: TensorFlow's GPU builds export them from their own
+  // cudart stub, which loads libcudart.so.N at run time. With none, the
+  // runtime is linked in.
+  std::vector<std::string> runtime_calls;
+  for (const ElfSymbol& symbol : elf.dynamic_symbols) {
+    if (!symbol.defined && (starts_with(symbol.name, "cuda") || starts_with(symbol.name, "__cuda"))) {
+      runtime_calls.push_back(symbol.name);
+    }
+  }
   Finding finding;
   finding.kind = "cuda-runtime";
   finding.fatal = false;
-  finding.summary = dynamic_cudart != elf.needed.end()
-                      ? fmt::format("carries CUDA device code and needs {}", *dynamic_cudart)
-                      : "carries CUDA device code and links the CUDA runtime statically";
+  if (dynamic_cudart != elf.needed.end()) {
+    finding.summary = fmt::format("carries CUDA device code and needs {}", *dynamic_cudart);
+  } else if (!runtime_calls.empty()) {
+    finding.summary = fmt::format("carries CUDA device code and calls the CUDA runtime ({}{}) without linking it: "
+                                  "from the process, where TensorFlow's GPU build provides it",
+                                  runtime_calls.front(), runtime_calls.size() > 1 ? ", ..." : "");
+  } else {
+    finding.summary = "carries CUDA device code and links the CUDA runtime statically";
+  }
   finding.diagnosis = target.cuda_version.empty()
                         ? "the target's TensorFlow is not a CUDA build: the GPU kernels register but never run; "
                           "on a GPU build they need an NVIDIA driver new enough for the CUDA the op was built with"
@@ -311,6 +327,40 @@ take_unreached_framework_symbols(std::vector<SymbolRef> unresolved, const LoadSe
     findings.push_back(std::move(finding));
   }
   return unresolved;
+}
+
+// A framework-symbol-missing or framework-version-skew finding whose
+// symbols another imported TF version's framework exports, every one of them,
+// is version skew from that version: it names it, instead of listing every
+// possible cause.
+void
+name_other_version(Finding& finding, const CheckTarget& target)
+{
+  if ((finding.kind != "framework-symbol-missing" && finding.kind != "framework-version-skew")
+      || !target.other_frameworks) {
+    return;
+  }
+  std::vector<std::string> versions;
+  for (const OtherFramework& other : target.other_frameworks()) {
+    bool all = std::all_of(finding.symbols.begin(), finding.symbols.end(), [&](const SymbolRef& symbol) {
+      return !other.library.symbols.find(symbol.mangled).empty();
+    });
+    if (all) {
+      versions.push_back(other.version);
+    }
+  }
+  if (versions.empty()) {
+    return;
+  }
+  size_t n = finding.symbols.size();
+  finding.kind = "framework-version-skew";
+  finding.summary = fmt::format("{} TensorFlow symbol{} not in TF {}'s framework library, but in TF {}'s", n,
+                                n == 1 ? " is" : "s are", target.framework_version, join(versions, ", "));
+  finding.diagnosis = fmt::format("the library was built against TF {} (of the SDKs imported, the one{} whose "
+                                  "framework exports these), not {}",
+                                  join(versions, " or "), versions.size() == 1 ? "" : "s", target.framework_version);
+  finding.remedy = fmt::format("rebuild it against TF {} ({}), or load it into the TF it was built for",
+                               target.framework_version, rebuild_command(target));
 }
 
 } // namespace
@@ -374,6 +424,7 @@ check_library(const stdfs::path& library, const CheckTarget& target)
   }
   unresolved = take_unreached_framework_symbols(std::move(unresolved), set, report.findings);
   for (Finding& finding : diagnose_unresolved(unresolved, frameworks, target)) {
+    name_other_version(finding, target);
     report.findings.push_back(std::move(finding));
   }
   add_cuda_finding(elf, target, report.findings);

@@ -4,6 +4,7 @@
 #include "opkit/util/json.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@ struct Finding
 
 // What opkit check judges against: a process profile, plus what it knows of
 // the framework (for diagnoses and remedies).
+// Another TF version's framework library, to name the version a symbol the
+// target's framework lacks comes from.
+struct OtherFramework
+{
+  std::string version; // "2.15.1"
+  ProfileLibrary library;
+};
+
 struct CheckTarget
 {
   Profile profile;
@@ -38,6 +47,9 @@ struct CheckTarget
   int cxx11_abi = -1;            // the framework's, -1 when unknown
   int cxx_standard = 0;
   std::string cuda_version; // the framework's CUDA version, when it is a CUDA build
+  // The other versions' frameworks (the imported SDKs), read only when a
+  // TensorFlow symbol is missing; none when unset.
+  std::function<std::vector<OtherFramework>()> other_frameworks;
 };
 
 struct CheckReport

@@ -3,6 +3,7 @@
 #include "opkit/check/indexed_library.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/store.hpp"
+#include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 
 #include <algorithm>
@@ -42,6 +43,21 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
       indexed_library(sdk.lib_dir() / sdk.framework_library, {sdk.symbol_index(), sdk::store_lock_path()});
     target.profile.libraries.insert(target.profile.libraries.begin(), std::move(framework));
   }
+  target.other_frameworks = [id = sdk.id, cuda = sdk.cuda.is_cuda_build] {
+    std::vector<OtherFramework> others;
+    for (const sdk::Sdk& other : sdk::list_sdks()) {
+      if (other.id == id || other.cuda.is_cuda_build != cuda) {
+        continue;
+      }
+      try {
+        others.push_back({other.version.str(), indexed_library(other.lib_dir() / other.framework_library,
+                                                               {other.symbol_index(), sdk::store_lock_path()})});
+      } catch (const Error&) {
+        continue; // a damaged SDK names no version
+      }
+    }
+    return others;
+  };
   // TF's Python loads the framework without RTLD_GLOBAL (configs/frameworks/tensorflow.yaml).
   for (ProfileLibrary& library : target.profile.libraries) {
     library.local_scope = library.framework && !flags.framework_global;
