@@ -61,6 +61,11 @@ expect_contains "$work/out" 'error \[version-too-new\] needs GLIBC_2\.26.* from 
 run_opkit 1 check build-new/tf-2.10.1/libpol_op.so --tf 2.10.1
 expect_contains "$work/out" 'reallocarray'
 expect_contains "$work/out" 'libc\.so\.6 up to GLIBC_2\.17'
+expect_contains "$work/out" 'fix: build with a toolchain no newer than the target'
+# A prebuilt copy (no opkit-build.json beside it): the release to install instead.
+mkdir -p "$work/prebuilt" && cp build-new/tf-2.10.1/libpol_op.so "$work/prebuilt/"
+run_opkit 1 check "$work/prebuilt/libpol_op.so" --tf 2.10.1
+expect_contains "$work/out" 'fix: a prebuilt library: install a release of it built for a system no newer than the target'
 
 # 1.15: built with this machine's toolchain, judged against tensorflow-1.15.
 cd "$work"

@@ -61,6 +61,18 @@ TEST(FrameworkTable, CommonFlagsComeWithEveryRange)
   EXPECT_EQ(f.include_dirs, std::vector<std::string>{"include"});
 }
 
+TEST(FrameworkTable, VersionsOfAFrameworkLibrary)
+{
+  const FrameworkTable& table = FrameworkTable::tensorflow();
+  EXPECT_EQ(table.versions_with_framework_library("libtensorflow_framework.so"), ">=1.12,<1.14");
+  EXPECT_EQ(table.versions_with_framework_library("libtensorflow_framework.so.1"), ">=1.14,<2.0");
+  EXPECT_EQ(table.versions_with_framework_library("libtensorflow_framework.so.2"), ">=2.0");
+  EXPECT_EQ(table.versions_with_framework_library("libc.so.6"), "");
+  EXPECT_EQ(table.framework_libraries(),
+            (std::vector<std::string>{"libtensorflow_framework.so", "libtensorflow_framework.so.1",
+                                      "libtensorflow_framework.so.2"}));
+}
+
 TEST(FrameworkTable, OlderThanFirstRangeIsAnError)
 {
   try {

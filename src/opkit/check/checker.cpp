@@ -332,13 +332,13 @@ take_unreached_framework_symbols(std::vector<SymbolRef> unresolved, const LoadSe
 // A framework-symbol-missing or framework-version-skew finding whose
 // symbols another imported TF version's framework exports, every one of them,
 // is version skew from that version: it names it, instead of listing every
-// possible cause.
-void
+// possible cause. Returns the versions named.
+std::vector<std::string>
 name_other_version(Finding& finding, const CheckTarget& target)
 {
   if ((finding.kind != "framework-symbol-missing" && finding.kind != "framework-version-skew")
       || !target.other_frameworks) {
-    return;
+    return {};
   }
   std::vector<std::string> versions;
   for (const OtherFramework& other : target.other_frameworks()) {
@@ -350,7 +350,7 @@ name_other_version(Finding& finding, const CheckTarget& target)
     }
   }
   if (versions.empty()) {
-    return;
+    return {};
   }
   size_t n = finding.symbols.size();
   finding.kind = "framework-version-skew";
@@ -361,6 +361,56 @@ name_other_version(Finding& finding, const CheckTarget& target)
                                   join(versions, " or "), versions.size() == 1 ? "" : "s", target.framework_version);
   finding.remedy = fmt::format("rebuild it against TF {} ({}), or load it into the TF it was built for",
                                target.framework_version, rebuild_command(target));
+  return versions;
+}
+
+// What a prebuilt library shows of the TF it was built for: the imported
+// frameworks that export its missing symbols (the strongest clue), its wheel,
+// its path, the framework library it needs.
+Provenance
+prebuilt_provenance(const stdfs::path& library, const ElfInfo& elf, const CheckTarget& target,
+                    const std::vector<std::string>& exporting_versions)
+{
+  std::string framework_needed, range;
+  for (const std::string& needed : elf.needed) {
+    if (auto known = target.framework_libraries.find(needed); known != target.framework_libraries.end()) {
+      framework_needed = needed;
+      range = known->second;
+    }
+  }
+  Provenance provenance = read_provenance(library, framework_needed, range);
+  if (!exporting_versions.empty()) {
+    provenance.version = join(exporting_versions, " or ");
+    provenance.evidence.insert(
+      provenance.evidence.begin(),
+      fmt::format("the TensorFlow symbols it misses are in TF {}'s framework library", provenance.version));
+  }
+  return provenance;
+}
+
+// A prebuilt library is not rebuilt by `opkit build`: each remedy that says
+// so names the release to install instead, and what the library was built for.
+void
+fit_remedies_to_prebuilt(CheckReport& report, const CheckTarget& target)
+{
+  const Provenance& built_for = report.built_for;
+  std::string shown;
+  if (!built_for.version.empty()) {
+    shown = fmt::format(" (this one was built for TF {}: {})", built_for.version, join(built_for.evidence, "; "));
+  } else if (!built_for.evidence.empty()) {
+    shown = fmt::format(" (what this one shows: {})", join(built_for.evidence, "; "));
+  }
+  for (Finding& finding : report.findings) {
+    if (finding.fatal && finding.kind == "version-too-new") {
+      finding.remedy = "a prebuilt library: install a release of it built for a system no newer than the target "
+                       "(a wheel whose manylinux tag the target meets), or target a runtime that has it (opkit check "
+                       "--runtime/--profile)";
+    } else if (finding.fatal && finding.remedy.find("opkit build") != std::string::npos) {
+      finding.remedy = fmt::format("a prebuilt library: install the release of it built for TF {}{}, or build it "
+                                   "from its source for TF {} (`opkit init` adopts the source)",
+                                   target.framework_version, shown, target.framework_version);
+    }
+  }
 }
 
 } // namespace
@@ -423,11 +473,21 @@ check_library(const stdfs::path& library, const CheckTarget& target)
     }
   }
   unresolved = take_unreached_framework_symbols(std::move(unresolved), set, report.findings);
+  std::vector<std::string> exporting_versions;
   for (Finding& finding : diagnose_unresolved(unresolved, frameworks, target)) {
-    name_other_version(finding, target);
+    for (std::string& version : name_other_version(finding, target)) {
+      if (std::find(exporting_versions.begin(), exporting_versions.end(), version) == exporting_versions.end()) {
+        exporting_versions.push_back(std::move(version));
+      }
+    }
     report.findings.push_back(std::move(finding));
   }
   add_cuda_finding(elf, target, report.findings);
+  if (target.prebuilt && !target.framework_version.empty()) {
+    report.prebuilt = true;
+    report.built_for = prebuilt_provenance(library, elf, target, exporting_versions);
+    fit_remedies_to_prebuilt(report, target);
+  }
   report.loads = std::none_of(report.findings.begin(), report.findings.end(), [](const Finding& f) { return f.fatal; });
   return report;
 }
@@ -452,13 +512,18 @@ to_json(const CheckReport& report)
                         {"remedy", finding.remedy},
                         {"symbols", symbols}});
   }
-  return {{"schema", "opkit.check/1"},
-          {"library", report.library},
-          {"target", report.target},
-          {"verdict", report.loads ? "loads" : "fails"},
-          {"findings", findings},
-          {"stats",
-           {{"needed", report.needed}, {"undefined", report.undefined}, {"weak_unresolved", report.weak_unresolved}}}};
+  Json json = {
+    {"schema", "opkit.check/1"},
+    {"library", report.library},
+    {"target", report.target},
+    {"verdict", report.loads ? "loads" : "fails"},
+    {"findings", findings},
+    {"stats",
+     {{"needed", report.needed}, {"undefined", report.undefined}, {"weak_unresolved", report.weak_unresolved}}}};
+  if (report.prebuilt) {
+    json["built_for"] = {{"version", report.built_for.version}, {"evidence", report.built_for.evidence}};
+  }
+  return json;
 }
 
 } // namespace opkit::check

@@ -1,10 +1,12 @@
 #pragma once
 
 #include "opkit/check/profile.hpp"
+#include "opkit/check/provenance.hpp"
 #include "opkit/util/json.hpp"
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,8 +32,6 @@ struct Finding
   std::vector<SymbolRef> symbols;
 };
 
-// What opkit check judges against: a process profile, plus what it knows of
-// the framework (for diagnoses and remedies).
 // Another TF version's framework library, to name the version a symbol the
 // target's framework lacks comes from.
 struct OtherFramework
@@ -40,6 +40,8 @@ struct OtherFramework
   ProfileLibrary library;
 };
 
+// What opkit check judges against: a process profile, plus what it knows of
+// the framework (for diagnoses and remedies).
 struct CheckTarget
 {
   Profile profile;
@@ -47,6 +49,12 @@ struct CheckTarget
   int cxx11_abi = -1;            // the framework's, -1 when unknown
   int cxx_standard = 0;
   std::string cuda_version; // the framework's CUDA version, when it is a CUDA build
+  // A library `opkit build` did not make (no opkit-build.json beside it lists
+  // it): its remedies say which release to install, not what to rebuild.
+  bool prebuilt = false;
+  // Each TF framework library's name, with the versions that ship it
+  // (">=2.0"): what a prebuilt library's DT_NEEDED says of its version.
+  std::map<std::string, std::string> framework_libraries;
   // The other versions' frameworks (the imported SDKs), read only when a
   // TensorFlow symbol is missing; none when unset.
   std::function<std::vector<OtherFramework>()> other_frameworks;
@@ -61,6 +69,8 @@ struct CheckReport
   size_t undefined = 0;       // undefined symbols considered
   size_t weak_unresolved = 0; // weak references nothing provides: allowed
   std::vector<std::string> needed;
+  bool prebuilt = false;
+  Provenance built_for; // for a prebuilt library: what it shows it was built for
 };
 
 // Decides, without loading it, whether `library` will load into the target

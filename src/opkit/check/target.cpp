@@ -36,6 +36,9 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
   target.cxx11_abi = sdk.cxx11_abi;
   target.cxx_standard = sdk.cxx_standard;
   target.cuda_version = sdk.cuda.is_cuda_build ? sdk.cuda.cuda_version : "";
+  for (const std::string& soname : project::FrameworkTable::tensorflow().framework_libraries()) {
+    target.framework_libraries[soname] = project::FrameworkTable::tensorflow().versions_with_framework_library(soname);
+  }
   bool has_framework = std::any_of(target.profile.libraries.begin(), target.profile.libraries.end(),
                                    [](const ProfileLibrary& l) { return l.framework; });
   if (!has_framework) {

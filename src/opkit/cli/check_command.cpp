@@ -157,7 +157,9 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       if (!shared) {
         chosen = target_for(library, options);
       }
-      check::CheckReport report = check::check_library(library, shared ? *shared : chosen->target);
+      check::CheckTarget target = shared ? *shared : chosen->target;
+      target.prebuilt = !build_record_beside(library).has_value();
+      check::CheckReport report = check::check_library(library, target);
       if (chosen) {
         log_info("{}", chosen->note);
       }

@@ -122,6 +122,38 @@ FrameworkTable::namespaced_op_names_since() const
   return since;
 }
 
+std::string
+FrameworkTable::versions_with_framework_library(const std::string& soname) const
+{
+  std::string first, end;
+  for (const auto& [version, flags] : m_ranges) {
+    if (flags.framework_library == soname) {
+      if (first.empty()) {
+        first = flags.since;
+      }
+      end.clear();
+    } else if (!first.empty() && end.empty()) {
+      end = flags.since;
+    }
+  }
+  if (first.empty()) {
+    return {};
+  }
+  return end.empty() ? ">=" + first : ">=" + first + ",<" + end;
+}
+
+std::vector<std::string>
+FrameworkTable::framework_libraries() const
+{
+  std::vector<std::string> names;
+  for (const auto& [version, flags] : m_ranges) {
+    if (std::find(names.begin(), names.end(), flags.framework_library) == names.end()) {
+      names.push_back(flags.framework_library);
+    }
+  }
+  return names;
+}
+
 FrameworkFlags
 FrameworkTable::flags_for(const Version& version) const
 {

@@ -78,6 +78,12 @@ public:
   // The first version from which every range registers namespaced op names ("2.0").
   std::string namespaced_op_names_since() const;
 
+  // The versions whose framework library is `soname`, as a requirement
+  // (">=1.12,<1.15", ">=2.0"); empty when no range has it.
+  std::string versions_with_framework_library(const std::string& soname) const;
+  // Every range's framework library, each once, oldest first.
+  std::vector<std::string> framework_libraries() const;
+
 private:
   // By value, as yaml::load returns it: a missing key then reads as an empty node.
   static FrameworkTable from_node(YAML::Node root, const std::string& name);
