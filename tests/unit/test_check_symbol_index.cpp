@@ -226,8 +226,8 @@ TEST(CheckSymbolIndex, ForeignAndOtherFormatFilesAreRefused)
   EXPECT_EQ(SymbolIndex::parse(std::string(200, 'x')).problem, "not an opkit symbol index");
   std::string bytes = build_symbol_index(read_library(system_library("libdl.so.2")), {});
   std::string future = bytes;
-  future[8] = 3; // format version
-  EXPECT_EQ(SymbolIndex::parse(future).problem, "format version 3, not 2");
+  future[8] = 4; // format version
+  EXPECT_EQ(SymbolIndex::parse(future).problem, "format version 4, not 3");
   EXPECT_EQ(SymbolIndex::open("/nonexistent/x.idx", {}).problem, "missing");
 }
 
@@ -347,7 +347,7 @@ TEST(CheckSymbolIndex, TheFuzzSeedsReadAsTheyAreMeantTo)
   EXPECT_TRUE(open("empty-table.idx").index);
   EXPECT_NE(open("truncated.idx").problem.find("corrupt: 271 bytes where its header describes 272"), std::string::npos);
   EXPECT_EQ(open("checksum-bad.idx").problem, "corrupt: header checksum mismatch");
-  EXPECT_EQ(open("format-1.idx").problem, "format version 1, not 2");
+  EXPECT_EQ(open("format-1.idx").problem, "format version 1, not 3");
   EXPECT_EQ(open("buckets-not-power-of-two.idx").problem, "corrupt: impossible table sizes");
   EXPECT_EQ(open("version-name-changed.idx").problem, "corrupt: the version tables do not match their check");
   for (const char* name : {"bucket-start-past-end.idx", "entry-name-outside.idx", "entry-version-bad.idx",

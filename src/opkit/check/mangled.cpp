@@ -105,40 +105,49 @@ name_key(std::string_view mangled)
 void
 name_key(std::string_view mangled, std::string& key)
 {
+  // Character tests, not string_view comparisons: this runs on every export
+  // of a framework when a check is refused, and those became memcmp calls.
   key.clear();
-  if (mangled.substr(0, 2) != "_Z") {
+  const size_t size = mangled.size();
+  if (size < 2 || mangled[0] != '_' || mangled[1] != 'Z') {
     return;
   }
   size_t at = 2;
-  if (at < mangled.size() && mangled[at] == 'N') {
+  if (at < size && mangled[at] == 'N') {
     ++at;
-    while (at < mangled.size() && (mangled[at] == 'K' || mangled[at] == 'V' || mangled[at] == 'r')) {
+    while (at < size && (mangled[at] == 'K' || mangled[at] == 'V' || mangled[at] == 'r')) {
       ++at; // cv-qualifiers of a member function
     }
   }
-  if (mangled.substr(at, 2) == "St") {
+  if (at + 1 < size && mangled[at] == 'S' && mangled[at + 1] == 't') {
     key = "std";
     at += 2;
   }
-  while (at < mangled.size() && mangled[at] >= '1' && mangled[at] <= '9') {
+  while (at < size && mangled[at] >= '1' && mangled[at] <= '9') {
     size_t length = 0;
-    while (at < mangled.size() && mangled[at] >= '0' && mangled[at] <= '9' && length < 100000) {
+    while (at < size && mangled[at] >= '0' && mangled[at] <= '9' && length < 100000) {
       length = length * 10 + static_cast<size_t>(mangled[at] - '0');
       ++at;
     }
-    if (length > mangled.size() - at) {
+    if (length > size - at) {
       break; // a damaged name: what was read so far
     }
-    std::string_view part = mangled.substr(at, length);
+    const char* part = mangled.data() + at;
     at += length;
-    if (part.substr(0, 4) == "lts_") {
+    if (length >= 4 && part[0] == 'l' && part[1] == 't' && part[2] == 's' && part[3] == '_') {
       continue;
     }
     if (!key.empty()) {
       key += "::";
     }
     // TF moved Status and friends between tensorflow::, tsl:: and absl::.
-    key += part == "tsl" || part == "absl" ? std::string_view("tensorflow") : part;
+    bool moved = (length == 3 && part[0] == 't' && part[1] == 's' && part[2] == 'l')
+                 || (length == 4 && part[0] == 'a' && part[1] == 'b' && part[2] == 's' && part[3] == 'l');
+    if (moved) {
+      key += "tensorflow";
+    } else {
+      key.append(part, length);
+    }
   }
 }
 

@@ -8,17 +8,18 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include <sys/stat.h>
 
 namespace opkit::check {
 
-// Layout, format version 2. Every number is an unsigned little-endian
+// Layout, format version 3. Every number is an unsigned little-endian
 // integer (the mtime is signed); offsets count from the start of the file.
 //
 //   header, 64 bytes
 //     0  magic "OPKITSYM"           32  symbol count N
-//     8  format version (2)         36  version count V
+//     8  format version (3)         36  version count V
 //    12  bucket count B (2^k)       40  definition count D
 //    16  source size (u64)          44  string table size S
 //    24  source mtime, ns (i64)     48  soname: string offset, 52 length
@@ -29,11 +30,14 @@ namespace opkit::check {
 //                bucket: H(name) & (B - 1)
 //   versions     V x 8 bytes: string offset, length; number 0 is "" (unversioned)
 //   definitions  D u32: version numbers of the library's own version definitions
-//   strings      S bytes, names without terminators
+//   strings      S bytes without terminators: the version names, then the
+//                entries' names in the entries' order (a walk over the
+//                entries reads them front to back), then the soname
 //
 // The file is exactly as long as these parts. FNV-1a is the 32-bit one; it
 // continues over more bytes by starting from an earlier result. H is
-// name_hash below (version 1 used FNV-1a, a byte a step). The entry check is
+// name_hash below (version 1 used FNV-1a, a byte a step; version 2 laid the
+// names out in the library's order). The entry check is
 // H(name) with FNV-1a continued over the 4 bytes of the version word, so a
 // changed name, version or hidden bit is caught where the entry is read. The
 // tables check is FNV-1a over the versions and definitions tables, continued
@@ -42,7 +46,7 @@ namespace opkit::check {
 namespace {
 
 constexpr std::string_view k_magic = "OPKITSYM";
-constexpr uint32_t k_format_version = 2; // 2: name_hash, 8 bytes a step
+constexpr uint32_t k_format_version = 3; // 2: name_hash, 8 bytes a step; 3: names in entry order
 constexpr size_t k_header_size = 64;
 constexpr size_t k_checksummed = 60;
 constexpr size_t k_entry_size = 16;
@@ -202,16 +206,16 @@ build_symbol_index(const ProfileLibrary& library, const SourceStamp& source)
   StringsBuilder strings;
   strings.version(""); // number 0: unversioned
   std::vector<Entry> entries;
+  std::vector<std::string> names;
   library.symbols.for_each([&](std::string_view name, const SymbolDefinition& definition) {
-    auto [offset, length] = strings.add(name);
-    entries.push_back(
-      {name_hash(name), offset, length, strings.version(definition.version) | (definition.hidden ? k_hidden_bit : 0)});
+    entries.push_back({name_hash(name), static_cast<uint32_t>(names.size()), 0,
+                       strings.version(definition.version) | (definition.hidden ? k_hidden_bit : 0)});
+    names.emplace_back(name);
   });
   std::vector<uint32_t> definitions;
   for (const std::string& version : library.versions) {
     definitions.push_back(strings.version(version));
   }
-  auto [soname_offset, soname_length] = strings.add(library.soname);
   if (entries.size() >= k_max_count || strings.versions().size() >= k_max_count) {
     fail(ExitCode::usage, "{}: cannot index: {} symbols is too many", library.path, entries.size());
   }
@@ -230,6 +234,12 @@ build_symbol_index(const ProfileLibrary& library, const SourceStamp& source)
   for (const Entry& entry : entries) {
     grouped[next[entry.hash & (bucket_count - 1)]++] = entry;
   }
+  // The names in the entries' order: a walk over the entries (a refused
+  // check's search for twins) then reads the strings front to back.
+  for (Entry& entry : grouped) {
+    std::tie(entry.name_offset, entry.name_length) = strings.add(names[entry.name_offset]);
+  }
+  auto [soname_offset, soname_length] = strings.add(library.soname);
 
   std::string tables;
   for (auto [offset, length] : strings.versions()) {

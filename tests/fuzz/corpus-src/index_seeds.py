@@ -4,7 +4,7 @@
     python3 tests/fuzz/corpus-src/index_seeds.py tests/fuzz/corpus-index
 
 An independent writer of the format src/opkit/check/symbol_index.cpp
-documents (version 2), so the seeds also check that documentation: seed.idx
+documents (version 3), so the seeds also check that documentation: seed.idx
 must open in opkit. Then one variant per check of the reader. Deterministic.
 """
 
@@ -52,17 +52,21 @@ def build(soname, definitions, symbols, size=1234, mtime_ns=5678) -> bytearray:
             versions.append(add(name))
         return numbers[name]
 
-    entries = []
-    for name, ver, hidden in symbols:
-        offset, length = add(name)
-        entries.append((h_name(name.encode()), offset, length, version(ver) | (0x80000000 if hidden else 0)))
-    # stored: the entry check, H(name) with FNV-1a continued over the version word
+    words = [version(ver) | (0x80000000 if hidden else 0) for _, ver, hidden in symbols]
     defs = [version(v) for v in definitions]
-    so_offset, so_length = add(soname)
     buckets = 1
-    while buckets < len(entries):
+    while buckets < len(symbols):
         buckets *= 2
-    grouped = sorted(enumerate(entries), key=lambda ie: (ie[1][0] & (buckets - 1), ie[0]))
+    # Grouped by bucket, in the library's order within each; the names go into
+    # the string table in this order (version 3), then the soname.
+    order = sorted(range(len(symbols)), key=lambda i: (h_name(symbols[i][0].encode()) & (buckets - 1), i))
+    grouped = []
+    for i in order:
+        offset, length = add(symbols[i][0])
+        grouped.append((i, (h_name(symbols[i][0].encode()), offset, length, words[i])))
+    # stored: the entry check, H(name) with FNV-1a continued over the version word
+    so_offset, so_length = add(soname)
+    entries = grouped
     tables = b"".join(struct.pack("<II", *v) for v in versions) + struct.pack(f"<{len(defs)}I", *defs)
     check = fnv1a(tables)
     for offset, length in versions:
@@ -73,7 +77,7 @@ def build(soname, definitions, symbols, size=1234, mtime_ns=5678) -> bytearray:
         starts[(e[0] & (buckets - 1)) + 1] += 1
     for b in range(buckets):
         starts[b + 1] += starts[b]
-    head = b"OPKITSYM" + struct.pack("<IIQqIIIIIII", 2, buckets, size, mtime_ns, len(entries), len(versions),
+    head = b"OPKITSYM" + struct.pack("<IIQqIIIIIII", 3, buckets, size, mtime_ns, len(entries), len(versions),
                                      len(defs), len(strings), so_offset, so_length, check)
     out = bytearray(head + struct.pack("<I", fnv1a(head)))
     assert len(out) == HEADER
