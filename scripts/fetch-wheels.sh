@@ -4,7 +4,9 @@
 # Nothing is installed: `pip download` with an explicit target platform.
 # Prints the wheel paths: 1.12.0, 2.10.1, then 1.15.5 (the tensorflow_core/ layout
 # and the libtensorflow_framework.so.1 row of the config table), then the CUDA
-# build of 2.10.1 (`tensorflow`, not `tensorflow-cpu`: GPU kernels register in it). With a requirement argument
+# build of 2.10.1 (`tensorflow`, not `tensorflow-cpu`: GPU kernels register in it), then
+# 2.15.1 for CPython 3.11 (the last Keras 2 release: version skew and the
+# newest layout in the tests). With a requirement argument
 # (tensorflow-cpu==2.15.1) it fetches that one wheel for this machine's python3.
 set -euo pipefail
 cache=${OPKIT_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/wheels}
@@ -29,6 +31,7 @@ if [ $# -eq 0 ]; then
   fetch tf-2.10.1 tensorflow-cpu==2.10.1 3.10 manylinux2014_x86_64 cp310
   fetch tf-1.15.5 tensorflow==1.15.5 3.7 manylinux2010_x86_64 cp37m
   fetch tf-2.10.1-cuda tensorflow==2.10.1 3.10 manylinux2014_x86_64 cp310
+  fetch tf-2.15.1-cp311 tensorflow-cpu==2.15.1 3.11 manylinux2014_x86_64 cp311
   exit 0
 fi
 # With a requirement (tensorflow-cpu==2.15.1): the wheel for this machine's python3.
