@@ -157,6 +157,17 @@ agree_root build-std/tf-2.10.1/libcorpus_op.so fails cxx-standard-mismatch
 
 # --- built for 2.10.1, loaded into 1.12 (TF 1.x: this machine only)
 agree "$good210" 1.12.0 fails wrong-framework-soname
+# That finding says it all: the 1.12 framework's symbols it uses are not also
+# "framework-not-needed" (it needs a framework library, only the wrong one).
+python3 -c "import json,sys; k=[f['kind'] for f in json.load(open(sys.argv[1]))['findings']]; assert 'framework-not-needed' not in k, k" "$work/check.json"
+# A prebuilt copy of it: each finding's remedy is the release to install,
+# written out once and referred to after.
+mkdir -p "$work/prebuilt" && cp "$good210" "$work/prebuilt/"
+run_opkit 1 check "$work/prebuilt/libcorpus_op.so" --tf 1.12.0
+[ "$(grep -c 'fix: a prebuilt library: install the release of it built for TF 1\.12\.0' "$work/out")" -eq 1 ] ||
+  fail "the prebuilt library's remedy is not written out exactly once"
+expect_contains "$work/out" 'error \[dual-abi-mismatch\]'
+expect_contains "$work/out" 'fix: as for \[wrong-framework-soname\] above'
 
 # --- a symbol the framework does not export
 cat >src/not_exported.cc <<'CC'

@@ -296,9 +296,15 @@ add_cuda_finding(const ElfInfo& elf, const CheckTarget& target, std::vector<Find
 // Symbols that a framework the op does not list in DT_NEEDED defines: in TF's
 // Python that framework is loaded RTLD_LOCAL, so they do not resolve. They
 // become one finding naming the missing DT_NEEDED; the rest are returned.
+// When the op needs another version's framework library (a
+// wrong-framework-soname finding), that finding says it all: the symbols the
+// target's framework defines are dropped, and would resolve once the op is
+// built for the target.
 std::vector<SymbolRef>
 take_unreached_framework_symbols(std::vector<SymbolRef> unresolved, const LoadSet& set, std::vector<Finding>& findings)
 {
+  bool other_framework_needed = std::any_of(
+    findings.begin(), findings.end(), [](const Finding& finding) { return finding.kind == "wrong-framework-soname"; });
   for (const ProfileLibrary* library : set.libraries) {
     if (!library->framework || set.visible(library)) {
       continue;
@@ -313,7 +319,7 @@ take_unreached_framework_symbols(std::vector<SymbolRef> unresolved, const LoadSe
       (defines ? finding.symbols : rest).push_back(std::move(symbol));
     }
     unresolved = std::move(rest);
-    if (finding.symbols.empty()) {
+    if (finding.symbols.empty() || other_framework_needed) {
       continue;
     }
     finding.kind = "framework-not-needed";

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <optional>
 
 namespace opkit::cli {
@@ -102,6 +103,7 @@ void
 print_check_report(const check::CheckReport& report, std::FILE* out)
 {
   fmt::print(out, "{}: {} against {}\n", report.library, report.loads ? "loads" : "WILL NOT LOAD", report.target);
+  std::map<std::string, std::string> remedies_shown; // remedy -> the kind it was shown with
   for (const check::Finding& finding : report.findings) {
     fmt::print(out, "  {} [{}] {}\n", finding.fatal ? "error" : "warning", finding.kind, finding.summary);
     for (size_t i = 0; i < finding.symbols.size() && i < k_symbols_shown; ++i) {
@@ -117,7 +119,10 @@ print_check_report(const check::CheckReport& report, std::FILE* out)
     if (finding.symbols.size() > k_symbols_shown) {
       fmt::print(out, "      ... and {} more (--json lists all)\n", finding.symbols.size() - k_symbols_shown);
     }
-    fmt::print(out, "    why: {}\n    fix: {}\n", finding.diagnosis, finding.remedy);
+    // A remedy shared by several findings (a prebuilt library's) is shown once.
+    auto [shown, first] = remedies_shown.emplace(finding.remedy, finding.kind);
+    fmt::print(out, "    why: {}\n    fix: {}\n", finding.diagnosis,
+               first ? finding.remedy : fmt::format("as for [{}] above", shown->second));
   }
 }
 
