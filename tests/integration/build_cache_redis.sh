@@ -15,7 +15,7 @@ redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$w
 redis_pid=$!
 trap 'kill $redis_pid 2>/dev/null || true' EXIT
 for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
-redis-cli -p "$port" ping | grep -q PONG || fail "redis-server did not start"
+grep -q PONG <(redis-cli -p "$port" ping) || fail "redis-server did not start"
 export OPKIT_CACHE_REMOTE="redis://127.0.0.1:$port"
 
 # Machine A: the shared SDK store, its own local cache.

@@ -49,8 +49,8 @@ for v in 1.12.0 2.10.1; do
   mapfile -t objects < <(find "build/tf-$v/obj" -name '*.o' | sort)
   [ ${#objects[@]} -ge 2 ] || fail "no objects of the build for $v"
   g++ -shared -o "$bad" "${objects[@]}"
-  readelf -d "$bad" | grep -q 'NEEDED.*libtensorflow_framework' && fail "the control library needs the framework"
-  readelf -d "$good" | grep -q 'NEEDED.*libtensorflow_framework' || fail "opkit build did not link the framework"
+  grep -q 'NEEDED.*libtensorflow_framework' <(readelf -d "$bad") && fail "the control library needs the framework"
+  grep -q 'NEEDED.*libtensorflow_framework' <(readelf -d "$good") || fail "opkit build did not link the framework"
   nm -D --undefined-only "$bad" >"$work/undefined"
   grep -q '_ZTIN10tensorflow8OpKernelE' "$work/undefined" || fail "the control library does not use OpKernel's typeinfo"
 
@@ -74,7 +74,7 @@ for v in 1.12.0 2.10.1; do
   expect_contains "$work/probe.out" '"loaded":false,"error":".*undefined symbol: _ZTIN10tensorflow8OpKernelE'
   "$OPKIT_HOME/probes/tensorflow-$v/tf_probe" "$good" >"$work/probe.out" 2>&1 || fail "the probe refused $good: $(cat "$work/probe.out")"
   expect_contains "$work/probe.out" '"loaded":true'
-  readelf -d "$OPKIT_HOME/probes/tensorflow-$v/tf_probe" | grep -q 'NEEDED.*\(libtensorflow_framework\|libstdc++\)' \
+  grep -q 'NEEDED.*\(libtensorflow_framework\|libstdc++\)' <(readelf -d "$OPKIT_HOME/probes/tensorflow-$v/tf_probe") \
     && fail "the probe executable links the framework or libstdc++: they would be global"
 
   # The same through `opkit test LIBRARY --tf V`, with no project (from a folder without opkit.yaml).

@@ -149,8 +149,8 @@ complete_fish() {
 [ "$(complete_fish 'opkit build --jo')" = --jobs ] || fail "fish: opkit build --j -> $(complete_fish 'opkit build --jo')"
 [ "$(complete_fish 'opkit sdk ')" = "$(subcommands sdk | sort)" ] || fail "fish: opkit sdk -> $(complete_fish 'opkit sdk ')"
 [ "$(complete_fish 'opkit new --template ')" = "$templates" ] || fail "fish: --template -> $(complete_fish 'opkit new --template ')"
-complete_fish 'opkit sdk list --' | grep -qx -- --json || fail "fish: sdk list offers no --json"
-complete_fish 'opkit sdk list --' | grep -qx -- --verbose || fail "fish: global flags are not offered after a command"
+grep -qx -- --json <(complete_fish 'opkit sdk list --') || fail "fish: sdk list offers no --json"
+grep -qx -- --verbose <(complete_fish 'opkit sdk list --') || fail "fish: global flags are not offered after a command"
 
 # --- the man page: made at build time from the same tree, renders without warnings
 man_page="$(dirname "$OPKIT")/generated-docs/opkit.1"

@@ -138,9 +138,9 @@ expect_contains "$work/out" 'error \[version-too-new\] needs GLIBCXX_3\.4\.30.*a
 run_opkit 0 build --profile ../debian11.json --build-dir build-fit
 expect_contains "$work/out" 'portable: libstdc\+\+ above GLIBCXX_3\.4\.28/CXXABI_1\.3\.12 \(debian-11\): [0-9]+ symbols linked in from [0-9]+ members, hidden; [0-9]+ symbols bound to the older versions debian-11 has'
 fit=$work/old_op/build-fit/tf-2.10.1/libold_op.so
-if readelf -V "$fit" | grep -Eq 'GLIBCXX_3\.4\.29|GLIBC_2\.3[2-9]'; then fail "the fitted library still needs a version the root lacks"; fi
-nm -D "$fit" | grep -q ' U pthread_once@GLIBC_2\.2\.5$' || fail "pthread_once not bound to GLIBC_2.2.5"
-readelf -V "$fit" | grep -q 'Name: GLIBCXX_3\.4' || fail "the fitted library no longer binds to the system libstdc++"
+if grep -Eq 'GLIBCXX_3\.4\.29|GLIBC_2\.3[2-9]' <(readelf -V "$fit"); then fail "the fitted library still needs a version the root lacks"; fi
+grep -q ' U pthread_once@GLIBC_2\.2\.5$' <(nm -D "$fit") || fail "pthread_once not bound to GLIBC_2.2.5"
+grep -q 'Name: GLIBCXX_3\.4' <(readelf -V "$fit") || fail "the fitted library no longer binds to the system libstdc++"
 nm -D --defined-only "$fit" >"$work/exports"
 if grep -q '__throw_bad_array_new_length' "$work/exports"; then fail "the linked-in libstdc++ symbol is exported"; fi
 run_opkit 0 check "$fit" --tf 2.10.1 --profile ../debian11.json
@@ -202,7 +202,7 @@ gcc -shared -o libsqrt_op.so build/tf-2.10.1/obj/old_op/src/*.o build/tf-2.10.1/
   -L"$OPKIT_HOME/sdks/tensorflow-2.10.1/lib" -l:libtensorflow_framework.so.2 -lstdc++
 readelf -d libsqrt_op.so >"$work/dynamic"
 if grep -q 'libm\.so' "$work/dynamic"; then fail "libsqrt_op.so links libm"; fi
-nm -D libsqrt_op.so | grep -q ' U sqrtf' || fail "libsqrt_op.so does not call sqrtf"
+grep -q ' U sqrtf' <(nm -D libsqrt_op.so) || fail "libsqrt_op.so does not call sqrtf"
 run_opkit 0 check libsqrt_op.so --tf 2.10.1
 in_root libsqrt_op.so "import ctypes; f = ctypes.CDLL(sys.argv[1]).old_op_sqrt; f.restype = ctypes.c_float; f.argtypes = [ctypes.c_float]; print(m.old_op([[3, 3]]).numpy().tolist(), f(-1.0) != f(-1.0), f(2.25))" ||
   { cat "$work/root.out" >&2; fail "the sqrtf op did not load in the Debian 11 root"; }
@@ -218,7 +218,7 @@ run_opkit 0 build --tf tensorflow-2.10.1-cuda
 expect_contains "$work/out" '^tf-2\.10\.1-cuda +built'
 expect_contains "$work/out" 'symbols bound to the older versions tensorflow-2\.10 has, in the CUDA runtime too'
 gpu=$work/gpu_op/build/tf-2.10.1-cuda/libgpu_op.so
-if readelf -V "$gpu" | grep -Eq 'GLIBC_2\.(1[89]|[2-9][0-9])'; then fail "the CUDA build needs a glibc newer than 2.17"; fi
+if grep -Eq 'GLIBC_2\.(1[89]|[2-9][0-9])' <(readelf -V "$gpu"); then fail "the CUDA build needs a glibc newer than 2.17"; fi
 run_opkit 0 check "$gpu" --tf tensorflow-2.10.1-cuda --json
 python3 -c "import json; r=json.load(open('$work/out')); assert r['verdict']=='loads' and [f['kind'] for f in r['findings']]==['cuda-runtime'], r"
 in_root "$gpu" "print(m.gpu_op([[5, 4], [3, 2]]).numpy().tolist())" ||

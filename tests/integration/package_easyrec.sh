@@ -276,7 +276,7 @@ own_library() { # <abi> <sdk> <output>
 }
 fresh_checkout "$work/er-abi"
 own_library 1 "$sdk112" "$work/er-abi/easy_rec/python/ops/1.12_pai/libcustom_ops.so"
-nm -D "$work/er-abi/easy_rec/python/ops/1.12_pai/libcustom_ops.so" | grep -q '__cxx11' || fail "the ABI 1 library shows no std::__cxx11"
+grep -q '__cxx11' <(nm -D "$work/er-abi/easy_rec/python/ops/1.12_pai/libcustom_ops.so") || fail "the ABI 1 library shows no std::__cxx11"
 run_opkit 1 package easyrec --easyrec-dir "$work/er-abi" --version abi --tf 1.12,2.10.1 --protoc "$protoc"
 expect_one_error_line
 expect_contains "$work/err" "easy_rec/python/ops/1\.12_pai/librec_op\.so \(.*build/tf-1\.12\.0/librec_op\.so\) does not match EasyRec's easy_rec/python/ops/1\.12_pai/libcustom_ops\.so in the same folder: _GLIBCXX_USE_CXX11_ABI=0 against 1"
