@@ -1,7 +1,8 @@
 # Outputs are complete or absent (issue 16): a build killed at random moments
 # never leaves a cut-short library where packages look; package refuses a
 # library that is not what opkit build recorded (cut short, changed, or its
-# record damaged); two packages written at once into one dist/ are both whole.
+# record damaged); a package killed at random moments leaves the old archive or
+# the new one; two packages written at once into one dist/ are both whole.
 # OPKIT_KILL_ROUNDS sets how many kills (5 here; the acceptance run uses 20).
 source "$(dirname "$0")/common.sh"
 rounds=${OPKIT_KILL_ROUNDS:-5}
@@ -75,6 +76,44 @@ expect_one_error_line
 expect_contains "$work/err" "--requires 'tensorflow\\\\nRequires-Dist: evil': a requirement is one line of printable text"
 [ ! -e dist ] || [ -z "$(ls -A dist)" ] || fail "a refused wheel wrote $(ls -A dist)"
 
+# --- kill -9 of opkit package at random moments: dist/ holds the old archive or
+# the complete new one (never a cut-short one), and a rerun writes the new one.
+# The two differ only in SOURCE_DATE_EPOCH, so each is known byte for byte.
+rm -rf dist
+archive=dist/easy_rec_ext_kp_overlay.tar.gz
+SOURCE_DATE_EPOCH=1700000000 run_opkit 0 package easyrec --tf 1.12 --version kp --no-build
+cp "$archive" "$work/new.tar.gz"
+start=$(date +%s.%N)
+SOURCE_DATE_EPOCH=1600000000 run_opkit 0 package easyrec --tf 1.12 --version kp --no-build
+took=$(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$start" "$(date +%s.%N)")
+cp "$archive" "$work/old.tar.gz"
+cmp -s "$work/old.tar.gz" "$work/new.tar.gz" && fail "the archives for two SOURCE_DATE_EPOCHs are identical: the test proves nothing"
+# Kills that come after package ended prove nothing: rounds go on (up to four
+# times as many) until at least one came while it ran.
+killed_during=0 round=0
+while [ "$round" -lt "$rounds" ] || { [ "$killed_during" -eq 0 ] && [ "$round" -lt $((rounds * 4)) ]; }; do
+  round=$((round + 1))
+  cp "$work/old.tar.gz" "$archive"
+  delay=$(python3 -c "import random, sys; print(round(random.uniform(0, float(sys.argv[1])), 3))" "$took")
+  SOURCE_DATE_EPOCH=1700000000 "$OPKIT" package easyrec --tf 1.12 --version kp --no-build >/dev/null 2>&1 &
+  pid=$!
+  sleep "$delay"
+  kill -9 "$pid" 2>/dev/null || true
+  rc=0
+  wait "$pid" 2>/dev/null || rc=$?
+  [ "$rc" -eq 137 ] && killed_during=$((killed_during + 1))
+  cmp -s "$archive" "$work/old.tar.gz" || cmp -s "$archive" "$work/new.tar.gz" ||
+    fail "round $round: a package killed after $delay s left $archive neither the old nor the new archive"
+  # What a kill may leave besides: its hidden temporary, never another visible file.
+  [ -z "$(ls -A dist | grep -v -e '^easy_rec_ext_kp_overlay\.tar\.gz$' -e '^\.easy_rec_ext_kp_overlay\.tar\.gz\.tmp\.')" ] ||
+    fail "round $round: a killed package left $(ls -A dist)"
+  SOURCE_DATE_EPOCH=1700000000 run_opkit 0 package easyrec --tf 1.12 --version kp --no-build
+  cmp -s "$archive" "$work/new.tar.gz" || fail "round $round: the rerun after a kill did not write the new archive"
+  run_opkit 0 package verify "$archive"
+done
+package_kills=$round
+[ "$killed_during" -ge 1 ] || fail "none of $package_kills kills came while package ran ($took s): the test proves nothing"
+
 # --- two packages into one dist/ at once: both succeed, and the archive is whole
 for round in 1 2 3; do
   rm -rf dist
@@ -87,4 +126,4 @@ for round in 1 2 3; do
   run_opkit 0 package verify dist/easy_rec_ext_same_overlay.tar.gz
   [ -z "$(ls -A dist | grep -v '^easy_rec_ext_same_overlay\.tar\.gz$')" ] || fail "leftovers in dist/: $(ls -A dist)"
 done
-echo "reliability_outputs: ok ($rounds kills)"
+echo "reliability_outputs: ok ($rounds kills of build, $package_kills of package, $killed_during of them while it ran)"
