@@ -11,7 +11,9 @@
 #include "opkit/util/fs.hpp"
 #include "opkit/util/log.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -20,6 +22,40 @@
 namespace {
 
 namespace stdfs = std::filesystem;
+
+// The process's open file descriptors.
+size_t
+open_fds()
+{
+  std::error_code ec;
+  size_t n = 0;
+  for (auto it = stdfs::directory_iterator("/proc/self/fd", ec); !ec && it != stdfs::directory_iterator();
+       it.increment(ec)) {
+    ++n;
+  }
+  return n;
+}
+
+// Says on stderr what a finding left behind: its files, their longest path,
+// and why removing it fails, for the report beside the reproducer.
+void
+describe_leftover(const stdfs::path& path)
+{
+  std::error_code ec;
+  size_t files = 0, longest = 0;
+  for (auto it = stdfs::recursive_directory_iterator(path, ec); !ec && it != stdfs::recursive_directory_iterator();
+       it.increment(ec)) {
+    ++files;
+    longest = std::max(longest, it->path().native().size());
+    if (files <= 20) {
+      std::fprintf(stderr, "leftover: %s\n", it->path().c_str());
+    }
+  }
+  std::fprintf(stderr, "leftover %s: %zu entries, longest path %zu bytes, walk: %s\n", path.c_str(), files, longest,
+               ec ? ec.message().c_str() : "ok");
+  stdfs::remove_all(path, ec);
+  std::fprintf(stderr, "leftover: remove_all: %s\n", ec ? ec.message().c_str() : "ok");
+}
 
 // Fails (so the fuzzer records the input) when an import left anything but
 // committed SDKs and the store's own files in the home.
@@ -30,6 +66,7 @@ require_clean(const stdfs::path& home)
   for (const auto& entry : stdfs::directory_iterator(home / "sdks", ec)) {
     std::string name = entry.path().filename().string();
     if (name.rfind(".opkit-partial.", 0) == 0) {
+      describe_leftover(entry.path());
       std::abort(); // a failed import left its staging behind
     }
   }
@@ -55,12 +92,18 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
   (void)once;
   stdfs::path wheel = home.path() / "input.whl";
   opkit::fs::write_file_atomic(wheel, std::string_view(reinterpret_cast<const char*>(data), size));
+  size_t fds_before = open_fds();
   try {
     opkit::sdk::Sdk sdk = opkit::sdk::import_sdk(wheel);
     std::error_code ec;
     stdfs::remove_all(sdk.root, ec); // the next input starts from an empty store
   } catch (const opkit::Error&) {
     // Malformed input, reported the documented way.
+  }
+  if (open_fds() != fds_before) {
+    std::fprintf(stderr, "the import left %zu file descriptors open (%zu before)\n", open_fds() - fds_before,
+                 fds_before);
+    std::abort(); // a leak: after about a thousand imports nothing can be opened
   }
   require_clean(home.path());
   return 0;

@@ -96,6 +96,28 @@ fail_too_large(const ImportStats& stats, const ArchiveEntry& entry)
        escape_text(stats.source), escape_text(entry.path), k_max_sdk_bytes);
 }
 
+// A file descriptor closed when it goes out of scope.
+class OpenFile
+{
+public:
+  explicit OpenFile(int fd)
+    : m_fd(fd)
+  {
+  }
+  ~OpenFile()
+  {
+    if (m_fd >= 0) {
+      ::close(m_fd);
+    }
+  }
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
+  int get() const { return m_fd; }
+
+private:
+  int m_fd;
+};
+
 // Writes one kept file and returns the sha256 of its bytes.
 Sha256Digest
 write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry, ImportStats& stats)
@@ -113,8 +135,10 @@ write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry,
   fs::create_dirs(dest.parent_path());
   int mode = plan.kind == EntryKind::framework_library ? 0755 : 0644;
   // O_NOFOLLOW: the staging folder is ours, but never write through a link.
-  int fd = ::open(dest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) {
+  // Closed however this ends: entry.read throws on a damaged entry, and each
+  // descriptor leaked so was one fewer for the next import in the process.
+  OpenFile fd{::open(dest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode)};
+  if (fd.get() < 0) {
     fail(ExitCode::system, "{}: cannot create: {}", dest, std::strerror(errno));
   }
   Sha256Hasher hasher;
@@ -122,19 +146,12 @@ write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry,
   size_t n = 0;
   while ((n = entry.read(buffer, sizeof buffer)) > 0) {
     if (n > k_max_sdk_bytes - stats.bytes) {
-      ::close(fd);
       fail_too_large(stats, entry);
     }
-    try {
-      fs::write_all(fd, std::string_view(buffer, n), dest);
-    } catch (...) {
-      ::close(fd);
-      throw;
-    }
+    fs::write_all(fd.get(), std::string_view(buffer, n), dest);
     hasher.update(buffer, n);
     stats.bytes += n;
   }
-  ::close(fd);
   stats.headers += plan.kind == EntryKind::header ? 1 : 0;
   stats.libraries += plan.kind == EntryKind::framework_library ? 1 : 0;
   return hasher.finish();
