@@ -1,6 +1,7 @@
 #include "opkit/check/elf_archive.hpp"
 
 #include "opkit/util/error.hpp"
+#include "opkit/util/file_handle.hpp"
 #include "opkit/util/format.hpp"
 
 #include <gelf.h>
@@ -14,17 +15,10 @@
 #include <string_view>
 
 #include <fcntl.h>
-#include <unistd.h>
 
 namespace opkit::check {
 
 namespace {
-
-struct FileCloser
-{
-  int fd;
-  ~FileCloser() { ::close(fd); }
-};
 
 struct ElfCloser
 {
@@ -95,7 +89,7 @@ read_member_symbols(Elf* elf, ArchiveMember& member)
 // when the file is not one.
 struct RelocatableObject
 {
-  std::unique_ptr<FileCloser> file;
+  UniqueFd file; // declared first, so closed after elf ends
   ElfHandle elf;
 };
 
@@ -104,12 +98,11 @@ open_relocatable(const std::filesystem::path& path, bool write)
 {
   init_libelf();
   RelocatableObject object;
-  int fd = ::open(path.c_str(), (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-  if (fd < 0) {
+  object.file.reset(::open(path.c_str(), (write ? O_RDWR : O_RDONLY) | O_CLOEXEC));
+  if (!object.file.valid()) {
     return object;
   }
-  object.file.reset(new FileCloser{fd}); // no temporary: its destructor would close fd
-  object.elf.reset(elf_begin(fd, write ? ELF_C_RDWR : ELF_C_READ, nullptr));
+  object.elf.reset(elf_begin(object.file.get(), write ? ELF_C_RDWR : ELF_C_READ, nullptr));
   GElf_Ehdr ehdr;
   if (object.elf
       && (elf_kind(object.elf.get()) != ELF_K_ELF || gelf_getehdr(object.elf.get(), &ehdr) == nullptr
@@ -125,11 +118,11 @@ std::vector<ArchiveMember>
 read_archive_members(const std::filesystem::path& archive)
 {
   init_libelf();
-  int fd = ::open(archive.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  UniqueFd file{::open(archive.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (!file.valid()) {
     fail(ExitCode::usage, "{}: cannot open: {}", archive, std::strerror(errno));
   }
-  FileCloser closer{fd};
+  int fd = file.get();
   ElfHandle ar(elf_begin(fd, ELF_C_READ, nullptr));
   if (!ar || elf_kind(ar.get()) != ELF_K_AR) {
     fail(ExitCode::usage, "{}: not a static archive", archive);

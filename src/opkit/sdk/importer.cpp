@@ -7,6 +7,7 @@
 #include "opkit/sdk/wheel_record.hpp"
 #include "opkit/util/archive.hpp"
 #include "opkit/util/error.hpp"
+#include "opkit/util/file_handle.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
 #include "opkit/util/hash.hpp"
@@ -20,7 +21,6 @@
 #include <set>
 
 #include <fcntl.h>
-#include <unistd.h>
 
 namespace opkit::sdk {
 
@@ -96,28 +96,6 @@ fail_too_large(const ImportStats& stats, const ArchiveEntry& entry)
        escape_text(stats.source), escape_text(entry.path), k_max_sdk_bytes);
 }
 
-// A file descriptor closed when it goes out of scope.
-class OpenFile
-{
-public:
-  explicit OpenFile(int fd)
-    : m_fd(fd)
-  {
-  }
-  ~OpenFile()
-  {
-    if (m_fd >= 0) {
-      ::close(m_fd);
-    }
-  }
-  OpenFile(const OpenFile&) = delete;
-  OpenFile& operator=(const OpenFile&) = delete;
-  int get() const { return m_fd; }
-
-private:
-  int m_fd;
-};
-
 // Writes one kept file and returns the sha256 of its bytes.
 Sha256Digest
 write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry, ImportStats& stats)
@@ -137,8 +115,8 @@ write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry,
   // O_NOFOLLOW: the staging folder is ours, but never write through a link.
   // Closed however this ends: entry.read throws on a damaged entry, and each
   // descriptor leaked so was one fewer for the next import in the process.
-  OpenFile fd{::open(dest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode)};
-  if (fd.get() < 0) {
+  UniqueFd fd{::open(dest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode)};
+  if (!fd.valid()) {
     fail(ExitCode::system, "{}: cannot create: {}", dest, std::strerror(errno));
   }
   Sha256Hasher hasher;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "opkit/sdk/zip_directory.hpp"
+#include "opkit/util/file_handle.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -64,15 +65,10 @@ private:
   std::size_t header_wanted() const; // the bytes of the current member's local header
   void member_done();
 
-  struct FileCloser
-  {
-    void operator()(std::FILE* file) const { std::fclose(file); }
-  };
-
   std::string m_subject;
   std::filesystem::path m_path;
   std::vector<ZipMember> m_members;
-  std::unique_ptr<std::FILE, FileCloser> m_file;
+  UniqueFile m_file;
   std::vector<std::uint64_t> m_offsets; // where each member's record starts in the new file
   std::uint64_t m_written = 0;
   std::size_t m_index = 0;  // the member being copied

@@ -1,6 +1,7 @@
 #include "opkit/util/fs.hpp"
 
 #include "opkit/util/error.hpp"
+#include "opkit/util/file_handle.hpp"
 
 #include "opkit/util/format.hpp"
 
@@ -92,18 +93,18 @@ write_file_atomic(const stdfs::path& path, std::string_view content, bool execut
 {
   stdfs::path tmp = path;
   tmp += ".tmp." + random_suffix();
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, executable ? 0755 : 0644);
-  if (fd < 0) {
+  UniqueFd fd{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, executable ? 0755 : 0644)};
+  if (!fd.valid()) {
     fail(ExitCode::system, "{}: cannot create: {}", tmp, std::strerror(errno));
   }
   try {
-    write_all(fd, content, tmp);
+    write_all(fd.get(), content, tmp);
   } catch (...) {
-    ::close(fd);
+    fd.reset();
     ::unlink(tmp.c_str());
     throw;
   }
-  ::close(fd);
+  fd.reset();
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int saved = errno;
     ::unlink(tmp.c_str());
@@ -166,25 +167,23 @@ prefault(std::string_view bytes)
 
 MappedFile::MappedFile(const stdfs::path& path, Mode mode)
 {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  UniqueFd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (!fd.valid()) {
     fail(ExitCode::system, "{}: cannot read: {}", path, std::strerror(errno));
   }
   struct stat st
   {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     fail(ExitCode::usage, "{}: not a regular file", path);
   }
   m_size = static_cast<size_t>(st.st_size);
   if (m_size == 0) {
-    ::close(fd);
     return;
   }
   int protection = mode == Mode::private_copy ? PROT_READ | PROT_WRITE : PROT_READ;
-  void* image = ::mmap(nullptr, m_size, protection, MAP_PRIVATE, fd, 0);
+  void* image = ::mmap(nullptr, m_size, protection, MAP_PRIVATE, fd.get(), 0);
   int saved = errno;
-  ::close(fd);
+  fd.reset(); // the mapping stays
   if (image == MAP_FAILED) {
     fail(ExitCode::system, "{}: cannot map: {}", path, std::strerror(saved));
   }
@@ -224,13 +223,8 @@ StagingDir::~StagingDir()
 bool
 is_staging_in_use(const stdfs::path& folder)
 {
-  int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
-    return false;
-  }
-  bool in_use = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  ::close(fd);
-  return in_use;
+  UniqueFd fd{::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  return fd.valid() && ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
 }
 
 void

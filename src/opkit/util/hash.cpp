@@ -1,6 +1,7 @@
 #include "opkit/util/hash.hpp"
 
 #include "opkit/util/error.hpp"
+#include "opkit/util/file_handle.hpp"
 #include "opkit/util/format.hpp"
 
 #include <openssl/evp.h>
@@ -18,11 +19,6 @@ namespace {
 struct DigestContextDeleter
 {
   void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
-};
-
-struct FileCloser
-{
-  void operator()(std::FILE* file) const { std::fclose(file); }
 };
 
 } // namespace
@@ -74,7 +70,7 @@ sha256_digest(std::string_view data)
 Sha256Digest
 sha256_digest_file(const std::filesystem::path& path)
 {
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+  UniqueFile file(std::fopen(path.c_str(), "rb"));
   if (!file) {
     fail(ExitCode::system, "{}: cannot open: {}", path, std::strerror(errno));
   }

@@ -1,5 +1,6 @@
 #include "opkit/util/http.hpp"
 
+#include "opkit/util/file_handle.hpp"
 #include "opkit/util/http_transfer.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
@@ -78,7 +79,7 @@ private:
   }
 
   std::filesystem::path m_path;
-  std::unique_ptr<std::FILE, FileCloser> m_file;
+  UniqueFile m_file;
   curl_off_t m_size = 0;
   int m_read_errno = 0;
 };

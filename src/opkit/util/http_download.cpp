@@ -1,5 +1,6 @@
 #include "opkit/util/http.hpp"
 
+#include "opkit/util/file_handle.hpp"
 #include "opkit/util/http_transfer.hpp"
 #include "opkit/util/log.hpp"
 
@@ -151,7 +152,7 @@ private:
   }
 
   std::filesystem::path m_path;
-  std::unique_ptr<std::FILE, FileCloser> m_file;
+  UniqueFile m_file;
   std::uint64_t m_initial_size = 0;
   bool m_discarded = false; // the bytes there before the call were dropped
   std::uint64_t m_received = 0;

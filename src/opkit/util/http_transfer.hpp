@@ -5,6 +5,7 @@
 // nothing outside them includes this file, so libcurl stays there.
 
 #include "opkit/util/error.hpp"
+#include "opkit/util/file_handle.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/http.hpp"
 #include "opkit/util/http_progress.hpp"
@@ -45,11 +46,6 @@ using UrlHandle = std::unique_ptr<CURLU, CurlUrlDeleter>;
 // `url` parsed by libcurl (CURLU_* `flags`); Error(usage) naming it when it does not parse.
 UrlHandle
 parse_url(const std::string& url, unsigned int flags);
-
-struct FileCloser
-{
-  void operator()(std::FILE* file) const { std::fclose(file); }
-};
 
 // curl_global_init, once, before any handle; a fresh handle.
 void
