@@ -109,6 +109,9 @@ while [ "$round" -lt "$rounds" ] || { [ "$killed_during" -eq 0 ] && [ "$round" -
     fail "round $round: a killed package left $(ls -A dist)"
   SOURCE_DATE_EPOCH=1700000000 run_opkit 0 package easyrec --tf 1.12 --version kp --no-build
   cmp -s "$archive" "$work/new.tar.gz" || fail "round $round: the rerun after a kill did not write the new archive"
+  # The rerun removed what the killed one left (its temporary is unlocked now).
+  [ -z "$(ls -A dist | grep -v '^easy_rec_ext_kp_overlay\.tar\.gz$')" ] ||
+    fail "round $round: after the rerun dist/ still holds $(ls -A dist)"
   run_opkit 0 package verify "$archive"
 done
 package_kills=$round

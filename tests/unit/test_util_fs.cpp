@@ -1,7 +1,18 @@
 #include "opkit/util/error.hpp"
 #include "opkit/util/fs.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 using namespace opkit;
 namespace stdfs = std::filesystem;
@@ -61,4 +72,81 @@ TEST(Fs, StagingDirIsRemovedUnlessCommitted)
   again.commit(dir.path() / "final", /*replace=*/true);
   EXPECT_FALSE(stdfs::exists(dir.path() / "final" / "x"));
   EXPECT_EQ(fs::read_file(dir.path() / "final" / "y"), "replaced");
+}
+
+namespace {
+
+void
+write_plain(const stdfs::path& path, std::string_view content)
+{
+  std::ofstream(path, std::ios::binary) << content;
+}
+
+std::vector<std::string>
+names_in(const stdfs::path& folder)
+{
+  std::vector<std::string> names;
+  for (const stdfs::directory_entry& entry : stdfs::directory_iterator(folder)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A pid no process has: past the kernel's largest.
+const char* const k_dead_pid = "4194305";
+
+} // namespace
+
+TEST(Fs, AtomicWriteRemovesTheTemporariesOfKilledWriters)
+{
+  fs::TempDir dir;
+  // Written to (its writer had locked it), and empty with a dead writer.
+  write_plain(dir.path() / ".f.tmp.1.aaaa", "cut short");
+  write_plain(dir.path() / (std::string(".f.tmp.") + k_dead_pid + ".bbbb"), "");
+  fs::write_file_atomic(dir.path() / "f", "whole");
+  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"f"});
+  EXPECT_EQ(fs::read_file(dir.path() / "f"), "whole");
+}
+
+TEST(Fs, AtomicWriteKeepsTheTemporariesOfLiveWriters)
+{
+  fs::TempDir dir;
+  // Locked: a writer at work, here or on another host.
+  stdfs::path held = dir.path() / ".f.tmp.1.held";
+  write_plain(held, "being written");
+  UniqueFd lock{::open(held.c_str(), O_RDONLY | O_CLOEXEC)};
+  ASSERT_EQ(::flock(lock.get(), LOCK_EX), 0);
+  // Empty, its writer alive (this process): between create and lock.
+  stdfs::path young = dir.path() / fmt::format(".f.tmp.{}.young", ::getpid());
+  write_plain(young, "");
+  // Not a temporary of f, or not a file.
+  write_plain(dir.path() / ".g.tmp.1.other", "x");
+  write_plain(dir.path() / ".f.tmpx", "x");
+  write_plain(dir.path() / "target", "x");
+  stdfs::create_symlink("target", dir.path() / ".f.tmp.1.link");
+  fs::write_file_atomic(dir.path() / "f", "whole");
+  std::vector<std::string> kept{
+    ".f.tmp.1.held", ".f.tmp.1.link", ".f.tmpx", young.filename().string(), ".g.tmp.1.other", "f", "target"};
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(names_in(dir.path()), kept);
+  // A minute later an empty one goes whoever named it; once unlocked, the held one goes.
+  stdfs::last_write_time(young, stdfs::file_time_type::clock::now() - std::chrono::minutes(2));
+  lock.reset();
+  fs::write_file_atomic(dir.path() / "f", "again");
+  EXPECT_FALSE(stdfs::exists(young));
+  EXPECT_FALSE(stdfs::exists(held));
+  EXPECT_EQ(fs::read_file(dir.path() / "target"), "x");
+}
+
+TEST(Fs, AtomicFileNotCommittedLeavesNothing)
+{
+  fs::TempDir dir;
+  {
+    fs::AtomicFile file(dir.path() / "f");
+    fs::write_all(file.fd(), "half", file.temp_path());
+    EXPECT_EQ(file.temp_path().parent_path(), dir.path());
+    EXPECT_EQ(file.temp_path().filename().string().rfind(fmt::format(".f.tmp.{}.", ::getpid()), 0), 0u);
+  }
+  EXPECT_TRUE(names_in(dir.path()).empty());
 }

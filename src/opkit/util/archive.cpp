@@ -75,8 +75,6 @@ for_each_archive_entry(const std::filesystem::path& path, const std::function<vo
 #include <fstream>
 #include <set>
 
-#include <unistd.h>
-
 namespace opkit {
 
 namespace {
@@ -100,9 +98,9 @@ check_rc(archive* a, int rc, const std::filesystem::path& output)
 }
 
 archive*
-open_writer(std::unique_ptr<archive, WriteArchiveDeleter>& writer, ArchiveFormat format,
-            const std::filesystem::path& tmp)
+open_writer(std::unique_ptr<archive, WriteArchiveDeleter>& writer, ArchiveFormat format, const fs::AtomicFile& file)
 {
+  const std::filesystem::path& tmp = file.temp_path();
   writer.reset(archive_write_new());
   archive* a = writer.get();
   if (format == ArchiveFormat::tar_gz) {
@@ -114,7 +112,7 @@ open_writer(std::unique_ptr<archive, WriteArchiveDeleter>& writer, ArchiveFormat
     check_rc(a, archive_write_set_format_zip(a), tmp);
     check_rc(a, archive_write_set_options(a, "zip:compression=deflate"), tmp);
   }
-  check_rc(a, archive_write_open_filename(a, tmp.c_str()), tmp);
+  check_rc(a, archive_write_open_fd(a, file.fd()), tmp);
   return a;
 }
 
@@ -180,10 +178,11 @@ write_archive(const std::filesystem::path& output, ArchiveFormat format, std::ve
 {
   std::sort(members.begin(), members.end(),
             [](const ArchiveMember& x, const ArchiveMember& y) { return x.path < y.path; });
-  std::filesystem::path tmp = fs::temp_path_beside(output); // unique: concurrent runs never share it
-  std::unique_ptr<archive, WriteArchiveDeleter> writer;
-  try {
-    archive* a = open_writer(writer, format, tmp);
+  fs::AtomicFile file(output); // unique: concurrent runs never share it
+  const std::filesystem::path& tmp = file.temp_path();
+  {
+    std::unique_ptr<archive, WriteArchiveDeleter> writer;
+    archive* a = open_writer(writer, format, file);
     // Zip (wheels) lists files only; tar lists folders too, as tar -c does.
     if (format == ArchiveFormat::tar_gz) {
       for (const std::string& folder : parent_folders(members)) {
@@ -194,18 +193,8 @@ write_archive(const std::filesystem::path& output, ArchiveFormat format, std::ve
       write_member(a, member, mtime, tmp);
     }
     check_rc(a, archive_write_close(a), tmp);
-    writer.reset();
-  } catch (...) {
-    writer.reset();
-    ::unlink(tmp.c_str());
-    throw;
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, output, ec);
-  if (ec) {
-    ::unlink(tmp.c_str());
-    fail(ExitCode::system, "{}: cannot rename into place: {}", output, ec.message());
-  }
+  file.commit();
 }
 
 } // namespace opkit

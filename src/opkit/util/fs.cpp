@@ -6,9 +6,11 @@
 #include "opkit/util/format.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <random>
 
@@ -82,34 +84,95 @@ require_input(const stdfs::path& path, std::string_view what)
   fail(ExitCode::usage, "{}: not a regular file or folder (a FIFO, socket or device), so not a {}", path, what);
 }
 
-stdfs::path
-temp_path_beside(const stdfs::path& path)
+namespace {
+
+const int64_t k_empty_temporary_grace_seconds = 60;
+
+// Whether the process that named a temporary "<pid>.<random>" still runs on
+// this host (one that cannot be told, or is not this host's, counts as alive).
+bool
+writer_lives(std::string_view pid_and_random)
 {
-  return path.parent_path() / fmt::format(".{}.tmp.{}{}", path.filename().string(), ::getpid(), random_suffix());
+  size_t dot = pid_and_random.find('.');
+  if (dot == 0 || dot == std::string_view::npos || dot > 9) {
+    return true;
+  }
+  long pid = 0;
+  for (char c : pid_and_random.substr(0, dot)) {
+    if (c < '0' || c > '9') {
+      return true;
+    }
+    pid = pid * 10 + (c - '0');
+  }
+  return pid == 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
+}
+
+// Removes the temporaries of `path` that killed writers left: see AtomicFile.
+// Never follows a link, never opens anything but a regular file, never blocks.
+void
+remove_stale_temporaries(const stdfs::path& path)
+{
+  std::string prefix = "." + path.filename().string() + ".tmp.";
+  stdfs::path folder = path.parent_path().empty() ? stdfs::path(".") : path.parent_path();
+  std::error_code ec;
+  for (stdfs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const stdfs::path& leftover = it->path();
+    if (leftover.filename().string().compare(0, prefix.size(), prefix) != 0) {
+      continue;
+    }
+    UniqueFd fd{::open(leftover.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
+    struct stat st
+    {};
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)
+        || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+      continue; // not ours to judge, or a live writer holds it
+    }
+    if (st.st_size > 0 || !writer_lives(leftover.filename().string().substr(prefix.size()))
+        || ::time(nullptr) - st.st_mtime > k_empty_temporary_grace_seconds) {
+      ::unlink(leftover.c_str());
+    }
+  }
+}
+
+} // namespace
+
+AtomicFile::AtomicFile(const stdfs::path& path, int mode)
+  : m_path(path)
+{
+  remove_stale_temporaries(path);
+  m_temp = path.parent_path() / fmt::format(".{}.tmp.{}.{}", path.filename().string(), ::getpid(), random_suffix());
+  m_fd.reset(::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
+  if (!m_fd.valid()) {
+    fail(ExitCode::system, "{}: cannot create: {}", m_temp, std::strerror(errno));
+  }
+  // Blocking: a sweeper may hold it for an instant, judging it.
+  while (::flock(m_fd.get(), LOCK_EX) != 0 && errno == EINTR) {
+  }
+}
+
+AtomicFile::~AtomicFile()
+{
+  if (!m_committed) {
+    ::unlink(m_temp.c_str()); // then the lock goes, with the descriptor
+  }
+}
+
+void
+AtomicFile::commit()
+{
+  if (::rename(m_temp.c_str(), m_path.c_str()) != 0) {
+    fail(ExitCode::system, "{}: cannot rename into place: {}", m_path, std::strerror(errno));
+  }
+  m_committed = true;
+  m_fd.reset();
 }
 
 void
 write_file_atomic(const stdfs::path& path, std::string_view content, bool executable)
 {
-  stdfs::path tmp = path;
-  tmp += ".tmp." + random_suffix();
-  UniqueFd fd{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, executable ? 0755 : 0644)};
-  if (!fd.valid()) {
-    fail(ExitCode::system, "{}: cannot create: {}", tmp, std::strerror(errno));
-  }
-  try {
-    write_all(fd.get(), content, tmp);
-  } catch (...) {
-    fd.reset();
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  fd.reset();
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int saved = errno;
-    ::unlink(tmp.c_str());
-    fail(ExitCode::system, "{}: cannot rename into place: {}", path, std::strerror(saved));
-  }
+  AtomicFile file(path, executable ? 0755 : 0644);
+  write_all(file.fd(), content, file.temp_path());
+  file.commit();
 }
 
 bool
@@ -301,12 +364,6 @@ stays_inside(const stdfs::path& relative)
   }
   return depth > 0;
 }
-
-} // namespace opkit::fs
-
-#include <sys/file.h>
-
-namespace opkit::fs {
 
 void
 write_symlink(const stdfs::path& link, const stdfs::path& target)

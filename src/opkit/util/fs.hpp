@@ -1,5 +1,7 @@
 #pragma once
 
+#include "opkit/util/file_handle.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -18,8 +20,7 @@ read_file(const stdfs::path& path);
 void
 write_all(int fd, std::string_view content, const stdfs::path& path);
 
-// Writes via a temporary file in the same folder, then renames it into place,
-// so a reader never sees a half-written file.
+// Writes via an AtomicFile: a reader never sees a half-written file.
 void
 write_file_atomic(const stdfs::path& path, std::string_view content, bool executable = false);
 
@@ -34,11 +35,36 @@ enum class InputKind
 InputKind
 require_input(const stdfs::path& path, std::string_view what);
 
-// A name beside `path` for writing it before a rename into place: hidden and
-// unique per process and call (".name.tmp.<pid><random>"), so concurrent
-// writers never share one and a killed writer's leftover is never taken for it.
-stdfs::path
-temp_path_beside(const stdfs::path& path);
+// A file written beside `path` under a hidden temporary name, unique per
+// process and call (".name.tmp.<pid>.<random>"), then renamed onto `path` by
+// commit(): readers see the old file or the complete new one, and concurrent
+// writers never share a temporary. The destructor removes it unless committed.
+// The temporary is locked (flock) from before its first byte until it is
+// renamed or removed; one whose lock is free was left by a killed writer and
+// goes when the next AtomicFile for the same path starts, so kill -9 does not
+// pile hidden files up beside the output. An empty one may be a writer between
+// create and lock: it goes once its writer's pid is gone from this host, or
+// after a minute (a writer on another host sharing the folder).
+class AtomicFile
+{
+public:
+  explicit AtomicFile(const stdfs::path& path, int mode = 0644);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  int fd() const { return m_fd.get(); }
+  const stdfs::path& temp_path() const { return m_temp; }
+
+  // Renames the temporary onto the path; Error(system) naming it when it cannot.
+  void commit();
+
+private:
+  stdfs::path m_path;
+  stdfs::path m_temp;
+  UniqueFd m_fd;
+  bool m_committed = false;
+};
 
 // Like write_file_atomic, but leaves the file (and its mtime) alone when the
 // content is already equal. Returns whether it wrote.

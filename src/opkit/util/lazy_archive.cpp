@@ -36,7 +36,7 @@ extern "C"
   OPKIT_LAZY_FORWARD(k_archive, int, archive_write_set_format_zip, (archive * a), (a))
   OPKIT_LAZY_FORWARD(k_archive, int, archive_write_add_filter_gzip, (archive * a), (a))
   OPKIT_LAZY_FORWARD(k_archive, int, archive_write_set_options, (archive * a, const char* options), (a, options))
-  OPKIT_LAZY_FORWARD(k_archive, int, archive_write_open_filename, (archive * a, const char* file), (a, file))
+  OPKIT_LAZY_FORWARD(k_archive, int, archive_write_open_fd, (archive * a, int fd), (a, fd))
   OPKIT_LAZY_FORWARD(k_archive, int, archive_write_header, (archive * a, archive_entry* entry), (a, entry))
   OPKIT_LAZY_FORWARD(k_archive, la_ssize_t, archive_write_data, (archive * a, const void* buffer, size_t size),
                      (a, buffer, size))
