@@ -3,7 +3,10 @@
 //
 // Every malformed archive or manifest must become opkit::Error or a list of
 // problems; only opkit::Error is swallowed. Any other exception, a sanitizer
-// report, a crash, a hang or unbounded memory is a finding.
+// report, a crash, a hang, unbounded memory or a file descriptor left open is
+// a finding.
+
+#include "fuzz_checks.hpp"
 
 #include "opkit/package/package.hpp"
 #include "opkit/util/error.hpp"
@@ -21,6 +24,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
   opkit::set_verbosity(opkit::Verbosity::quiet);
   std::filesystem::path package = dir.path() / "package.tar.gz";
   opkit::fs::write_file_atomic(package, std::string_view(reinterpret_cast<const char*>(data), size));
+  size_t fds_before = opkit_fuzz::open_fds();
   try {
     std::vector<std::string> problems = opkit::package::verify_package(package);
     volatile size_t count = problems.size();
@@ -28,5 +32,6 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
   } catch (const opkit::Error&) {
     // Malformed input, reported the documented way.
   }
+  opkit_fuzz::require_no_fd_leak(fds_before, "the verify");
   return 0;
 }

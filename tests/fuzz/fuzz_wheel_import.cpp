@@ -6,6 +6,8 @@
 // report, a crash, a hang, unbounded memory, or a file written outside the
 // store is a finding.
 
+#include "fuzz_checks.hpp"
+
 #include "opkit/sdk/importer.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/fs.hpp"
@@ -22,19 +24,6 @@
 namespace {
 
 namespace stdfs = std::filesystem;
-
-// The process's open file descriptors.
-size_t
-open_fds()
-{
-  std::error_code ec;
-  size_t n = 0;
-  for (auto it = stdfs::directory_iterator("/proc/self/fd", ec); !ec && it != stdfs::directory_iterator();
-       it.increment(ec)) {
-    ++n;
-  }
-  return n;
-}
 
 // Says on stderr what a finding left behind: its files, their longest path,
 // and why removing it fails, for the report beside the reproducer.
@@ -92,7 +81,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
   (void)once;
   stdfs::path wheel = home.path() / "input.whl";
   opkit::fs::write_file_atomic(wheel, std::string_view(reinterpret_cast<const char*>(data), size));
-  size_t fds_before = open_fds();
+  size_t fds_before = opkit_fuzz::open_fds();
   try {
     opkit::sdk::Sdk sdk = opkit::sdk::import_sdk(wheel);
     std::error_code ec;
@@ -100,11 +89,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
   } catch (const opkit::Error&) {
     // Malformed input, reported the documented way.
   }
-  if (open_fds() != fds_before) {
-    std::fprintf(stderr, "the import left %zu file descriptors open (%zu before)\n", open_fds() - fds_before,
-                 fds_before);
-    std::abort(); // a leak: after about a thousand imports nothing can be opened
-  }
+  opkit_fuzz::require_no_fd_leak(fds_before, "the import");
   require_clean(home.path());
   return 0;
 }
