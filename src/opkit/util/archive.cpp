@@ -2,12 +2,18 @@
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <memory>
+#include <set>
 
 namespace opkit {
 
@@ -64,18 +70,6 @@ for_each_archive_entry(const std::filesystem::path& path, const std::function<vo
     visit(item);
   }
 }
-
-} // namespace opkit
-
-#include "opkit/util/fs.hpp"
-
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <set>
-
-namespace opkit {
 
 namespace {
 
