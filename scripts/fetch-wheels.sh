@@ -6,7 +6,7 @@
 # and the libtensorflow_framework.so.1 row of the config table), then the CUDA
 # build of 2.10.1 (`tensorflow`, not `tensorflow-cpu`: GPU kernels register in it), then
 # 2.15.1 for CPython 3.11 (the last Keras 2 release: version skew and the
-# newest layout in the tests). With a requirement argument
+# newest layout in the tests). With --demo, only 1.12.0 and 2.10.1. With a requirement argument
 # (tensorflow-cpu==2.15.1) it fetches that one wheel for this machine's python3.
 set -euo pipefail
 cache=${OPKIT_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/wheels}
@@ -26,6 +26,11 @@ fetch() { # <subdir> <requirement> <python-version> <platform> <abi>
   ls "$dir"/*.whl
 }
 
+if [ "${1:-}" = --demo ]; then   # the demo's two: 1.12.0 and 2.10.1
+  fetch tf-1.12.0 tensorflow==1.12.0 3.6 manylinux1_x86_64 cp36m
+  fetch tf-2.10.1 tensorflow-cpu==2.10.1 3.10 manylinux2014_x86_64 cp310
+  exit 0
+fi
 if [ $# -eq 0 ]; then
   fetch tf-1.12.0 tensorflow==1.12.0 3.6 manylinux1_x86_64 cp36m
   fetch tf-2.10.1 tensorflow-cpu==2.10.1 3.10 manylinux2014_x86_64 cp310

@@ -111,6 +111,9 @@ expect_contains "$work/err" 'no easy_rec/python/protos/\*\.proto in the EasyRec 
 expect_contains "$work/out" '^upload:  odpscmd -e "add archive dist/easy_rec_ext_0\.8\.7_res\.tar\.gz -f;"$'
 expect_contains "$work/out" '^run:     pai -name easy_rec_ext -Dres_project=<the project you uploaded to> -Dversion=0\.8\.7 '
 expect_contains "$work/out" '^flavor:  --flavor pai for TF 1\.12\.0: the job.s TensorFlow loads easy_rec/python/ops/1\.12_pai/$'
+# ... and how to run it off PAI (stock TF 1.12 reads ops/1.12/) and serve the export.
+expect_contains "$work/out" '^local:   off PAI, stock TF 1\.12 reads easy_rec/python/ops/1\.12/, not 1\.12_pai/: pack again with --flavor stock, then mkdir run'
+expect_contains "$work/out" '^serve:   opkit package saved-model <the export> --tf <the serving TF, 2\.10\.1 for EAS>'
 grep -q 'overlay' "$work/out" && fail "a complete resource is announced as an overlay"
 run_opkit 0 package verify "$full"
 
@@ -288,6 +291,9 @@ expect_contains "$work/err" "warning: .*librec_op\.so .* does not match EasyRec'
 # Stock TF 1.12's folder has no library of EasyRec's here: nothing to compare.
 run_opkit 0 package easyrec --easyrec-dir "$work/er-abi" --version abi_stock --tf 1.12 --flavor stock --protoc "$protoc"
 expect_contains "$work/err" 'easy_rec/python/ops/1\.12/librec_op\.so: EasyRec ships no TensorFlow library in easy_rec/python/ops/1\.12/'
+# Its next steps: run it here with stock TF 1.12; for PAI, pack again with PAI-TF's folder.
+expect_contains "$work/out" '^local:   mkdir run && tar xzf dist/easy_rec_ext_abi_stock_res\.tar\.gz -C run && cd run, .*PYTHONPATH=\$PWD python -m easy_rec\.python\.train_eval'
+expect_contains "$work/out" '^upload:  PAI-TF 1\.12 reads easy_rec/python/ops/1\.12_pai/: pack again without --flavor stock, then odpscmd'
 # EasyRec's library built alike (ABI 0, libtensorflow_framework.so): compared, no finding.
 own_library 0 "$sdk112" "$work/er-abi/easy_rec/python/ops/1.12_pai/libcustom_ops.so"
 run_opkit 0 package easyrec --easyrec-dir "$work/er-abi" --version abi_ok --tf 1.12 --protoc "$protoc"

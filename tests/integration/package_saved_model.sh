@@ -88,8 +88,21 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["written"] is False, r
 assert [a["path"] for a in r["assets"]] == ["extra.json", "fg.json", "libpy_op.so", "sub/y.txt", "vocab.txt", "opkit-manifest.json"], r["assets"]
+assert r["model_tf"] == r["serving_tf"] and r["model_tf"].startswith("2."), (r["model_tf"], r["serving_tf"])
 PY
 [ "$(export_state)" = "$state_before" ] || fail "package saved-model --dry-run --json changed the export"
+# The model's own TF: an older --tf cannot load it (exit 1, both versions named,
+# nothing written, nothing built); without --tf, a project none of whose
+# targets is the model's TF must be told which (exit 2).
+model_tf=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['model_tf'])" "$work/out")
+run_opkit 1 package saved-model "$work/export" --tf 1.12
+expect_one_error_line
+expect_contains "$work/err" "export: exported by TF ${model_tf//./\\.}, but --tf 1\.12 is TF 1\.12\.0, which cannot load a SavedModel written by a newer TF"
+[ ! -d build/tf-1.12.0 ] || fail "a refused package saved-model built for 1.12"
+run_opkit 2 package saved-model "$work/export"
+expect_one_error_line
+expect_contains "$work/err" "export: exported by TF ${model_tf//./\\.}, which none of the project's targets \(1\.12, 2\.10\.1\) is \(pass --tf"
+[ "$(export_state)" = "$state_before" ] || fail "a refused package saved-model changed the export"
 run_opkit 0 package saved-model "$work/export" --tf "$TF_VERSION" --asset "$work/fg.json" --asset "$work/extra.json"
 expect_contains "$work/out" '^saved_model\.pb: schema version 1, 1 meta graph \(serve\)$'
 expect_contains "$work/out" '^  extra\.json$'

@@ -1,80 +1,83 @@
-# The easyrec-layer template: the op builds and registers for PAI's TF 1.12 and
-# EAS's TF 2.10.1; the Keras layer, packed by `opkit package easyrec` with an
-# EasyRec checkout, loads its library from easy_rec/python/ops/<dir>/ and runs
-# in a real TensorFlow; every file agrees with opkit.yaml and EasyRec's rules.
+# The easyrec-layer template, rendered for each EasyRec release as
+# configs/packages/easyrec.yaml describes it: 0.7.x takes raw strings as
+# IdFeature columns read by feature name, 0.8.2 and later through a raw_input
+# block of PassThroughFeature columns; a release without backbone components
+# is refused. The op does real work on text and builds and registers for PAI's
+# TF 1.12, EAS's TF 2.10.1 and the venv's TF; the raw_input layer runs in a real
+# TensorFlow. (The 0.7.1 route runs end to end with EasyRec's own release in
+# easyrec_journey.)
 source "$(dirname "$0")/common.sh"
 source "$OPKIT_TEST_HOME/python-tf.env"   # TF_VERSION, PYTHON
 export TF_CPP_MIN_LOG_LEVEL=3
 
-run_opkit 0 new text_norm --template easyrec-layer
-cd text_norm
-# Consistency: op, layer, __init__ line, pipeline.config and opkit.yaml agree.
-python3 - "$OPKIT_SOURCE_DIR/configs/packages/easyrec.yaml" <<'PY'
-import re, sys, pathlib, importlib.util, types
-root = pathlib.Path(".")
-yaml = (root / "opkit.yaml").read_text()
-assert re.search(r"^template: easyrec-layer$", yaml, re.M)
-op = re.search(r"^  name: (\w+)$", yaml, re.M).group(1)
-assert op == "TextNorm"
-assert re.findall(r'REGISTER_OP\("(\w+)"\)', (root / "src/text_norm_op.cc").read_text()) == [op]
-layer = (root / "easy_rec/python/layers/keras/text_norm_layer.py").read_text()
-assert f"class {op}Layer(Layer):" in layer and "_LIBRARY = 'libtext_norm.so'" in layer
-assert "text_norm_ops.text_norm(x)" in layer  # TF's snake_case name of TextNorm
-add = (root / "easy_rec/python/layers/keras/__init__.py.add").read_text().strip()
-assert add == f"from .text_norm_layer import {op}Layer", add
-config = (root / "samples/pipeline.config").read_text()
-assert f"class_name: '{op}Layer'" in config and "feature_type: PassThroughFeature" in config and "raw_input {" in config
-# The layer's ops-folder rule is EasyRec's, as opkit's config states it.
-rules = pathlib.Path(sys.argv[1]).read_text()
-fake_tf = types.ModuleType("tensorflow"); fake_tf.__version__ = "0"
-sys.modules["tensorflow"] = fake_tf
-keras = types.ModuleType("tensorflow.python.keras.layers"); keras.Layer = object
-for name in ("tensorflow.python", "tensorflow.python.keras"):
-    sys.modules[name] = types.ModuleType(name)
-sys.modules["tensorflow.python.keras.layers"] = keras
-fake_tf.load_op_library = lambda path: None
-spec = importlib.util.spec_from_file_location("layer", root / "easy_rec/python/layers/keras/text_norm_layer.py")
-mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
-for version, want in [("1.12.0", "1.12"), ("1.12.0-PAI", "1.12_pai"), ("1.15.5", "1.15"), ("2.10.1", "2.10"), ("2.15.1", "2.15")]:
-    assert mod.ops_dir_name(version) == want, (version, mod.ops_dir_name(version))
-    assert f"dir: {want}" in rules or f'dir: "{want}"' in rules or want.count(".") == 1, want
-print("consistent")
+# A release without components: one line, exit 2, nothing written.
+run_opkit 2 new old_one --template easyrec-layer --easyrec 0.6.4
+expect_one_error_line
+expect_contains "$work/err" 'EasyRec 0\.6\.4: no backbone components .*needs EasyRec 0\.7\.0 or newer'
+[ ! -e old_one ] || fail "a refused new left old_one/"
+run_opkit 2 new not_er --template tensorflow-op --easyrec 0.7.1
+expect_one_error_line
+expect_contains "$work/err" 'template tensorflow-op is not rendered for an EasyRec release'
+mkdir -p "$work/odd-checkout/easy_rec" && echo "__version__ = 'main'" >"$work/odd-checkout/easy_rec/version.py"
+run_opkit 2 new odd --template easyrec-layer --easyrec-dir "$work/odd-checkout"
+expect_one_error_line
+expect_contains "$work/err" "'main': not an EasyRec release \(expected e\.g\. 0\.7\.1\) in .*/odd-checkout/easy_rec/version\.py"
+mkdir -p "$work/not_a_checkout"
+run_opkit 2 new nc --template easyrec-layer --easyrec-dir "$work/not_a_checkout"
+expect_one_error_line
+expect_contains "$work/err" 'not_a_checkout: not an EasyRec checkout \(no easy_rec/version\.py\)'
+
+# 0.7.1, from a checkout's easy_rec/version.py, and the default (the newest row).
+mkdir -p "$work/EasyRec071/easy_rec" && echo "__version__ = '0.7.1'" >"$work/EasyRec071/easy_rec/version.py"
+run_opkit 0 new term_match --output term_match_071 --template easyrec-layer --easyrec-dir "$work/EasyRec071" --json
+expect_json_schema opkit.new-1 "$work/out"
+expect_contains "$work/out" '"release": "0\.7\.1"'
+run_opkit 0 new term_match --template easyrec-layer
+expect_contains "$work/out" '^for EasyRec >= 0\.8\.2: raw strings as PassThroughFeature columns, through a raw_input block$'
+
+python3 - <<'PY'
+import re, pathlib
+for folder, raw_input in (("term_match_071", False), ("term_match", True)):
+    root = pathlib.Path(folder)
+    yaml = (root / "opkit.yaml").read_text()
+    op = re.search(r"^  name: (\w+)$", yaml, re.M).group(1)
+    assert op == "TermMatch", op
+    assert re.findall(r'REGISTER_OP\("(\w+)"\)', (root / "src/term_match_op.cc").read_text()) == [op]
+    layer = (root / "easy_rec/python/layers/keras/term_match_layer.py").read_text()
+    config = (root / "samples/pipeline.config").read_text()
+    assert f"class {op}Layer(Layer):" in layer and f"class_name: '{op}Layer'" in config
+    assert "{{" not in layer + config + yaml, "unrendered mustache"
+    has = lambda text, *words: all(w in text for w in words)
+    if raw_input:   # 0.8.2+: PassThroughFeature and a raw_input block; no feature lookup
+        assert has(config, "feature_type: PassThroughFeature", "raw_input {") and "raw_features" not in config
+        assert "_raw_features" not in layer and "texts = list(inputs)" in layer
+    else:           # 0.7.x: neither exists (its protos reject them); IdFeature columns read by name
+        code = "\n".join(l for l in config.splitlines() if not l.strip().startswith("#"))
+        assert not re.search(r"PassThroughFeature|raw_input", code), "0.7.1 cannot parse these"
+        assert has(config, "key: 'raw_features'", "feature_type: IdFeature")
+        assert "texts = _raw_features(self.raw_features)" in layer
+print("both routes rendered")
 PY
 
+cd term_match
 run_opkit 0 build --tf "1.12,2.10.1,$TF_VERSION"
 run_opkit 0 test --tf "1.12,2.10.1,$TF_VERSION"
 [ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 3 ] || fail "not matched three times"
 
-# An EasyRec checkout stand-in: the package structure the layer lives in.
-er="$work/EasyRec"
-mkdir -p "$er/easy_rec/python/layers/keras" "$er/easy_rec/python/ops/1.12" "$er/pai_jobs"
-echo "__version__ = '0.8.7'" >"$er/easy_rec/version.py"
-touch "$er/easy_rec/__init__.py" "$er/easy_rec/python/__init__.py" "$er/easy_rec/python/layers/__init__.py"
-printf 'from .blocks import MLP\n' >"$er/easy_rec/python/layers/keras/__init__.py"
-printf 'class MLP(object):\n  pass\n' >"$er/easy_rec/python/layers/keras/blocks.py"
-echo "EasyRec's own" >"$er/easy_rec/python/ops/1.12/libcustom_ops.so"
-echo "print('run')" >"$er/pai_jobs/run.py"
-run_opkit 0 package easyrec --easyrec-dir "$er" --version layer_v1 --tf "1.12,2.10.1,$TF_VERSION"
-tarball=dist/easy_rec_ext_layer_v1_res.tar.gz
-tar tzf "$tarball" >"$work/list"
-for path in easy_rec/python/layers/keras/text_norm_layer.py easy_rec/python/ops/1.12_pai/libtext_norm.so \
-            easy_rec/python/ops/2.10/libtext_norm.so "easy_rec/python/ops/${TF_VERSION%.*}/libtext_norm.so" \
-            easy_rec/python/ops/1.12/libcustom_ops.so run.py; do
-  grep -qx "$path" "$work/list" || fail "$path not in the package"
-done
-grep -q '\.add$' "$work/list" && fail "a .add file was packed"
-init=$(tar xzOf "$tarball" easy_rec/python/layers/keras/__init__.py)
-[ "$init" = "$(printf 'from .blocks import MLP\nfrom .text_norm_layer import TextNormLayer')" ] || fail "__init__.py: $init"
-grep -qx 'from .text_norm_layer import TextNormLayer' "$er/easy_rec/python/layers/keras/__init__.py" && fail "the checkout was modified"
-run_opkit 0 package verify "$tarball"
-
-# The packed layer runs in a real TensorFlow, loading its library the EasyRec way.
-mkdir -p "$work/site" && tar xzf "$tarball" -C "$work/site"
-(cd "$work/site" && "$PYTHON" - <<'PY')
+# The raw_input layer (EasyRec >= 0.8.2 hands it the raw tensors) in a real TF,
+# loading its library the EasyRec way from easy_rec/python/ops/<major.minor>/.
+site="$work/site"
+mkdir -p "$site/easy_rec/python/ops/${TF_VERSION%.*}" "$site/easy_rec/python/layers/keras"
+cp build/tf-"$TF_VERSION"/libterm_match.so "$site/easy_rec/python/ops/${TF_VERSION%.*}/"
+cp easy_rec/python/layers/keras/term_match_layer.py "$site/easy_rec/python/layers/keras/"
+(cd "$site/easy_rec/python/layers/keras" && "$PYTHON" - <<'PY') || fail "the raw_input layer did not run"
 import numpy as np, tensorflow as tf
-from easy_rec.python.layers.keras import TextNormLayer
-layer = TextNormLayer(params=None)
-out = layer([tf.constant([3.0, 4.0, 5.0])]).numpy()
-assert list(out) == [3.0, 0.0, 0.0], out
-print("TextNormLayer ran in TensorFlow", tf.__version__)
+import term_match_layer as m
+class Params(object):  # what EasyRec's Parameter gives for st_params
+    def get_or_default(self, key, default):
+        return {"separator": "|"}.get(key, default)
+layer = m.TermMatchLayer(Params())
+out = layer([tf.constant(["a|b", "x", "war|action|crime"]), tf.constant(["b|c", "y", "crime|war"])]).numpy()
+assert out.shape == (3, 1) and np.allclose(out[:, 0], [0.5, 0.0, 2.0 / 3.0]), out
+print("TermMatchLayer ran in TensorFlow", tf.__version__)
 PY

@@ -120,3 +120,27 @@ TEST(PackageRules, RecordHashIsUrlSafeWithoutPadding)
 {
   EXPECT_EQ(package::record_hash("ab+c/d=="), "sha256=ab-c_d");
 }
+
+TEST(PackageRules, EasyRecReleasesSayHowRawStringsReachAComponent)
+{
+  const project::EasyRecRules& rules = project::easyrec_rules();
+  auto release = [&](const char* version) -> const project::EasyRecRules::Release& {
+    return project::easyrec_release(rules, *project::parse_version(version));
+  };
+  // 0.7.x (pai-easy-rec 0.7.1 on PyPI): backbone components, no raw_input block.
+  EXPECT_TRUE(release("0.7.0").components);
+  EXPECT_FALSE(release("0.7.1").raw_input);
+  EXPECT_FALSE(release("0.8.1").raw_input);
+  // 0.8.2 brought raw_input, PassThroughFeature and custom_ops.py.
+  EXPECT_TRUE(release("0.8.2").raw_input);
+  EXPECT_TRUE(release("0.8.7").raw_input);
+  EXPECT_NE(release("0.7.1").route.find("IdFeature"), std::string::npos);
+  // Before 0.7.0 there is nothing to plug a component into: usage error naming the first release with it.
+  try {
+    release("0.6.4");
+    ADD_FAILURE() << "0.6.4 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("needs EasyRec 0.7.0 or newer"), std::string::npos) << e.what();
+  }
+}

@@ -63,6 +63,18 @@ TEST(SavedModelProto, AcceptsAMinimalSavedModel)
   EXPECT_EQ(summary.schema_version, 1u);
   ASSERT_EQ(summary.meta_graph_tags.size(), 1u);
   EXPECT_EQ(summary.meta_graph_tags[0], std::vector<std::string>{"serve"});
+  // meta_info_def.tensorflow_version: the TF that wrote the model.
+  EXPECT_EQ(summary.tensorflow_versions, std::vector<std::string>{"2.15.0"});
+}
+
+TEST(SavedModelProto, ATensorflowVersionMustBeAString)
+{
+  std::string info = pb_len_field(4, "serve") + pb_varint_field(5, 2);
+  std::string bad = pb_varint_field(1, 1) + pb_len_field(2, pb_len_field(1, info));
+  EXPECT_NE(error_of(bad).find("tensorflow_version"), std::string::npos) << error_of(bad);
+  // A meta graph that does not say gives "".
+  std::string quiet = pb_varint_field(1, 1) + pb_len_field(2, pb_len_field(1, pb_len_field(4, "serve")));
+  EXPECT_EQ(read_saved_model(quiet).tensorflow_versions, std::vector<std::string>{""});
 }
 
 TEST(SavedModelProto, AcceptsSeveralMetaGraphsAndSkipsUnknownFields)

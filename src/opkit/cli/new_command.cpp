@@ -30,6 +30,11 @@ add_new_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_option("-o,--output", options.output, "The project folder (default: ./<name>)");
   cmd->add_option("--tf", versions, "The TensorFlow versions the project targets")->capture_default_str();
   cmd->add_flag("--list", list, "List the templates");
+  cmd->add_option("--easyrec", options.easyrec_version,
+                  "easyrec-layer: the EasyRec release to write for (e.g. 0.7.1; default: the newest known)");
+  cmd->add_option(
+    "--easyrec-dir", options.easyrec_dir,
+    "easyrec-layer: the EasyRec checkout (or unpacked pai-easy-rec) to write for: its easy_rec/version.py");
   static bool cuda = false;
   cmd->add_flag("--cuda", cuda, "tensorflow-op: add a GPU kernel compiled by nvcc");
   cmd->add_flag("--json", global.json, "Print what was created as JSON (schema opkit.new/1)");
@@ -54,12 +59,18 @@ add_new_command(CLI::App& app, GlobalOptions& global, int& exit_code)
                      {"op", result.op_name},           {"template", options.template_name},
                      {"folder", result.root.string()}, {"tf_versions", options.tf_versions},
                      {"files", result.files}};
+      if (!result.easyrec_release.empty()) {
+        report["easyrec"] = {{"release", result.easyrec_release}, {"route", result.easyrec_route}};
+      }
       fmt::print("{}\n", json_text(report, 2));
       return;
     }
     fmt::print("created {} (op {}, template {})\n", result.root, result.op_name, options.template_name);
     for (const std::string& file : result.files) {
       fmt::print("  {}\n", file);
+    }
+    if (!result.easyrec_release.empty()) {
+      fmt::print("for EasyRec {}: {}\n", result.easyrec_release, result.easyrec_route);
     }
     exit_code = 0;
   });

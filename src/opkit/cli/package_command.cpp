@@ -143,11 +143,37 @@ easyrec_next_steps(const package::EasyRecResult& result)
                                  "the whole resource. Or pass --easyrec-dir to make the complete resource.",
                                  path)}};
   }
-  std::vector<std::pair<std::string, std::string>> steps = {
-    {"upload", fmt::format("odpscmd -e \"add archive {} -f;\"", path)},
-    {"run", fmt::format("pai -name easy_rec_ext -Dres_project=<the project you uploaded to> -Dversion={} "
-                        "-Dcmd=train -Dconfig=<oss://.../pipeline.config> ...",
-                        result.version)}};
+  // Where the 1.12 library went decides which TF 1.12 runs the resource:
+  // PAI-TF reads ops/1.12_pai/, stock TF ops/1.12/.
+  std::string flavor_112;
+  for (const package::EasyRecLibrary& library : result.libraries) {
+    if (starts_with(library.tf, "1.12")) {
+      flavor_112 = library.flavor;
+    }
+  }
+  std::string local = fmt::format("mkdir run && tar xzf {} -C run && cd run, add your pipeline.config and data, then "
+                                  "PYTHONPATH=$PWD python -m easy_rec.python.train_eval --pipeline_config_path "
+                                  "pipeline.config (and .eval, .export --export_dir export) in a Python with TF 1.12",
+                                  path);
+  std::vector<std::pair<std::string, std::string>> steps;
+  if (flavor_112 == "pai") {
+    steps.emplace_back("local", "off PAI, stock TF 1.12 reads easy_rec/python/ops/1.12/, not 1.12_pai/: pack again "
+                                "with --flavor stock, then "
+                                  + local);
+  } else {
+    steps.emplace_back("local", local);
+  }
+  std::string pai_first =
+    flavor_112 == "stock" ? "PAI-TF 1.12 reads easy_rec/python/ops/1.12_pai/: pack again without --flavor stock, then "
+                          : "";
+  steps.emplace_back("upload", pai_first + fmt::format("odpscmd -e \"add archive {} -f;\"", path));
+  steps.emplace_back("run",
+                     fmt::format("pai -name easy_rec_ext -Dres_project=<the project you uploaded to> -Dversion={} "
+                                 "-Dcmd=train -Dconfig=<oss://.../pipeline.config> ... (then -Dcmd=evaluate, "
+                                 "-Dcmd=export)",
+                                 result.version));
+  steps.emplace_back("serve", "opkit package saved-model <the export> --tf <the serving TF, 2.10.1 for EAS>: the "
+                              "library in the export's assets/, which the EasyRec Processor loads");
   for (const package::EasyRecLibrary& library : result.libraries) {
     if (!library.flavor.empty()) {
       steps.emplace_back("flavor",
@@ -224,6 +250,18 @@ add_easyrec(CLI::App& package_app, int& exit_code)
   });
 }
 
+// Which TF wrote the model and which TF's library it gets.
+void
+print_model_versions(const package::SavedModelResult& result)
+{
+  if (result.model_tf.empty()) {
+    fmt::print("exported by: (the model does not say); library for TF {}\n", result.serving_tf);
+  } else {
+    fmt::print("exported by TF {}; library for TF {}{}\n", result.model_tf, result.serving_tf,
+               result.model_tf == result.serving_tf ? "" : " (a TF loads SavedModels of its own and older versions)");
+  }
+}
+
 void
 add_saved_model(CLI::App& package_app, int& exit_code)
 {
@@ -231,7 +269,8 @@ add_saved_model(CLI::App& package_app, int& exit_code)
   static std::vector<std::string> assets;
   CLI::App* cmd = package_app.add_subcommand("saved-model", "Add the op library (and files) to a SavedModel's assets/");
   cmd->add_option("export_dir", options.export_dir, "The exported SavedModel folder")->required();
-  cmd->add_option("--tf", options.tf_spec, "The serving runtime's TF version (default: the newest target)");
+  cmd->add_option("--tf", options.tf_spec,
+                  "The serving runtime's TF version (default: the target matching the TF that exported the model)");
   cmd->add_option("--asset", assets, "Another file to add, e.g. fg.json (repeatable)");
   cmd->add_option("--runtime", options.runtime, "Check against this runtime (default: the TF version's own)");
   cmd->add_flag("--force", options.force, "Add the library even if opkit check says it will not load");
@@ -244,8 +283,9 @@ add_saved_model(CLI::App& package_app, int& exit_code)
   cmd->callback([&exit_code] {
     options.assets.assign(assets.begin(), assets.end());
     project::Manifest manifest = project::load_manifest(".");
-    prepare_libraries(manifest, options.tf_spec.empty() ? std::vector<std::string>{} : std::vector{options.tf_spec},
-                      options.build_root, no_build, options.dry_run);
+    // The export decides the TF first (and refuses a library older than the model), before anything is built.
+    options.tf_spec = package::saved_model_target(manifest, options).spec;
+    prepare_libraries(manifest, {options.tf_spec}, options.build_root, no_build, options.dry_run);
     package::SavedModelResult result = package::package_saved_model(manifest, options);
     if (!result.check.loads) {
       log_warning("{} will not load in {} (added because of --force)", result.check.library, result.check.target);
@@ -261,6 +301,8 @@ add_saved_model(CLI::App& package_app, int& exit_code)
         json_text({{"schema", "opkit.package-saved-model/1"},
                    {"export_dir", options.export_dir.string()},
                    {"model", result.model},
+                   {"model_tf", result.model_tf.empty() ? Json() : Json(result.model_tf)},
+                   {"serving_tf", result.serving_tf},
                    {"assets_dir", result.assets_dir.string()},
                    {"written", result.written},
                    {"assets", files_json(result.written ? package::folder_files(result.assets_dir) : result.planned)},
@@ -272,6 +314,7 @@ add_saved_model(CLI::App& package_app, int& exit_code)
     }
     if (options.dry_run) {
       fmt::print("{}\n", result.model);
+      print_model_versions(result);
       print_dry_run(result.assets_dir, result.planned, "bytes");
       for (const std::string& file : result.removed) {
         fmt::print("would remove {} (an earlier run added it; this one would not)\n", file);
@@ -279,6 +322,7 @@ add_saved_model(CLI::App& package_app, int& exit_code)
       return;
     }
     fmt::print("{}\n", result.model);
+    print_model_versions(result);
     fmt::print("{}:\n", result.assets_dir);
     for (const std::string& asset : result.assets) {
       fmt::print("  {}\n", asset);

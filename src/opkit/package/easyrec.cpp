@@ -26,29 +26,8 @@ default_version(const stdfs::path& easyrec_dir)
   if (easyrec_dir.empty()) {
     fail(ExitCode::usage, "easyrec package: --version is required without --easyrec-dir");
   }
-  // The version EasyRec declares; the same rule as --version applies to it.
-  stdfs::path file = easyrec_dir / "easy_rec" / "version.py";
-  std::error_code ec;
-  if (!stdfs::is_regular_file(file, ec)) {
-    fail(ExitCode::usage, "{}: not an EasyRec checkout (no easy_rec/version.py); pass --version", easyrec_dir);
-  }
-  std::string text = fs::read_file(file);
-  auto spaces = [&](size_t i) { return text.find_first_not_of(" \t", i); };
-  for (size_t at = text.find("__version__"); at != std::string::npos; at = text.find("__version__", at + 1)) {
-    size_t i = spaces(at + 11);
-    if (i == std::string::npos || text[i] != '=') {
-      continue;
-    }
-    i = spaces(i + 1);
-    if (i == std::string::npos || (text[i] != '\'' && text[i] != '"')) {
-      continue;
-    }
-    size_t end = text.find_first_of("'\"", i + 1);
-    if (end != std::string::npos) {
-      return text.substr(i + 1, end - i - 1); // validate_easyrec_version judges it
-    }
-  }
-  fail(ExitCode::usage, "{}: no __version__ = '...' found; pass --version", file);
+  // The version EasyRec declares; the same rule as --version applies to it (validate_easyrec_version).
+  return project::easyrec_checkout_version(easyrec_dir, "pass --version");
 }
 
 bool

@@ -4,6 +4,7 @@
 #include "opkit/package/package.hpp"
 #include "opkit/package/saved_model_proto.hpp"
 #include "opkit/project/version.hpp"
+#include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -15,6 +16,7 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace opkit::package {
 
@@ -38,28 +40,77 @@ describe_model(const SavedModelSummary& summary)
                      count == 1 ? "" : "s", join(tags, "; "));
 }
 
-// A text-format SavedModel is not parsed; it must at least hold a
-// `meta_graphs { ... }` (or `meta_graphs: <...>`) message.
-bool
-has_meta_graphs_message(std::string_view text)
+// Where each value of a text-format field starts: the positions just past
+// `key` (a whole word) and the blanks and colon after it.
+std::vector<size_t>
+text_field_values(std::string_view text, std::string_view key)
 {
-  const std::string_view key = "meta_graphs";
+  std::vector<size_t> values;
   for (size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
     bool starts_word = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
     size_t i = at + key.size();
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == ':')) {
       ++i;
     }
-    if (starts_word && i < text.size() && (text[i] == '{' || text[i] == '<')) {
+    if (starts_word && i < text.size()) {
+      values.push_back(i);
+    }
+  }
+  return values;
+}
+
+// A text-format SavedModel is not parsed; it must at least hold a
+// `meta_graphs { ... }` (or `meta_graphs: <...>`) message.
+bool
+has_meta_graphs_message(std::string_view text)
+{
+  for (size_t i : text_field_values(text, "meta_graphs")) {
+    if (text[i] == '{' || text[i] == '<') {
       return true;
     }
   }
   return false;
 }
 
-// Refuses a folder that is not a SavedModel TensorFlow could load; returns
-// what it holds, in one line.
+// The TF version a text-format SavedModel's meta_info_def names
+// (`tensorflow_version: "1.12.0"`), or "".
 std::string
+text_tensorflow_version(std::string_view text)
+{
+  for (size_t i : text_field_values(text, "tensorflow_version")) {
+    if (text[i] != '"' && text[i] != '\'') {
+      continue;
+    }
+    size_t end = text.find(text[i], i + 1);
+    if (end != std::string_view::npos && end - i - 1 <= 64) {
+      return std::string(text.substr(i + 1, end - i - 1));
+    }
+  }
+  return "";
+}
+
+// What an export holds: in one line, and the TF version that wrote it.
+struct ExportInfo
+{
+  std::string description;
+  std::string tensorflow_version; // "" when the model does not say
+};
+
+// The first TF version the meta graphs name.
+std::string
+first_version(const SavedModelSummary& summary)
+{
+  for (const std::string& version : summary.tensorflow_versions) {
+    if (!version.empty()) {
+      return version;
+    }
+  }
+  return "";
+}
+
+// Refuses a folder that is not a SavedModel TensorFlow could load; returns
+// what it holds.
+ExportInfo
 check_export_dir(const stdfs::path& dir)
 {
   std::error_code ec;
@@ -75,7 +126,8 @@ check_export_dir(const stdfs::path& dir)
       fail(ExitCode::usage, "{}: not a SavedModel: the file is empty", binary);
     }
     try {
-      return describe_model(read_saved_model(file.bytes()));
+      SavedModelSummary summary = read_saved_model(file.bytes());
+      return {describe_model(summary), first_version(summary)};
     } catch (const protobuf::WireError& e) {
       fail(ExitCode::usage, "{}: not a SavedModel protobuf: {}", binary, e.what());
     }
@@ -88,7 +140,7 @@ check_export_dir(const stdfs::path& dir)
     if (!has_meta_graphs_message(content)) {
       fail(ExitCode::usage, "{}: not a text-format SavedModel: no `meta_graphs {{ ... }}` message", text);
     }
-    return "saved_model.pbtxt: text format, holds meta_graphs (not parsed further)";
+    return {"saved_model.pbtxt: text format, holds meta_graphs (not parsed further)", text_tensorflow_version(content)};
   }
   fail(ExitCode::usage, "{}: not a SavedModel (no saved_model.pb or saved_model.pbtxt)", dir);
 }
@@ -102,6 +154,13 @@ newest_target(const project::Manifest& manifest)
   return *std::max_element(
     manifest.tf_versions.begin(), manifest.tf_versions.end(),
     [](const std::string& a, const std::string& b) { return *project::parse_version(a) < *project::parse_version(b); });
+}
+
+// (major, minor): what decides whether one TF loads another's SavedModel.
+std::pair<int, int>
+major_minor(const project::Version& version)
+{
+  return {version.parts.empty() ? 0 : version.parts[0], version.parts.size() > 1 ? version.parts[1] : 0};
 }
 
 void
@@ -266,11 +325,54 @@ planned_assets(const std::vector<stdfs::path>& keep, const std::set<std::string>
 
 } // namespace
 
+SavedModelTarget
+saved_model_target(const project::Manifest& manifest, const SavedModelOptions& options)
+{
+  ExportInfo info = check_export_dir(options.export_dir);
+  SavedModelTarget target{options.tf_spec, info.tensorflow_version, info.description};
+  std::optional<project::Version> model = project::parse_version(info.tensorflow_version);
+  if (target.spec.empty()) {
+    if (!model) {
+      target.spec = newest_target(manifest); // the model does not say: the newest target, as before
+      return target;
+    }
+    for (const std::string& spec : manifest.tf_versions) {
+      std::optional<project::Version> version = project::parse_version(spec);
+      if (version && project::version_matches(*version, *model)) {
+        target.spec = spec;
+        return target;
+      }
+    }
+    throw Error(ExitCode::usage,
+                fmt::format("{}: exported by TF {}, which none of the project's targets ({}) is", options.export_dir,
+                            info.tensorflow_version, join(manifest.tf_versions, ", ")),
+                "pass --tf with the TF that will serve it");
+  }
+  if (!model) {
+    return target;
+  }
+  // A TF loads the SavedModels of its own and older versions, never a newer
+  // one's: a library for an older TF than the model's would never serve it.
+  project::Version serving = sdk::resolve_sdk(target.spec).version;
+  if (major_minor(serving) < major_minor(*model) && !options.force) {
+    throw Error(
+      ExitCode::failed,
+      fmt::format("{}: exported by TF {}, but --tf {} is TF {}, which cannot load a SavedModel written by "
+                  "a newer TF: its library would never serve this model; nothing written",
+                  options.export_dir, info.tensorflow_version, target.spec, serving.str()),
+      fmt::format("pass --tf with the TF that serves it (TF {} or newer), or --force",
+                  std::to_string(major_minor(*model).first) + "." + std::to_string(major_minor(*model).second)));
+  }
+  return target;
+}
+
 SavedModelResult
 package_saved_model(const project::Manifest& manifest, const SavedModelOptions& options)
 {
   SavedModelResult result;
-  result.model = check_export_dir(options.export_dir);
+  SavedModelTarget target = saved_model_target(manifest, options);
+  result.model = target.description;
+  result.model_tf = target.model_tf;
   for (const stdfs::path& asset : options.assets) {
     std::error_code ec;
     if (!stdfs::is_regular_file(asset, ec)) {
@@ -283,8 +385,10 @@ package_saved_model(const project::Manifest& manifest, const SavedModelOptions& 
   if (had_assets && !stdfs::is_directory(result.assets_dir, ec)) {
     fail(ExitCode::usage, "{}: not a folder", result.assets_dir);
   }
-  std::string spec = options.tf_spec.empty() ? newest_target(manifest) : options.tf_spec;
-  std::vector<BuiltLibrary> built = collect_built(manifest, {spec}, options.build_root);
+  std::vector<BuiltLibrary> built = collect_built(manifest, {target.spec}, options.build_root);
+  if (!built.empty()) {
+    result.serving_tf = built.front().version();
+  }
 
   // What this run puts into assets/: name -> source.
   std::map<std::string, stdfs::path> wanted;

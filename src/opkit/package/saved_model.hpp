@@ -14,18 +14,37 @@ namespace opkit::package {
 struct SavedModelOptions
 {
   std::filesystem::path export_dir;          // holds saved_model.pb or saved_model.pbtxt
-  std::string tf_spec;                       // the serving runtime's TF; default: the newest target
+  std::string tf_spec;                       // the serving runtime's TF; default: saved_model_target's choice
   std::vector<std::filesystem::path> assets; // extra files, e.g. fg.json
-  bool force = false;                        // add the library even when opkit check says it won't load
-  std::string runtime;                       // for the check; default: the TF version's own
+  bool force = false;  // add the library even when opkit check says it won't load, or its TF is older than the model's
+  std::string runtime; // for the check; default: the TF version's own
   std::filesystem::path build_root;
   bool dry_run = false; // decide everything (and check the library), write nothing
 };
+
+// Which TF's library goes into the export, and what the export says of itself.
+struct SavedModelTarget
+{
+  std::string spec;        // --tf, else the target matching the model's TF, else the newest target
+  std::string model_tf;    // meta_info_def.tensorflow_version of the export; "" when it does not say
+  std::string description; // what the export holds, in one line
+};
+
+// Reads the export (Error(usage) when it is not a SavedModel) and decides the
+// TF whose library it gets: --tf, else the project's target matching the TF
+// that wrote the model (none matching is Error(usage)). A --tf older (by
+// major.minor) than the model's TF is Error(failed) naming both, unless
+// --force: that TF cannot load the model. A newer one is fine (TF loads older
+// SavedModels: trained on PAI with 1.12, served by EAS with 2.10.1).
+SavedModelTarget
+saved_model_target(const project::Manifest& manifest, const SavedModelOptions& options);
 
 struct SavedModelResult
 {
   std::string
     model; // what the export holds, in one line (e.g. "saved_model.pb: schema version 1, 1 meta graph (serve)")
+  std::string model_tf;   // the TF that wrote the model ("" if unsaid)
+  std::string serving_tf; // the TF of the library added
   std::filesystem::path assets_dir;
   std::vector<std::string> assets;  // every file now in assets/, sorted
   std::vector<std::string> removed; // added by an earlier run, not asked for by this one: taken out

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include <array>
+#include <utility>
 
 namespace opkit::package {
 
@@ -63,25 +64,32 @@ check_graph_def(const Field& graph_def, const std::string& context)
   }
 }
 
-// MetaInfoDef: tags = 4 (repeated string).
-std::vector<std::string>
-read_tags(const Field& meta_info_def, const std::string& context)
+struct MetaGraphInfo
+{
+  std::vector<std::string> tags;
+  std::string tensorflow_version;
+};
+
+// MetaInfoDef: tags = 4 (repeated string), tensorflow_version = 5 (string).
+void
+read_meta_info(const Field& meta_info_def, const std::string& context, MetaGraphInfo& info)
 {
   check_nested(meta_info_def, context);
-  std::vector<std::string> tags;
   Reader reader = Reader::nested(meta_info_def);
   Field field;
   while (reader.next(field)) {
     if (field.number == 4) {
       expect_type(field, WireType::length_delimited, context, "tags");
-      tags.emplace_back(field.bytes);
+      info.tags.emplace_back(field.bytes);
+    } else if (field.number == 5) {
+      expect_type(field, WireType::length_delimited, context, "tensorflow_version");
+      info.tensorflow_version = std::string(field.bytes);
     }
   }
-  return tags;
 }
 
 // MetaGraphDef (tensorflow/core/protobuf/meta_graph.proto).
-std::vector<std::string>
+MetaGraphInfo
 read_meta_graph(const Field& meta_graph, const std::string& context)
 {
   static const std::array<const char*, 8> k_names = {"",
@@ -97,7 +105,7 @@ read_meta_graph(const Field& meta_graph, const std::string& context)
   } catch (const WireError& e) {
     throw WireError(e.offset(), fmt::format("{}: {}", context, e.detail()));
   }
-  std::vector<std::string> tags;
+  MetaGraphInfo info;
   Reader reader = Reader::nested(meta_graph);
   Field field;
   while (reader.next(field)) {
@@ -108,14 +116,15 @@ read_meta_graph(const Field& meta_graph, const std::string& context)
     expect_type(field, WireType::length_delimited, context, name);
     std::string inner = fmt::format("{}.{}", context, name);
     if (field.number == 1) {
-      tags = read_tags(field, inner);
+      info = MetaGraphInfo{};
+      read_meta_info(field, inner, info);
     } else if (field.number == 2) {
       check_graph_def(field, inner);
     } else {
       check_nested(field, inner);
     }
   }
-  return tags;
+  return info;
 }
 
 } // namespace
@@ -133,7 +142,9 @@ read_saved_model(std::string_view bytes)
     } else if (field.number == 2) {
       expect_type(field, WireType::length_delimited, "SavedModel", "meta_graphs");
       std::string context = fmt::format("meta_graphs[{}]", summary.meta_graph_tags.size());
-      summary.meta_graph_tags.push_back(read_meta_graph(field, context));
+      MetaGraphInfo info = read_meta_graph(field, context);
+      summary.meta_graph_tags.push_back(std::move(info.tags));
+      summary.tensorflow_versions.push_back(std::move(info.tensorflow_version));
     }
   }
   if (summary.meta_graph_tags.empty()) {

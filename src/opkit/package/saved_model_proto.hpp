@@ -12,6 +12,7 @@ struct SavedModelSummary
 {
   uint64_t schema_version = 0;                           // saved_model_schema_version (1 today)
   std::vector<std::vector<std::string>> meta_graph_tags; // per meta graph, its tags (e.g. "serve")
+  std::vector<std::string> tensorflow_versions;          // per meta graph, the TF that wrote it ("" if unsaid)
 };
 
 // Checks that `bytes` are a serialized tensorflow.SavedModel
@@ -22,8 +23,8 @@ struct SavedModelSummary
 // - each meta graph (MetaGraphDef) is a well-formed message whose fields 1-7
 //   (meta_info_def, graph_def, saver_def, collection_def, signature_def,
 //   asset_file_def, object_graph_def) are LEN and are well-formed messages
-//   themselves; graph_def's node, library and versions are LEN and its
-//   version a varint;
+//   themselves; meta_info_def's tags (4) and tensorflow_version (5) are LEN; graph_def's node, library and versions are
+//   LEN and its version a varint;
 // - there is at least one meta graph.
 // Unknown fields are skipped, as protobuf does. Throws protobuf::WireError
 // saying what is wrong, where (byte offset) and in which message.

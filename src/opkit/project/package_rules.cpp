@@ -3,6 +3,8 @@
 #include "opkit/project/yaml_util.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
 
 namespace opkit::project {
 
@@ -42,6 +44,14 @@ easyrec_rules()
     }
     parsed.protoc_min = parse_config_version(root, "protoc_min", name);
     parsed.protoc_install = yaml::get_string(root, "protoc_install", name);
+    for (const YAML::Node& node : root["releases"]) {
+      parsed.releases.push_back(
+        {parse_config_version(node, "since", name), yaml::get_bool_or(node, "components", name, false),
+         yaml::get_bool_or(node, "raw_input", name, false), yaml::get_string(node, "route", name)});
+    }
+    if (parsed.releases.empty()) {
+      fail(ExitCode::system, "{}: no releases", name);
+    }
     return parsed;
   }();
   return rules;
@@ -85,6 +95,55 @@ easyrec_protobuf_min(const EasyRecRules& rules, const Version& tf)
     }
   }
   return min;
+}
+
+const EasyRecRules::Release&
+easyrec_release(const EasyRecRules& rules, const Version& release)
+{
+  const EasyRecRules::Release* found = &rules.releases.front();
+  for (const EasyRecRules::Release& row : rules.releases) {
+    if (!(release < row.since)) {
+      found = &row;
+    }
+  }
+  if (!found->components) {
+    const EasyRecRules::Release* first = nullptr;
+    for (const EasyRecRules::Release& row : rules.releases) {
+      if (row.components && first == nullptr) {
+        first = &row;
+      }
+    }
+    fail(ExitCode::usage, "EasyRec {}: {}; a component backed by a custom op needs EasyRec {} or newer", release.str(),
+         found->route, first != nullptr ? first->since.str() : std::string("?"));
+  }
+  return *found;
+}
+
+std::string
+easyrec_checkout_version(const std::filesystem::path& dir, const std::string& what_else)
+{
+  std::filesystem::path file = dir / "easy_rec" / "version.py";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    fail(ExitCode::usage, "{}: not an EasyRec checkout (no easy_rec/version.py); {}", dir, what_else);
+  }
+  std::string text = fs::read_file(file);
+  auto spaces = [&](size_t i) { return text.find_first_not_of(" \t", i); };
+  for (size_t at = text.find("__version__"); at != std::string::npos; at = text.find("__version__", at + 1)) {
+    size_t i = spaces(at + 11);
+    if (i == std::string::npos || text[i] != '=') {
+      continue;
+    }
+    i = spaces(i + 1);
+    if (i == std::string::npos || (text[i] != '\'' && text[i] != '"')) {
+      continue;
+    }
+    size_t end = text.find_first_of("'\"\n", i + 1);
+    if (end != std::string::npos && text[end] == text[i]) {
+      return text.substr(i + 1, end - i - 1);
+    }
+  }
+  fail(ExitCode::usage, "{}: no __version__ = '...' found; {}", file, what_else);
 }
 
 } // namespace opkit::project

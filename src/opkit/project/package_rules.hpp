@@ -2,6 +2,7 @@
 
 #include "opkit/project/version.hpp"
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,14 @@ struct EasyRecRules
   std::vector<ProtobufRow> protobuf;
   Version protoc_min;
   std::string protoc_install; // the step that gets a suitable protoc
+  struct Release
+  {
+    Version since;           // from this EasyRec release on
+    bool components = false; // backbone keras_layer blocks exist
+    bool raw_input = false;  // the raw_input block and PassThroughFeature exist
+    std::string route;       // how raw strings reach a component, in words
+  };
+  std::vector<Release> releases; // ascending by `since`
 };
 
 // The embedded rules.
@@ -58,5 +67,18 @@ easyrec_ops_dir(const EasyRecRules& rules, const Version& tf, const std::string&
 // `since` is <= tf; the first row for older versions).
 Version
 easyrec_protobuf_min(const EasyRecRules& rules, const Version& tf);
+
+// What an EasyRec release offers a component backed by a custom op: the last
+// row whose `since` is <= release. A release without backbone components is
+// Error(usage) saying which release brought them.
+const EasyRecRules::Release&
+easyrec_release(const EasyRecRules& rules, const Version& release);
+
+// The release an EasyRec checkout (or an unpacked pai-easy-rec) declares: the
+// `__version__ = '...'` of DIR/easy_rec/version.py, as written (not judged).
+// No such file or assignment is Error(usage) naming the file; `what_else`
+// says what the user can pass instead ("pass --version").
+std::string
+easyrec_checkout_version(const std::filesystem::path& dir, const std::string& what_else);
 
 } // namespace opkit::project

@@ -32,13 +32,14 @@ TemplateSpec
 parse_template_spec(const std::string& text, const std::string& name)
 {
   YAML::Node root = yaml::load(text, name);
-  yaml::expect_keys(root, {"description", "kind", "requirements", "test", "flags", "files"}, name);
+  yaml::expect_keys(root, {"description", "kind", "requirements", "test", "flags", "easyrec", "files"}, name);
   TemplateSpec spec;
   spec.description = yaml::get_string(root, "description", name);
   spec.kind = parse_kind(root, name);
   spec.requirements = yaml::get_string_list(root, "requirements", name);
   spec.test = yaml::get_string_or(root, "test", name, "");
   spec.flags = yaml::get_string_list(root, "flags", name);
+  spec.easyrec = yaml::get_bool_or(root, "easyrec", name, false);
   if (spec.kind != TemplateKind::tensorflow && spec.test.empty()) {
     fail(ExitCode::usage, "{}: a {} template needs a test script ('test')", yaml::where(name, root),
          yaml::get_string(root, "kind", name));

@@ -28,6 +28,7 @@ struct TemplateSpec
   std::vector<std::string> requirements; // PyPI packages the test script needs (opkit test installs them)
   std::string test;                      // the test script, mustache, relative to the project
   std::vector<std::string> flags;        // the flags `opkit new` accepts for it ("cuda")
+  bool easyrec = false;                  // rendered for an EasyRec release (configs/packages/easyrec.yaml)
   std::vector<TemplateFile> files;
 };
 

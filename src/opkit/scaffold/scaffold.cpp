@@ -1,6 +1,7 @@
 #include "opkit/scaffold/scaffold.hpp"
 
 #include "opkit/project/names.hpp"
+#include "opkit/project/package_rules.hpp"
 #include "opkit/project/template_spec.hpp"
 #include "opkit/project/version.hpp"
 #include "opkit/util/embedded.hpp"
@@ -43,6 +44,37 @@ template_data(const project::ProjectNames& names, const std::vector<std::string>
           {"op_name", names.camel},
           {"tf_versions", join(quoted, ", ")},
           {"tf_versions_cli", join(tf_versions, ",")}};
+}
+
+// The EasyRec release an EasyRec template is rendered for, and what it offers
+// (configs/packages/easyrec.yaml), as template data.
+void
+add_easyrec_data(const NewOptions& options, std::vector<std::pair<std::string, std::string>>& data, NewResult& result)
+{
+  const project::EasyRecRules& rules = project::easyrec_rules();
+  std::string text = options.easyrec_version;
+  if (text.empty() && !options.easyrec_dir.empty()) {
+    text = project::easyrec_checkout_version(options.easyrec_dir, "pass --easyrec VERSION");
+  }
+  std::optional<project::Version> release;
+  if (text.empty()) {
+    release = rules.releases.back().since;
+  } else {
+    release = project::parse_version(text);
+    if (!release) {
+      fail(ExitCode::usage, "'{}': not an EasyRec release (expected e.g. 0.7.1){}", text,
+           options.easyrec_dir.empty() ? std::string()
+                                       : fmt::format(" in {}", options.easyrec_dir / "easy_rec/version.py"));
+    }
+  }
+  const project::EasyRecRules::Release& row = project::easyrec_release(rules, *release);
+  result.easyrec_release = text.empty() ? ">= " + row.since.str() : text;
+  result.easyrec_route = row.route;
+  data.emplace_back("easyrec_release", result.easyrec_release);
+  data.emplace_back("easyrec_route", row.route);
+  if (row.raw_input) {
+    data.emplace_back("raw_input", "true");
+  }
 }
 
 } // namespace
@@ -92,14 +124,22 @@ create_project(const NewOptions& options)
   if (output.filename().empty()) {
     output = output.parent_path();
   }
+  bool easyrec_asked = !options.easyrec_version.empty() || !options.easyrec_dir.empty();
+  if (easyrec_asked && !spec.easyrec) {
+    fail(ExitCode::usage, "--easyrec/--easyrec-dir: template {} is not rendered for an EasyRec release",
+         options.template_name);
+  }
   check_output_free(output);
   auto data = template_data(names, options.tf_versions);
   for (const std::string& flag : options.flags) {
     data.emplace_back(flag, "true");
   }
+  NewResult result{output, names.camel, {}, {}, {}};
+  if (spec.easyrec) {
+    add_easyrec_data(options, data, result);
+  }
 
   fs::StagingDir staging(output.parent_path());
-  NewResult result{output, names.camel, {}};
   for (const project::TemplateFile& file : spec.files) {
     if (!file.when.empty() && std::find(options.flags.begin(), options.flags.end(), file.when) == options.flags.end()) {
       continue;

@@ -23,6 +23,11 @@ struct NewOptions
   std::filesystem::path output;         // empty: ./<snake name>
   std::vector<std::string> tf_versions; // the project's default targets
   std::vector<std::string> flags;       // template flags given, e.g. "cuda"
+  // Templates rendered for an EasyRec release (easyrec-layer): the release, or
+  // the checkout whose easy_rec/version.py names it; neither: the newest row
+  // of configs/packages/easyrec.yaml.
+  std::string easyrec_version;
+  std::filesystem::path easyrec_dir;
 };
 
 struct NewResult
@@ -30,6 +35,8 @@ struct NewResult
   std::filesystem::path root;
   std::string op_name;
   std::vector<std::string> files; // relative to root, sorted
+  std::string easyrec_release;    // what an EasyRec template was rendered for ("0.7.1", ">= 0.8.2"); else empty
+  std::string easyrec_route;      // how raw strings reach the component in that release
 };
 
 // Renders a template into a new project folder. The project is rendered into a
