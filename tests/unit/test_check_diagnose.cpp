@@ -37,6 +37,29 @@ TEST(CheckDiagnose, Normalisations)
   EXPECT_EQ(without_abi_tags("g[abi:cxx11]()"), "g()");
   EXPECT_EQ(without_string_view_flavour("f(absl::lts_20220623::string_view)"), "f(string_view)");
   EXPECT_EQ(without_string_view_flavour("f(std::basic_string_view<char, std::char_traits<char> >)"), "f(string_view)");
+  // Other abseil names keep their lts release: a different one is version skew, not another -std.
+  EXPECT_EQ(without_string_view_flavour("f(absl::lts_20230125::Cord, absl::lts_20230125::string_view)"),
+            "f(absl::lts_20230125::Cord, string_view)");
+}
+
+// An abseil name from another lts release than the framework's is
+// framework-version-skew ("built against another TF"), never
+// cxx-standard-mismatch ("built with another -std"), though only the lts differs.
+TEST(CheckDiagnose, AbseilLtsSkewIsVersionSkew)
+{
+  ProfileLibrary framework;
+  framework.soname = "libtensorflow_framework.so.2";
+  framework.framework = true;
+  framework.symbols_known = true;
+  framework.symbols = {{"_ZN10tensorflow3quxEN4absl12lts_202206234CordE", "", false}};
+  CheckTarget target;
+  target.framework_version = "2.10.1";
+  target.cxx11_abi = 1;
+  target.cxx_standard = 17;
+  std::vector<Finding> findings =
+    diagnose_unresolved({ref("_ZN10tensorflow3quxEN4absl12lts_202301254CordE")}, {&framework}, target);
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].kind, "framework-version-skew");
 }
 
 // EasyRec's TF 1.12 library once got framework-symbol-missing for this: the

@@ -2,6 +2,7 @@
 
 #include "opkit/check/diagnose.hpp"
 #include "opkit/project/runtime_policy.hpp"
+#include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/strings.hpp"
 
@@ -120,34 +121,101 @@ missing_library_finding(const std::string& soname, const LoadSet& set, const Che
     finding.remedy = bundled
                        ? "link with -Wl,-rpath,'$ORIGIN' so bundled libraries are found"
                        : "bundle it next to the op (linked with -Wl,-rpath,'$ORIGIN'), or install it in the target";
+    // On this machine: in a folder /etc/ld.so.conf lists, but not in the cache the loader reads.
+    std::string unlisted = target.profile.search_disk && !bundled ? find_file(soname, target.profile.ld_conf_dirs) : "";
+    if (!unlisted.empty()) {
+      finding.diagnosis = fmt::format("{} is in a folder /etc/ld.so.conf lists, but not in /etc/ld.so.cache, the "
+                                      "only list the loader reads",
+                                      unlisted);
+      finding.remedy = "run ldconfig (as root) to add it to the cache";
+    }
   }
   return finding;
 }
 
+// A dependency the search found but the loader cannot map (empty, not ELF,
+// truncated, damaged): glibc stops the whole load there ("file too short").
+Finding
+broken_library_finding(const std::string& soname, const std::string& file, const std::string& cause)
+{
+  Finding finding;
+  finding.kind = "broken-library";
+  finding.summary = fmt::format("needs {}, and the loader finds {}, which it cannot load", soname, file);
+  finding.diagnosis = fmt::format("the loader takes the first file of that name on its search path and stops the "
+                                  "whole load when it is not a loadable library: {}",
+                                  cause);
+  finding.remedy =
+    fmt::format("replace {} with a working build of {}, or remove it so the loader finds another", file, soname);
+  return finding;
+}
+
+// A library the runtime has only where a package installs it (libgomp: no
+// stock TF process maps it; a Debian 11 system without GCC's runtime lacks it).
+Finding
+optional_library_finding(const ProfileLibrary& library, const CheckTarget& target)
+{
+  Finding finding;
+  finding.kind = "optional-library";
+  finding.fatal = false;
+  finding.summary = fmt::format("needs {}, which {} has only where a package installs it: {}", library.soname,
+                                target.profile.name, library.optional_package);
+  finding.diagnosis = "no stock TensorFlow process maps it, and a minimal system does not have it: the op loads "
+                      "only where that package is installed";
+  finding.remedy = fmt::format("install {} on the target, or bundle {} next to the op with RUNPATH $ORIGIN",
+                               library.optional_package, library.soname);
+  return finding;
+}
+
+// Follows `elf`'s DT_NEEDED as glibc's _dl_map_object does. The search of an
+// object without DT_RUNPATH takes its own DT_RPATH and then that of each
+// object that led to it (`inherited`, $ORIGIN expanded for each), up to the
+// op; an object with DT_RUNPATH takes that only (and ignores DT_RPATH). Then
+// the target's directories.
 void
 add_needed(const ElfInfo& elf, const stdfs::path& path, const CheckTarget& target, LoadSet& set,
-           std::vector<Finding>& findings, int depth)
+           std::vector<Finding>& findings, int depth, const std::vector<std::string>& inherited)
 {
-  const std::vector<std::string>& own_paths = elf.runpath.empty() ? elf.rpath : elf.runpath;
-  std::vector<std::string> dirs = expand_paths(own_paths, stdfs::absolute(path).parent_path());
-  if (target.profile.search_disk) {
-    dirs.insert(dirs.end(), target.profile.search_paths.begin(), target.profile.search_paths.end());
+  stdfs::path origin = stdfs::absolute(path).parent_path();
+  std::vector<std::string> chain; // the RPATHs this object's dependencies inherit
+  if (elf.runpath.empty()) {
+    chain = expand_paths(elf.rpath, origin);
   }
+  chain.insert(chain.end(), inherited.begin(), inherited.end());
+  std::vector<std::string> dirs = elf.runpath.empty() ? chain : expand_paths(elf.runpath, origin);
   for (const std::string& soname : elf.needed) {
     if (const ProfileLibrary* known = set.find(soname)) {
       set.reached.insert(known);
+      if (!known->optional_package.empty()) {
+        findings.push_back(optional_library_finding(*known, target));
+      }
       continue;
     }
     std::string file = find_file(soname, dirs);
+    if (file.empty() && target.profile.search_disk) {
+      // This machine: ldconfig's cache, then the default folders.
+      auto cached = target.profile.ld_cache.find(soname);
+      std::error_code ec;
+      if (cached != target.profile.ld_cache.end() && stdfs::is_regular_file(cached->second, ec)) {
+        file = cached->second;
+      } else {
+        file = find_file(soname, target.profile.search_paths);
+      }
+    }
     if (file.empty() || depth > 8) {
-      findings.push_back(missing_library_finding(soname, set, target, stdfs::absolute(path).parent_path()));
+      findings.push_back(missing_library_finding(soname, set, target, origin));
       continue;
     }
-    ElfInfo dep = read_elf(file);
+    ElfInfo dep;
+    try {
+      dep = read_elf(file);
+    } catch (const Error& e) {
+      findings.push_back(broken_library_finding(soname, file, e.what()));
+      continue;
+    }
     set.owned.push_back(std::make_unique<ProfileLibrary>(library_from_elf(dep, file)));
     set.owned.back()->soname = soname;
     set.libraries.push_back(set.owned.back().get());
-    add_needed(dep, file, target, set, findings, depth + 1);
+    add_needed(dep, file, target, set, findings, depth + 1, chain);
   }
 }
 
@@ -448,7 +516,7 @@ check_library(const stdfs::path& library, const CheckTarget& target)
   for (const ProfileLibrary& lib : target.profile.libraries) {
     set.libraries.push_back(&lib);
   }
-  add_needed(elf, library, target, set, report.findings, 0);
+  add_needed(elf, library, target, set, report.findings, 0, {});
   check_version_needs(elf, set, report.findings);
 
   std::map<std::string, std::string> need_files = need_file_by_version(elf);

@@ -193,7 +193,25 @@ without_string_view_flavour(const std::string& demangled)
   // Spelled with or without the space without_abi_tags drops.
   std::string text = replace_all(demangled, "std::basic_string_view<char, std::char_traits<char> >", "string_view");
   text = replace_all(text, "std::basic_string_view<char, std::char_traits<char>>", "string_view");
-  return replace_all(without_abseil_lts(text), "absl::string_view", "string_view");
+  // absl::string_view in whatever lts namespace; every other abseil name keeps
+  // its lts, so a symbol differing only there is version skew, not -std.
+  std::string out;
+  out.reserve(text.size());
+  const std::string k_lts = "absl::lts_";
+  const std::string k_view = "string_view";
+  size_t from = 0;
+  for (size_t at = text.find(k_lts); at != std::string::npos; at = text.find(k_lts, at + 1)) {
+    size_t end = text.find("::", at + k_lts.size());
+    if (end == std::string::npos || text.compare(end + 2, k_view.size(), k_view) != 0) {
+      continue;
+    }
+    out.append(text, from, at - from);
+    out += "string_view";
+    from = end + 2 + k_view.size();
+    at = from - 1;
+  }
+  out.append(text, from, std::string::npos);
+  return replace_all(out, "absl::string_view", "string_view");
 }
 
 std::vector<Finding>

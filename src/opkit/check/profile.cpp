@@ -1,5 +1,7 @@
 #include "opkit/check/profile.hpp"
 
+#include "opkit/check/ld_cache.hpp"
+
 #include "opkit/check/indexed_library.hpp"
 #include "opkit/project/version.hpp"
 #include "opkit/util/error.hpp"
@@ -193,6 +195,7 @@ profile_from_policy(const project::RuntimePolicy& policy)
     library.soname = entry.soname;
     library.ceilings = entry.ceilings;
     library.extra_versions = entry.extra_versions;
+    library.optional_package = entry.optional_package;
     if (std::optional<ProfileLibrary> host = host_library(entry.soname)) {
       library.symbols = std::move(host->symbols);
       library.symbols_up_to_ceilings = true;
@@ -310,6 +313,13 @@ host_profile()
   profile.description = "this machine's system libraries";
   profile.search_paths = host_search_paths();
   profile.search_disk = true;
+  try {
+    fs::MappedFile cache("/etc/ld.so.cache");
+    profile.ld_cache = read_ld_cache(cache.bytes());
+  } catch (const Error&) {
+    // No cache (a minimal container): the loader uses the default folders only.
+  }
+  profile.ld_conf_dirs = read_ld_conf("/etc/ld.so.conf");
   for (const stdfs::path& path : system_library_paths(profile.search_paths)) {
     stdfs::path real = stdfs::weakly_canonical(path);
     ProfileLibrary library = indexed_library(real, cache_place(real));

@@ -27,6 +27,7 @@ struct ProfileLibrary
   std::vector<std::string> versions;           // version definitions, when read from a file
   std::map<std::string, std::string> ceilings; // family -> max, from a policy
   std::vector<std::string> extra_versions;     // from a policy
+  std::string optional_package;                // from a policy: not on every such system; who provides it
   ExportedSymbols symbols;                     // when symbols_known: in memory or a mapped index
   // A policy library given the symbols of this machine's library of that
   // soname: a definition counts only when its version is within the
@@ -43,8 +44,11 @@ struct Profile
   std::vector<ProfileLibrary> libraries; // framework libraries first, then system ones
   std::vector<std::string> search_paths; // where the loader looks on that machine
   // True only for this machine: a needed library absent from `libraries` is
-  // looked up in `search_paths` on disk, as the real loader would.
+  // looked up as the real loader would: in ldconfig's cache (`ld_cache`,
+  // soname -> file), then in `search_paths` on disk.
   bool search_disk = false;
+  std::map<std::string, std::string> ld_cache;
+  std::vector<std::string> ld_conf_dirs; // what /etc/ld.so.conf lists (a hint when the cache lacks a library)
 
   // The library with this soname; nullptr when the profile has none.
   const ProfileLibrary* find(const std::string& soname) const;

@@ -23,13 +23,14 @@ policy_from_node(YAML::Node root, const std::string& name)
   policy.description = yaml::get_string(root, "description", name);
   policy.search_paths = yaml::get_string_list(root, "search_paths", name);
   for (const YAML::Node& node : root["libraries"]) {
-    yaml::expect_keys(node, {"soname", "ceilings", "extra_versions"}, name);
+    yaml::expect_keys(node, {"soname", "ceilings", "extra_versions", "optional_package"}, name);
     PolicyLibrary library;
     library.soname = yaml::get_string(node, "soname", name);
     for (const auto& entry : node["ceilings"]) {
       library.ceilings[entry.first.Scalar()] = entry.second.Scalar();
     }
     library.extra_versions = yaml::get_string_list(node, "extra_versions", name);
+    library.optional_package = yaml::get_string_or(node, "optional_package", name, "");
     policy.libraries.push_back(library);
   }
   policy.wheel_tags = yaml::get_string_list(root, "wheel_tags", name);

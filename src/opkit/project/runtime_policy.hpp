@@ -14,6 +14,10 @@ struct PolicyLibrary
   std::string soname;
   std::map<std::string, std::string> ceilings;
   std::vector<std::string> extra_versions; // non-numeric nodes such as CXXABI_TM_1
+  // Not part of every such system (no stock TF process maps it): the
+  // packages that provide it, e.g. "libgomp1 (Debian, Ubuntu), libgomp
+  // (CentOS, RHEL)". An op needing it gets a warning naming them.
+  std::string optional_package;
 };
 
 // configs/runtimes/<name>.yaml: the system part of a target process.
