@@ -84,7 +84,10 @@ expect_contains "$work/err" 'not a SavedModel \(no saved_model\.pb or saved_mode
 [ -z "$(ls -A "$work/not-a-model")" ] || fail "assets were written into a non-SavedModel"
 # A library opkit check refuses is refused here too, unless --force.
 run_opkit 0 build --tf 1.12 --abi 1 --no-check --build-dir build-bad
-cp -r "$work/export" "$work/export2"
+# (a model TF 1.12 wrote, in text format: a 2.15 model would be refused for its version first)
+mkdir -p "$work/export2"
+printf 'saved_model_schema_version: 1\nmeta_graphs {\n  meta_info_def {\n    tags: "serve"\n    tensorflow_version: "1.12.0"\n  }\n}\n' \
+  >"$work/export2/saved_model.pbtxt"
 before=$(cd "$work/export2" && find . -type f -exec sha256sum {} + | sort)
 run_opkit 1 package saved-model "$work/export2" --tf 1.12 --build-dir build-bad
 expect_one_error_line
