@@ -284,9 +284,9 @@ add_saved_model(CLI::App& package_app, int& exit_code)
     options.assets.assign(assets.begin(), assets.end());
     project::Manifest manifest = project::load_manifest(".");
     // The export decides the TF first (and refuses a library older than the model), before anything is built.
-    options.tf_spec = package::saved_model_target(manifest, options).spec;
-    prepare_libraries(manifest, {options.tf_spec}, options.build_root, no_build, options.dry_run);
-    package::SavedModelResult result = package::package_saved_model(manifest, options);
+    package::SavedModelTarget target = package::saved_model_target(manifest, options);
+    prepare_libraries(manifest, {target.spec}, options.build_root, no_build, options.dry_run);
+    package::SavedModelResult result = package::package_saved_model(manifest, options, target);
     if (!result.check.loads) {
       log_warning("{} will not load in {} (added because of --force)", result.check.library, result.check.target);
     }

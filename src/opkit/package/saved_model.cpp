@@ -369,8 +369,13 @@ saved_model_target(const project::Manifest& manifest, const SavedModelOptions& o
 SavedModelResult
 package_saved_model(const project::Manifest& manifest, const SavedModelOptions& options)
 {
+  return package_saved_model(manifest, options, saved_model_target(manifest, options));
+}
+
+SavedModelResult
+package_saved_model(const project::Manifest& manifest, const SavedModelOptions& options, const SavedModelTarget& target)
+{
   SavedModelResult result;
-  SavedModelTarget target = saved_model_target(manifest, options);
   result.model = target.description;
   result.model_tf = target.model_tf;
   for (const stdfs::path& asset : options.assets) {

@@ -68,4 +68,10 @@ struct SavedModelResult
 SavedModelResult
 package_saved_model(const project::Manifest& manifest, const SavedModelOptions& options);
 
+// The same, for a target saved_model_target already decided (the CLI decides
+// it before building), so the export is read and the SDK resolved once.
+SavedModelResult
+package_saved_model(const project::Manifest& manifest, const SavedModelOptions& options,
+                    const SavedModelTarget& target);
+
 } // namespace opkit::package
