@@ -208,6 +208,31 @@ in_root libsqrt_op.so "import ctypes; f = ctypes.CDLL(sys.argv[1]).old_op_sqrt; 
   { cat "$work/root.out" >&2; fail "the sqrtf op did not load in the Debian 11 root"; }
 expect_contains "$work/root.out" '^\[\[3, 0\]\] True 1\.5$'
 
+# std::random_device (C++11 ABI): its _M_init(std::string const&) is above
+# CentOS 7's GLIBCXX_3.4.19, but TF 2.10.1's framework exports it, so the
+# default build binds there, as the plain link does, rather than linking in
+# GCC 12's random.o, which needs getentropy@GLIBC_2.25 and arc4random@GLIBC_2.36.
+# It passes the default check, loads in the Debian 11 root and runs.
+cd "$work/old_op"
+cat >src/random_seed.cc <<'CC'
+#include <random>
+extern "C" unsigned old_op_seed() {
+  std::random_device device;
+  return device() | 1u;
+}
+CC
+sed -i 's|^sources:|sources:\n  - src/random_seed.cc|' opkit.yaml
+run_opkit 0 build --build-dir build-random
+random_lib=$work/old_op/build-random/tf-2.10.1/libold_op.so
+nm -D "$random_lib" >"$work/dynamic"
+if grep -Eq 'getentropy|arc4random' "$work/dynamic"; then fail "random.o's getentropy/arc4random were linked in"; fi
+expect_contains "$work/dynamic" ' U _ZNSt13random_device7_M_initERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE$'
+run_opkit 0 check "$random_lib" --tf 2.10.1
+in_root "$random_lib" "import ctypes; f = ctypes.CDLL(sys.argv[1]).old_op_seed; f.restype = ctypes.c_uint; print(m.old_op([[2, 2]]).numpy().tolist(), f() % 2)" ||
+  { cat "$work/root.out" >&2; fail "the random_device op did not load in the Debian 11 root"; }
+expect_contains "$work/root.out" '^\[\[2, 0\]\] 1$'
+sed -i '/src\/random_seed.cc/d' opkit.yaml
+
 # A --cuda build: the static CUDA runtime's glibc references are bound too
 # (pthread_once@GLIBC_2.34 there), so it passes the default check, and its CPU
 # kernels run in the root's CPU-only TF 2.10.1.

@@ -68,6 +68,25 @@ TEST(BuildPlan, NinjaFileForTf2101)
   EXPECT_NE(text.find("default libzero_out.so\n"), std::string::npos);
 }
 
+// The portable archives come after the framework library: a libstdc++ symbol
+// the framework exports (TF 2.10.1's random_device::_M_init) binds to it, and
+// only what nothing else gives is taken from an archive member.
+TEST(BuildPlan, PortableArchivesComeAfterTheFramework)
+{
+  sdk::Sdk sdk = fake_sdk_facts("2.10.1", 1, 17);
+  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/p", {}, "/p/build/tf-2.10.1", false, {"/h/libstdc++_x.a"}, {},
+                           {}};
+  build::LibraryInput library{"zero_out", "libzero_out.so", {"src/a.cc"}, {}, {}, {}, {}, {}};
+  std::string text = build::render_ninja(build::plan_target(input, {library}, sdk, flags, {}));
+  size_t framework = text.find("-l:libtensorflow_framework.so.2");
+  size_t archive = text.find("/h/libstdc++_x.a -Wl,--exclude-libs,libstdc++_x.a");
+  ASSERT_NE(framework, std::string::npos) << text;
+  ASSERT_NE(archive, std::string::npos) << text;
+  EXPECT_LT(framework, archive) << text;
+  EXPECT_EQ(text.find("-l:libtensorflow_framework.so.2", framework + 1), std::string::npos) << "linked twice: " << text;
+}
+
 TEST(BuildPlan, Tf112LinksUnversionedFramework)
 {
   std::string text = build::render_ninja(plan_for("1.12.0", 0, 11));

@@ -165,6 +165,14 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
     }
     link.objects.insert(link.objects.end(), generated_objects.begin(), generated_objects.end());
     link.flags = flags.link_flags;
+    // The framework library before the portable archives: a libstdc++ symbol
+    // above the target's ceiling that the framework exports (TF 2.10.1's
+    // exports random_device::_M_init) binds to it, as the plain recipe's link
+    // does; only what nothing in the target gives is taken from an archive
+    // member, whose own needs (getentropy@GLIBC_2.25) may not fit.
+    if (!input.link_archives.empty()) {
+      append(link.flags, sdk_link_flags(sdk, flags));
+    }
     for (const std::string& archive : input.link_archives) {
       link.flags.push_back(archive);
       link.flags.push_back("-Wl,--exclude-libs," + std::filesystem::path(archive).filename().string());
@@ -175,7 +183,9 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
       link.flags.push_back("-Wl,--gc-sections");
     }
     append(link.flags, library.ldflags);
-    append(link.flags, sdk_link_flags(sdk, flags));
+    if (input.link_archives.empty()) {
+      append(link.flags, sdk_link_flags(sdk, flags));
+    }
     if (cuda) {
       for (const std::string& dir : input.link_dirs) {
         link.flags.push_back("-L" + dir);

@@ -125,8 +125,9 @@ struct TargetInput
   std::vector<std::filesystem::path> generated; // sources opkit writes (absolute): linked into every library
   std::filesystem::path build_dir;
   bool static_archive = false; // also lib<name>.a of each library's own objects
-  // Linked into every library right after its objects, their symbols hidden
-  // (build/portable: the libstdc++ members above the target's ceiling).
+  // Linked into every library right after its objects and the framework
+  // library (so what the framework exports binds to it first), their symbols
+  // hidden (build/portable: the libstdc++ members above the target's ceiling).
   std::vector<std::string> link_archives;
   // Headers every compile (the host side of device ones too) includes after
   // everything else on its command line (build/portable: the glibc symbol
