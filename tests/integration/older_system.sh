@@ -236,6 +236,21 @@ in_root "$random_lib" "import ctypes; f = ctypes.CDLL(sys.argv[1]).old_op_seed; 
 expect_contains "$work/root.out" '^\[\[2, 0\]\] 1$'
 sed -i '/src\/random_seed.cc/d' opkit.yaml
 
+# What cannot be fitted names the C++ entity the op calls: std::filesystem's
+# status() is above CentOS 7's libstdc++ and no TF exports it, and GCC 12's
+# fs_ops.o calls stat, which glibc has only from 2.33 (no older version).
+cat >src/fs_probe.cc <<'CC'
+#include <filesystem>
+extern "C" int old_op_exists(const char* path) { return std::filesystem::exists(std::filesystem::path(path)) ? 1 : 0; }
+CC
+sed -i 's|^sources:|sources:\n  - src/fs_probe.cc|' opkit.yaml
+run_opkit 1 build --build-dir build-fs
+expect_contains "$work/out" '^      stat@GLIBC_2\.33$'
+expect_contains "$work/out" "^        used by std::filesystem::status\\(std::filesystem::__cxx11::path const&\\) \\(libstdc\\+\\+'s fs_ops\\.o, linked in statically\\), called by old_op_exists in fs_probe\\.cc\\.o$"
+expect_contains "$work/out" "fix: the target's libstdc\\+\\+ lacks the C\\+\\+ library function named above"
+[ "$(grep -c 'error \[' "$work/out")" -eq 1 ] || fail "expected one finding"
+sed -i '/src\/fs_probe.cc/d' opkit.yaml
+
 # A --cuda build: the static CUDA runtime's glibc references are bound too
 # (pthread_once@GLIBC_2.34 there), so it passes the default check, and its CPU
 # kernels run in the root's CPU-only TF 2.10.1.

@@ -108,9 +108,15 @@ gives(const TargetHas& target_has, const std::string& name)
   return found != target_has.end() && found->second;
 }
 
+bool
+framework_gives(const FrameworkExports& framework, const std::string& name)
+{
+  return framework.defines && framework.defines(name);
+}
+
 std::vector<size_t>
 choose_members(const std::vector<check::ArchiveMember>& members, const TargetHas& target_has,
-               std::vector<std::string>& above, std::set<std::string>& keep)
+               const FrameworkExports& framework, std::vector<std::string>& above, std::set<std::string>& keep)
 {
   std::map<std::string, size_t> definer;
   for (size_t i = 0; i < members.size(); ++i) {
@@ -122,7 +128,7 @@ choose_members(const std::vector<check::ArchiveMember>& members, const TargetHas
   std::vector<size_t> pending;
   for (const auto& [name, has] : target_has) {
     auto found = definer.find(name);
-    if (!has && found != definer.end()) {
+    if (!has && found != definer.end() && !framework_gives(framework, name)) {
       above.push_back(name);
       keep.insert(name);
       if (chosen.insert(found->second).second) {
@@ -135,7 +141,7 @@ choose_members(const std::vector<check::ArchiveMember>& members, const TargetHas
     pending.pop_back();
     for (const std::string& need : members[member].needs) {
       auto found = definer.find(need);
-      if (gives(target_has, need) || found == definer.end()) {
+      if (gives(target_has, need) || found == definer.end() || framework_gives(framework, need)) {
         continue;
       }
       keep.insert(need);
@@ -248,14 +254,41 @@ cxx_ceiling(const check::Profile& profile)
   return ceiling;
 }
 
+FrameworkExports
+framework_exports(const check::Profile& profile)
+{
+  FrameworkExports exports;
+  std::vector<check::ExportedSymbols> tables;
+  for (const check::ProfileLibrary& library : profile.libraries) {
+    if (library.framework && library.symbols_known) {
+      exports.identity += fmt::format("{} {} {}\n", library.soname, library.path,
+                                      library.path.empty() ? "" : fs::file_stamp(library.path));
+      tables.push_back(library.symbols);
+    }
+  }
+  if (!tables.empty()) {
+    exports.defines = [tables](const std::string& name) {
+      for (const check::ExportedSymbols& table : tables) {
+        for (const check::SymbolDefinition& definition : table.find(name)) {
+          if (!definition.hidden) {
+            return true;
+          }
+        }
+      }
+      return false;
+    };
+  }
+  return exports;
+}
+
 NonsharedLibstdcxx
-ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceiling)
+ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceiling, const FrameworkExports& framework)
 {
   auto [archive, shared] = compiler_libstdcxx(compiler);
-  std::string key =
-    sha256_hex(fmt::format("2\n{}\n{}\n{}\nGLIBCXX_{}\nCXXABI_{}\n", compiler_identity(compiler),
-                           fs::file_stamp(archive), fs::file_stamp(shared), ceiling.glibcxx, ceiling.cxxabi))
-      .substr(0, 16);
+  std::string key = sha256_hex(fmt::format("3\n{}\n{}\n{}\nGLIBCXX_{}\nCXXABI_{}\n{}", compiler_identity(compiler),
+                                           fs::file_stamp(archive), fs::file_stamp(shared), ceiling.glibcxx,
+                                           ceiling.cxxabi, framework.identity))
+                      .substr(0, 16);
   stdfs::path store = sdk::opkit_home() / "portable";
   stdfs::path dir = store / key;
   fs::FileLock lock(store / (key + ".lock"));
@@ -276,7 +309,7 @@ ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceilin
   std::vector<check::ArchiveMember> members = check::read_archive_members(archive);
   std::set<std::string> keep;
   TargetHas target_has = target_has_of(check::read_elf(shared), ceiling);
-  std::vector<size_t> chosen = choose_members(members, target_has, result.symbols, keep);
+  std::vector<size_t> chosen = choose_members(members, target_has, framework, result.symbols, keep);
   fs::StagingDir staging(store);
   std::string text = fmt::format("# libstdc++ members above GLIBCXX_{} / CXXABI_{} from {}\n", ceiling.glibcxx,
                                  ceiling.cxxabi, archive.string());
@@ -398,7 +431,7 @@ plan_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::
   if (!bindings.empty() && !static_libraries.empty()) {
     link.link_dirs.push_back(pin_static_libraries(static_libraries, bindings).string());
   }
-  NonsharedLibstdcxx nonshared = ensure_nonshared_libstdcxx(compiler, *ceiling);
+  NonsharedLibstdcxx nonshared = ensure_nonshared_libstdcxx(compiler, *ceiling, framework_exports(target.profile));
   if (!nonshared.archive.empty()) {
     // Its members' own references (pthread_create in thread.o) bound too.
     stdfs::path archive = nonshared.archive;
@@ -418,8 +451,78 @@ plan_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::
   return link;
 }
 
+namespace {
+
+// What a library's own code calls that comes from an archive member needing
+// one of `names`: the member's definitions nearest to it that `objects`
+// reference (first the member's own, then those of members needing it, and so
+// on), each with its callers ("std::filesystem::status(...) (libstdc++'s
+// fs_ops.o, linked in statically), called by f() in x.cc.o").
+std::map<std::string, std::vector<std::string>>
+entities_bringing_in(const std::vector<stdfs::path>& archives, const std::vector<stdfs::path>& objects,
+                     const std::set<std::string>& names)
+{
+  std::map<std::string, std::vector<std::string>> found; // glibc symbol -> lines
+  for (const stdfs::path& archive : archives) {
+    std::vector<check::ArchiveMember> members = check::read_archive_members(archive);
+    std::map<std::string, size_t> definer;
+    for (size_t i = 0; i < members.size(); ++i) {
+      for (const std::string& name : members[i].defines) {
+        definer.emplace(name, i);
+      }
+    }
+    for (const std::string& name : names) {
+      std::set<size_t> layer;
+      for (size_t i = 0; i < members.size(); ++i) {
+        if (std::find(members[i].needs.begin(), members[i].needs.end(), name) != members[i].needs.end()) {
+          layer.insert(i);
+        }
+      }
+      std::set<size_t> seen = layer;
+      while (!layer.empty()) {
+        std::map<std::string, size_t> candidates; // defined by this layer
+        for (size_t i : layer) {
+          for (const std::string& defined : members[i].defines) {
+            candidates.emplace(defined, i);
+          }
+        }
+        std::set<std::string> wanted;
+        for (const auto& [symbol, member] : candidates) {
+          wanted.insert(symbol);
+        }
+        for (const stdfs::path& object : objects) {
+          for (const auto& [symbol, callers] : check::functions_referencing(object, wanted)) {
+            for (const std::string& caller : callers) {
+              found[name].push_back(fmt::format("{} (libstdc++'s {}, linked in statically), called by {} in {}",
+                                                check::demangle(symbol), members[candidates[symbol]].name,
+                                                check::demangle(caller), object.filename().string()));
+            }
+          }
+        }
+        if (found.count(name) != 0) {
+          break;
+        }
+        std::set<size_t> next; // the members needing what this layer defines
+        for (size_t i = 0; i < members.size(); ++i) {
+          if (seen.count(i) == 0
+              && std::any_of(members[i].needs.begin(), members[i].needs.end(),
+                             [&](const std::string& need) { return candidates.count(need) != 0; })) {
+            next.insert(i);
+            seen.insert(i);
+          }
+        }
+        layer = next;
+      }
+    }
+  }
+  return found;
+}
+
+} // namespace
+
 void
-name_users_of_unbound_glibc_symbols(check::CheckReport& report, const std::vector<stdfs::path>& objects)
+name_users_of_unbound_glibc_symbols(check::CheckReport& report, const std::vector<stdfs::path>& objects,
+                                    const std::vector<stdfs::path>& archives)
 {
   for (check::Finding& finding : report.findings) {
     std::set<std::string> names;
@@ -441,8 +544,23 @@ name_users_of_unbound_glibc_symbols(check::CheckReport& report, const std::vecto
         }
       }
     }
+    std::map<std::string, std::vector<std::string>> entities = entities_bringing_in(archives, objects, names);
+    for (check::SymbolRef& symbol : finding.symbols) {
+      auto found = entities.find(symbol.mangled);
+      if (found != entities.end()) {
+        symbol.used_by.insert(symbol.used_by.end(), found->second.begin(), found->second.end());
+      }
+    }
     bool named = std::any_of(finding.symbols.begin(), finding.symbols.end(),
                              [](const check::SymbolRef& symbol) { return !symbol.used_by.empty(); });
+    if (!entities.empty()) {
+      finding.remedy = fmt::format(
+        "the target's libstdc++ lacks the C++ library function named above, and the copy opkit build links in "
+        "from this compiler's libstdc++.a calls {}, which glibc has no older version of: call something the target "
+        "has instead in the function named above, or target a runtime whose libstdc++ has it (--runtime/--profile)",
+        names.size() == 1 ? *names.begin() : "symbols");
+      continue;
+    }
     finding.remedy = fmt::format("glibc has no older version of {} for opkit build to bind to: change {} not to "
                                  "call it, or target a runtime that has it (--runtime/--profile)",
                                  names.size() == 1 ? "this symbol" : "these symbols",

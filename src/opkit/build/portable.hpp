@@ -9,6 +9,7 @@
 #include "opkit/sdk/sdk.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,11 +30,27 @@ struct CxxCeiling
 std::optional<CxxCeiling>
 cxx_ceiling(const check::Profile& profile);
 
+// What the framework library a target links exports: a libstdc++ symbol it
+// defines binds to it, as the plain recipe's link does (TF 2.10.1 exports
+// random_device::_M_init), so no archive member is taken for it.
+struct FrameworkExports
+{
+  std::string identity;                            // "" when none: what the framework file was
+  std::function<bool(const std::string&)> defines; // exports this name (a default definition)
+};
+
+// The framework libraries of a target's profile, as one FrameworkExports.
+FrameworkExports
+framework_exports(const check::Profile& profile);
+
 // The members of the compiler's libstdc++.a that a library built for that
 // ceiling takes statically: those defining a symbol its libstdc++.so.6 has only
-// in versions above the ceiling, and what they need that the target's
-// libstdc++ cannot give; packed as one archive under $OPKIT_HOME/portable/,
-// made once per compiler and ceiling. `archive` empty: nothing is above it.
+// in versions above the ceiling and the framework does not export, and what
+// they need that neither the target's libstdc++ nor the framework gives;
+// packed as one archive under $OPKIT_HOME/portable/, made once per compiler,
+// ceiling and framework. A member's definitions of what the framework exports
+// are made local to it, so the library's own references bind to the framework.
+// `archive` empty: nothing is above it.
 struct NonsharedLibstdcxx
 {
   std::filesystem::path archive;
@@ -42,7 +59,8 @@ struct NonsharedLibstdcxx
 };
 
 NonsharedLibstdcxx
-ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceiling);
+ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceiling,
+                           const FrameworkExports& framework = {});
 
 // What opkit build adds to a target's links so its libraries fit the target
 // runtime (the TF version's default, `runtime`, or a captured profile): the
@@ -81,8 +99,12 @@ plan_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::
 
 // After a portable link, a glibc symbol still newer than the target's is one
 // glibc has no older version of: names, on each such symbol of the report,
-// the functions of `objects` that use it, and says so in the finding.
+// the functions of `objects` that use it, or, when a member of `archives` (the
+// libstdc++ members linked in) uses it, the C++ entity the library calls that
+// brought that member in (std::filesystem::status) and the functions calling
+// it, and says so in the finding.
 void
-name_users_of_unbound_glibc_symbols(check::CheckReport& report, const std::vector<std::filesystem::path>& objects);
+name_users_of_unbound_glibc_symbols(check::CheckReport& report, const std::vector<std::filesystem::path>& objects,
+                                    const std::vector<std::filesystem::path>& archives = {});
 
 } // namespace opkit::build

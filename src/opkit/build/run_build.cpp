@@ -68,6 +68,20 @@ link_objects(const TargetPlan& plan, const std::string& library)
   return objects;
 }
 
+std::vector<stdfs::path>
+link_archives(const TargetPlan& plan, const std::string& library)
+{
+  std::vector<stdfs::path> archives;
+  for (const LinkStep& link : plan.links) {
+    if (link.library == library) {
+      for (const std::string& archive : link.archives) {
+        archives.push_back(stdfs::path(archive).is_absolute() ? stdfs::path(archive) : plan.build_dir / archive);
+      }
+    }
+  }
+  return archives;
+}
+
 // Runs each task, at most `limit` at once.
 void
 run_bounded(const std::vector<std::function<void()>>& tasks, int limit)
@@ -179,7 +193,8 @@ finish_target(TargetResult result, const PreparedTarget& target, const TargetPla
     for (LibraryResult& library : result.libraries) {
       check_built_library(library, target.sdk, target.runtime, options.profile_file);
       if (!library.check->loads && !target.portable.empty()) {
-        name_users_of_unbound_glibc_symbols(*library.check, link_objects(plan, library.name));
+        name_users_of_unbound_glibc_symbols(*library.check, link_objects(plan, library.name),
+                                            link_archives(plan, library.name));
       }
     }
     result.ok = result.loads();
