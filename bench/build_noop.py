@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: a no-op `opkit build` (both versions, TF 1.12.0 and 2.10.1, up to
-date) beside ninja on the same build folders and make on a Makefile with the
+date; by default fitted to each version's runtime, whose decision is kept with
+the target, and with --runtime host, which fits nothing) beside ninja on the same build folders and make on a Makefile with the
 same compile commands and gcc's dependency files.
 
 usage: bench/build_noop.py OPKIT [--runs N]
@@ -9,6 +10,7 @@ Needs the 1.12.0 and 2.10.1 SDKs imported in $OPKIT_HOME.
 import json
 import os
 import shlex
+import shutil
 
 import benchlib
 
@@ -45,6 +47,10 @@ def main():
     with benchlib.Workspace() as tmp:
         project = benchlib.built_project(opkit, tmp)
         benchlib.opkit_build(opkit, project)  # the first no-op run records the check's verdict
+        host = os.path.join(tmp, "host")  # the same project built for this machine: no portable link
+        shutil.copytree(project, host, ignore=shutil.ignore_patterns("build"))
+        benchlib.opkit_build(opkit, host, "--runtime", "host")
+        benchlib.opkit_build(opkit, host, "--runtime", "host")
         makefile = os.path.join(tmp, "Makefile")
         write_makefile(project, makefile)
         benchlib.run_quiet(["make", "-s", "-j2", "-f", makefile])
@@ -52,6 +58,7 @@ def main():
         medians = benchlib.alternate(args.runs, {
             "opkit build (no-op)": lambda: benchlib.opkit_build(opkit, project),
             "opkit build --no-check (no-op)": lambda: benchlib.opkit_build(opkit, project, "--no-check"),
+            "opkit build --runtime host (no-op)": lambda: benchlib.opkit_build(opkit, host, "--runtime", "host"),
             "ninja -C build (both targets)": lambda: benchlib.run_quiet(["ninja", "-C", root]),
             "make (same commands, gcc depfiles)": lambda: benchlib.run_quiet(["make", "-s", "-f", makefile]),
         })

@@ -27,9 +27,12 @@ a=c[0]['arguments']; assert '-std=c++17' in a and '-D_GLIBCXX_USE_CXX11_ABI=1' i
 python3 -c "import json,sys; c=json.load(open('build/tf-1.12.0/compile_commands.json')); \
 a=c[0]['arguments']; assert '-std=c++11' in a and '-D_GLIBCXX_USE_CXX11_ABI=0' in a, a"
 # Each fits the runtime its TF version's wheel assumes: the libstdc++ members
-# above its ceiling linked in, hidden (README: Portable builds).
-expect_contains build/tf-1.12.0/build.ninja 'link_flags = -shared \S+/portable/\S+/libstdc\+\+_opkit_nonshared\.a -Wl,--exclude-libs,libstdc\+\+_opkit_nonshared\.a -Wl,--gc-sections -L.*/sdks/tensorflow-1\.12\.0/lib -ltensorflow_framework$'
-expect_contains build/tf-2.10.1/build.ninja 'link_flags = -shared \S+/portable/\S+/libstdc\+\+_opkit_nonshared\.a .*-L.*/sdks/tensorflow-2\.10\.1/lib -l:libtensorflow_framework\.so\.2$'
+# above its ceiling linked in, hidden, after the framework library, so what the
+# framework exports binds to it (README: Portable builds).
+expect_contains build/tf-1.12.0/build.ninja 'link_flags = -shared -L\S*/sdks/tensorflow-1\.12\.0/lib -ltensorflow_framework \S+/portable/\S+/libstdc\+\+_opkit_nonshared\.a -Wl,--exclude-libs,libstdc\+\+_opkit_nonshared\.a -Wl,--gc-sections$'
+expect_contains build/tf-2.10.1/build.ninja 'link_flags = -shared -L\S*/sdks/tensorflow-2\.10\.1/lib -l:libtensorflow_framework\.so\.2 \S+/portable/\S+/libstdc\+\+_opkit_nonshared\.a '
+# The decision is kept with the target, keyed by what it depends on.
+expect_contains build/tf-2.10.1/opkit-portable.json '"key": ".*runtime \\nprofile  \\nsdk tensorflow-2\.10\.1 '
 
 # Nothing changed: nothing is recompiled, and the libraries are untouched.
 before=$(stat -c %Y.%N build/tf-*/libzero_out.so build/tf-*/build.ninja | md5sum)
@@ -38,6 +41,15 @@ expect_contains "$work/out" '^tf-1\.12\.0 +up to date '
 expect_contains "$work/out" '^tf-2\.10\.1 +up to date '
 after=$(stat -c %Y.%N build/tf-*/libzero_out.so build/tf-*/build.ninja | md5sum)
 [ "$before" = "$after" ] || fail "a no-op build touched outputs"
+# A no-op build decides nothing again: it reads the kept decision (a summary
+# changed in it shows through), and an unreadable one is decided again.
+sed -i 's/"summary": "libstdc/"summary": "KEPT libstdc/' build/tf-2.10.1/opkit-portable.json
+run_opkit 0 build --tf 2.10.1
+expect_contains "$work/out" '^ +portable: KEPT libstdc'
+echo garbage >build/tf-2.10.1/opkit-portable.json
+run_opkit 0 build --tf 2.10.1
+expect_contains "$work/out" '^ +portable: libstdc'
+expect_contains build/tf-2.10.1/opkit-portable.json '"summary": "libstdc'
 
 # A source change recompiles just that file.
 echo "// touched" >>src/zero_out_kernels.cc

@@ -339,8 +339,8 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
       static_libraries.push_back(cuda->lib_dir / name);
     }
   }
-  PortableLink portable =
-    plan_portable_link(c.compiler.compiler, sdk, target.runtime, c.options.profile_file, static_libraries);
+  PortableLink portable = plan_portable_link(c.compiler.compiler, sdk, target.runtime, c.options.profile_file,
+                                             static_libraries, dir / "opkit-portable.json");
   target.portable = portable.summary;
   std::vector<std::string> force_includes;
   if (!portable.symver_header.empty()) {

@@ -10,6 +10,7 @@
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
 #include "opkit/util/hash.hpp"
+#include "opkit/util/json.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/process.hpp"
 #include "opkit/util/strings.hpp"
@@ -416,9 +417,11 @@ pin_static_libraries(const std::vector<stdfs::path>& libraries, const SymbolBind
   return dir;
 }
 
+namespace {
+
 PortableLink
-plan_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::string& runtime,
-                   const stdfs::path& profile_file, const std::vector<stdfs::path>& static_libraries)
+decide_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::string& runtime,
+                     const stdfs::path& profile_file, const std::vector<stdfs::path>& static_libraries)
 {
   PortableLink link;
   check::CheckTarget target = check::make_check_target(sdk, runtime, profile_file);
@@ -447,6 +450,84 @@ plan_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::
     link.summary +=
       fmt::format("{}{} symbols bound to the older versions {} has{}", link.summary.empty() ? "" : "; ",
                   bindings.size(), target.profile.name, static_libraries.empty() ? "" : ", in the CUDA runtime too");
+  }
+  return link;
+}
+
+// What a target's decision depends on, as one text: stamps and names only, so
+// computing it costs a few stat calls.
+std::string
+portable_key(const std::string& compiler, const sdk::Sdk& sdk, const std::string& runtime,
+             const stdfs::path& profile_file, const std::vector<stdfs::path>& static_libraries)
+{
+  std::error_code ec;
+  auto stamp = [&ec](const stdfs::path& path) { return stdfs::exists(path, ec) ? fs::file_stamp(path) : "-"; };
+  std::string key = fmt::format("portable 1\nopkit {}\ncompiler {}\nruntime {}\nprofile {} {}\nsdk {} {}\n",
+                                stamp(stdfs::canonical("/proc/self/exe", ec)), compiler_identity(compiler), runtime,
+                                profile_file.string(), profile_file.empty() ? "" : stamp(profile_file), sdk.id,
+                                stamp(sdk.lib_dir() / sdk.framework_library));
+  // This machine's libc and libstdc++ (the bindings read them): ldconfig's
+  // cache changes whenever a package installs a library.
+  key += fmt::format("ld.so.cache {}\n", stamp("/etc/ld.so.cache"));
+  for (const stdfs::path& library : static_libraries) {
+    key += fmt::format("static {} {}\n", library.string(), stamp(library));
+  }
+  return key;
+}
+
+std::optional<PortableLink>
+read_memo(const stdfs::path& memo, const std::string& key)
+{
+  std::error_code ec;
+  if (memo.empty() || !stdfs::exists(memo, ec)) {
+    return std::nullopt;
+  }
+  try {
+    Json json = Json::parse(fs::read_file(memo));
+    if (json.value("key", "") != key) {
+      return std::nullopt;
+    }
+    PortableLink link;
+    link.archives = json.at("archives").get<std::vector<std::string>>();
+    link.link_dirs = json.at("link_dirs").get<std::vector<std::string>>();
+    link.symver_header = json.at("symver_header").get<std::string>();
+    link.summary = json.at("summary").get<std::string>();
+    for (const std::string& path : link.archives) {
+      if (!stdfs::exists(path, ec)) {
+        return std::nullopt; // the store was cleaned: decide again
+      }
+    }
+    for (const std::string& path : link.link_dirs) {
+      if (!stdfs::exists(path, ec)) {
+        return std::nullopt;
+      }
+    }
+    return link;
+  } catch (const std::exception&) {
+    return std::nullopt; // unreadable: decide again and rewrite it
+  }
+}
+
+} // namespace
+
+PortableLink
+plan_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::string& runtime,
+                   const stdfs::path& profile_file, const std::vector<stdfs::path>& static_libraries,
+                   const stdfs::path& memo)
+{
+  std::string key = memo.empty() ? "" : portable_key(compiler, sdk, runtime, profile_file, static_libraries);
+  if (std::optional<PortableLink> kept = read_memo(memo, key)) {
+    return *kept;
+  }
+  PortableLink link = decide_portable_link(compiler, sdk, runtime, profile_file, static_libraries);
+  if (!memo.empty()) {
+    Json json = {{"key", key},
+                 {"archives", link.archives},
+                 {"link_dirs", link.link_dirs},
+                 {"symver_header", link.symver_header},
+                 {"summary", link.summary}};
+    fs::create_dirs(memo.parent_path());
+    fs::write_file_if_changed(memo, json_text(json, 2) + "\n");
   }
   return link;
 }

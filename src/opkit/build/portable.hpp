@@ -92,10 +92,15 @@ std::filesystem::path
 pin_static_libraries(const std::vector<std::filesystem::path>& libraries, const SymbolBindings& bindings);
 
 // `static_libraries`: prebuilt archives the links take by -l (the CUDA runtime).
+// `memo`: a file kept with the target (its build folder) holding the last
+// decision and what it depended on (the compiler, the target runtime or
+// profile, the SDK's framework library, this machine's libraries through
+// ldconfig's cache, the static libraries, opkit itself): when all are as they
+// were and its archives still exist, the decision is read back, not redone.
 PortableLink
 plan_portable_link(const std::string& compiler, const sdk::Sdk& sdk, const std::string& runtime,
                    const std::filesystem::path& profile_file,
-                   const std::vector<std::filesystem::path>& static_libraries);
+                   const std::vector<std::filesystem::path>& static_libraries, const std::filesystem::path& memo = {});
 
 // After a portable link, a glibc symbol still newer than the target's is one
 // glibc has no older version of: names, on each such symbol of the report,
