@@ -358,10 +358,38 @@ agree_root "$host_only" fails version-too-new
 grep -Eq "version .(GLIBCXX_3\.4\.29|GLIBC_2\.34)' not found" "$work/load.out" ||
   { cat "$work/load.out" >&2; fail "the root's loader refused $host_only for another reason"; }
 
+# --- the Python C API from an op, without libpython in its DT_NEEDED: TF's
+# Python process has the interpreter in its global scope, so the real
+# tf.load_op_library loads it (TF $TF_VERSION in its venv, Python of the
+# wheel's tag), and check counts the interpreter's exports (configs/python/);
+# a name the interpreter lacks is still refused by both.
+agree_python() { # <library> <loads|fails> [finding kind...]: this machine, TF's Python as the loader
+  local lib=$1 expected=$2
+  shift 2
+  local check_rc=0 load_rc=0
+  "$OPKIT" check "$lib" --tf "$TF_VERSION" --runtime host --json >"$work/check.json" 2>"$work/check.err" || check_rc=$?
+  [ "$check_rc" -le 1 ] || { cat "$work/check.err" >&2; fail "opkit check errored ($check_rc) on $lib"; }
+  "$PYTHON" -c "$root_loader" "$(realpath "$lib")" >"$work/load.out" 2>&1 || load_rc=$?
+  [ "$load_rc" -eq 0 ] || [ "$load_rc" -eq 3 ] || { cat "$work/load.out" >&2; fail "TF's Python errored ($load_rc) on $lib"; }
+  compare "$lib" "in TF $TF_VERSION's Python (this machine)" "$check_rc" "$load_rc" "$expected" "$@"
+  host_cases=$((host_cases + 1))
+}
+mkdir -p python
+printf '%s\n' 'extern "C" int Py_IsInitialized(void);' 'extern "C" int corpus_python_ready() { return Py_IsInitialized(); }' >python/ready.cc
+printf '%s\n' 'extern "C" int Py_OpkitNoSuchFunction(void);' 'extern "C" int corpus_python_missing() { return Py_OpkitNoSuchFunction(); }' >python/missing.cc
+for case in ready missing; do
+  g++ -shared -fPIC -o "python/lib$case.so" "python/$case.cc" -L"$(sdk_dir "$TF_VERSION")/lib" -l:libtensorflow_framework.so.2
+  if grep -q 'NEEDED.*libpython' <(readelf -d "python/lib$case.so"); then fail "python/lib$case.so links libpython"; fi
+done
+agree_python python/libready.so loads
+agree_python python/libmissing.so fails unresolved-symbol
+run_opkit 0 check python/libready.so --tf "$TF_VERSION"   # the default runtime: TF's Python too
+run_opkit 1 check python/libmissing.so --tf "$TF_VERSION"
+
 echo "check and the real loader agree on all $cases cases ($host_cases on this machine, $root_cases in the Debian 11 root)" >&2
-[ "$host_cases" -eq 27 ] || fail "expected 27 agreement cases on this machine, ran $host_cases"
+[ "$host_cases" -eq 29 ] || fail "expected 29 agreement cases on this machine, ran $host_cases"
 [ "$root_cases" -eq 16 ] || fail "expected 16 agreement cases in the Debian 11 root, ran $root_cases"
-[ "$cases" -eq 43 ] || fail "expected 43 agreement cases, ran $cases"
+[ "$cases" -eq 45 ] || fail "expected 45 agreement cases, ran $cases"
 
 # --- policies (no machine here has them, so no load to compare): the ceilings
 # are applied and named. The stock runtimes accept the good ops (opkit build's

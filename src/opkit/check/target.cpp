@@ -4,9 +4,12 @@
 #include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
+#include "opkit/util/embedded.hpp"
 #include "opkit/util/format.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 
 namespace opkit::check {
 
@@ -22,6 +25,49 @@ system_profile(const std::string& runtime, const std::filesystem::path& profile_
     return host_profile();
   }
   return profile_from_policy(project::load_runtime_policy(runtime));
+}
+
+// "cp310-cp310-manylinux..." -> "3.10"; "" when the tag names no CPython.
+std::string
+python_of_wheel_tag(const std::string& tag)
+{
+  if (tag.size() < 4 || tag.compare(0, 2, "cp") != 0 || !std::isdigit(static_cast<unsigned char>(tag[2]))) {
+    return "";
+  }
+  size_t end = tag.find_first_not_of("0123456789", 2);
+  std::string digits = tag.substr(2, end == std::string::npos ? std::string::npos : end - 2);
+  return digits.size() < 2 ? "" : digits.substr(0, 1) + "." + digits.substr(1);
+}
+
+// TF's Python process: the interpreter is in the global scope, so an op may
+// call the Python C API without linking libpython (configs/python/, made by
+// scripts/python-symbols.sh from the real interpreter). Nothing when the SDK's
+// wheel names no CPython opkit has the symbols of.
+std::optional<ProfileLibrary>
+python_interpreter(const sdk::Sdk& sdk)
+{
+  std::string version = python_of_wheel_tag(sdk.wheel_tag);
+  std::optional<std::string_view> text =
+    version.empty() ? std::nullopt : find_embedded("configs/python/cpython-" + version + ".symbols");
+  if (!text) {
+    return std::nullopt;
+  }
+  ProfileLibrary library;
+  library.soname = "python" + version + " (the interpreter)";
+  library.symbols_known = true;
+  std::vector<ExportedSymbol> symbols;
+  size_t start = 0;
+  while (start < text->size()) {
+    size_t end = text->find('\n', start);
+    end = end == std::string_view::npos ? text->size() : end;
+    std::string_view line = text->substr(start, end - start);
+    if (!line.empty() && line[0] != '#') {
+      symbols.push_back({std::string(line), "", false});
+    }
+    start = end + 1;
+  }
+  library.symbols = ExportedSymbols(std::move(symbols));
+  return library;
 }
 
 } // namespace
@@ -64,6 +110,12 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
   // TF's Python loads the framework without RTLD_GLOBAL (configs/frameworks/tensorflow.yaml).
   for (ProfileLibrary& library : target.profile.libraries) {
     library.local_scope = library.framework && !flags.framework_global;
+  }
+  // A policy or this machine stands for TF's Python process; a captured profile is the process it recorded.
+  if (profile_file.empty()) {
+    if (std::optional<ProfileLibrary> python = python_interpreter(sdk)) {
+      target.profile.libraries.push_back(std::move(*python));
+    }
   }
   return target;
 }
