@@ -75,8 +75,8 @@ TEST(BuildPlan, PortableArchivesComeAfterTheFramework)
 {
   sdk::Sdk sdk = fake_sdk_facts("2.10.1", 1, 17);
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
-  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/p", {}, "/p/build/tf-2.10.1", false, {"/h/libstdc++_x.a"}, {},
-                           {}};
+  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/p", {}, "/p/build/tf-2.10.1", false,
+                           {"/h/libstdc++_x.a"},     {},   {}};
   build::LibraryInput library{"zero_out", "libzero_out.so", {"src/a.cc"}, {}, {}, {}, {}, {}};
   std::string text = build::render_ninja(build::plan_target(input, {library}, sdk, flags, {}));
   size_t framework = text.find("-l:libtensorflow_framework.so.2");
