@@ -37,6 +37,11 @@ pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
 add_library(dep_elf INTERFACE)
 target_link_libraries(dep_elf INTERFACE PkgConfig::LIBELF)
 
+# capstone disassembles x86-64 code for the CPU-feature scan (src/opkit/cpu/, its only user).
+pkg_check_modules(CAPSTONE REQUIRED IMPORTED_TARGET capstone)
+add_library(dep_capstone INTERFACE)
+target_link_libraries(dep_capstone INTERFACE PkgConfig::CAPSTONE)
+
 find_package(nlohmann_json 3 REQUIRED)
 add_library(dep_json INTERFACE)
 target_link_libraries(dep_json INTERFACE nlohmann_json::nlohmann_json)

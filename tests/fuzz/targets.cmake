@@ -13,4 +13,5 @@ set(OPKIT_CORE_FUZZ_TARGETS
   project_yaml:project_yaml:fuzz_project_yaml.cpp:corpus-project-yaml
   index_page:index_page:fuzz_index_page.cpp:corpus-index-page
   package_verify:package_verify:fuzz_package_verify.cpp:corpus-package-verify
-  wheel_import:wheel_import:fuzz_wheel_import.cpp:corpus-wheel-import)
+  wheel_import:wheel_import:fuzz_wheel_import.cpp:corpus-wheel-import
+  cpu_scan:cpu_scan:fuzz_cpu_scan.cpp:corpus)

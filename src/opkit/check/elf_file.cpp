@@ -17,48 +17,7 @@
 
 namespace opkit::check {
 
-namespace {
-
-using elf_detail::DynamicSections;
-using elf_detail::fail_libelf;
-using elf_detail::fail_malformed;
-using elf_detail::Section;
-using elf_detail::StringTable;
-
-// A .gnu.version entry: the low 15 bits index a version, the top bit marks
-// foo@VER (hidden, not the default) as opposed to foo@@VER.
-constexpr uint16_t k_versym_hidden = 0x8000;
-constexpr uint16_t k_versym_index_mask = 0x7fff;
-
-// Indices 0 (local) and 1 (global, the file's base version) name no version.
-constexpr uint16_t k_first_real_version = 2;
-
-// The smallest version record (Elf64_Verdaux) is 8 bytes, so a well-formed
-// section cannot hold more records than this; more means a loop or overlap.
-constexpr size_t k_min_version_record = 8;
-
-// Version records hold 32-bit fields; libelf reads them in place, so an odd
-// offset would be an unaligned access inside libelf.
-constexpr size_t k_version_record_align = 4;
-
-using VersionNames = std::map<uint16_t, std::string>;
-
-// Owns an Elf handle so elf_end runs on every exit path, throws included.
-class ElfHandle
-{
-public:
-  explicit ElfHandle(Elf* elf)
-    : m_elf(elf)
-  {
-  }
-  ~ElfHandle() { elf_end(m_elf); }
-  ElfHandle(const ElfHandle&) = delete;
-  ElfHandle& operator=(const ElfHandle&) = delete;
-  Elf* get() const { return m_elf; }
-
-private:
-  Elf* m_elf;
-};
+namespace elf_detail {
 
 void
 init_libelf()
@@ -100,6 +59,8 @@ check_ident(std::string_view bytes, std::string_view name)
   }
 }
 
+namespace {
+
 std::string
 describe_type(GElf_Half type)
 {
@@ -114,6 +75,8 @@ describe_type(GElf_Half type)
       return fmt::format("an ELF file of type {}", type);
   }
 }
+
+} // namespace
 
 std::string
 check_header(Elf* elf, std::string_view name)
@@ -133,6 +96,38 @@ check_header(Elf* elf, std::string_view name)
   }
   fail(ExitCode::usage, "{}: unsupported machine {} (only x86_64 and aarch64)", name, header.e_machine);
 }
+
+} // namespace elf_detail
+
+namespace {
+
+using elf_detail::check_header;
+using elf_detail::check_ident;
+using elf_detail::DynamicSections;
+using elf_detail::ElfHandle;
+using elf_detail::fail_libelf;
+using elf_detail::fail_malformed;
+using elf_detail::init_libelf;
+using elf_detail::Section;
+using elf_detail::StringTable;
+
+// A .gnu.version entry: the low 15 bits index a version, the top bit marks
+// foo@VER (hidden, not the default) as opposed to foo@@VER.
+constexpr uint16_t k_versym_hidden = 0x8000;
+constexpr uint16_t k_versym_index_mask = 0x7fff;
+
+// Indices 0 (local) and 1 (global, the file's base version) name no version.
+constexpr uint16_t k_first_real_version = 2;
+
+// The smallest version record (Elf64_Verdaux) is 8 bytes, so a well-formed
+// section cannot hold more records than this; more means a loop or overlap.
+constexpr size_t k_min_version_record = 8;
+
+// Version records hold 32-bit fields; libelf reads them in place, so an odd
+// offset would be an unaligned access inside libelf.
+constexpr size_t k_version_record_align = 4;
+
+using VersionNames = std::map<uint16_t, std::string>;
 
 // libelf may treat a section header table past the end of the image as
 // absent, which would make a cut-off file look like one without dynamic

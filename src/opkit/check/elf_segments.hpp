@@ -9,6 +9,7 @@
 #include <libelf.h>
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -47,6 +48,36 @@ struct Segments
   std::vector<GElf_Phdr> loads;
   GElf_Phdr dynamic{};
 };
+
+// Owns an Elf handle so elf_end runs on every exit path, throws included.
+class ElfHandle
+{
+public:
+  explicit ElfHandle(Elf* elf)
+    : m_elf(elf)
+  {
+  }
+  ~ElfHandle() { elf_end(m_elf); }
+  ElfHandle(const ElfHandle&) = delete;
+  ElfHandle& operator=(const ElfHandle&) = delete;
+  Elf* get() const { return m_elf; }
+
+private:
+  Elf* m_elf;
+};
+
+// elf_version, once per process; Error(system) when libelf cannot start.
+void
+init_libelf();
+
+// Checks e_ident: ELF, 64-bit, little-endian, a whole ELF header; else
+// Error(usage) naming what is wrong.
+void
+check_ident(std::string_view bytes, std::string_view name);
+
+// An ET_DYN's machine, "x86_64" or "aarch64"; anything else is Error(usage).
+std::string
+check_header(Elf* elf, std::string_view name);
 
 [[noreturn]] void
 fail_malformed(std::string_view name, std::string_view cause);
