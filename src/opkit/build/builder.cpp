@@ -3,6 +3,7 @@
 #include "opkit/build/check_cache.hpp"
 #include "opkit/build/pch.hpp"
 #include "opkit/build/portable.hpp"
+#include "opkit/project/cpu_baselines.hpp"
 #include "opkit/build/run_build.hpp"
 #include "opkit/build/toolchain.hpp"
 #include "opkit/check/target.hpp"
@@ -339,8 +340,9 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
       static_libraries.push_back(cuda->lib_dir / name);
     }
   }
-  PortableLink portable = plan_portable_link(c.compiler.compiler, sdk, target.runtime, c.options.profile_file,
-                                             static_libraries, dir / "opkit-portable.json");
+  PortableLink portable =
+    plan_portable_link(c.compiler.compiler, sdk, target.runtime, c.options.profile_file, static_libraries,
+                       c.options.dry_run ? stdfs::path() : dir / "opkit-portable.json");
   target.portable = portable.summary;
   std::vector<std::string> force_includes;
   if (!portable.symver_header.empty()) {
@@ -355,7 +357,11 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
                     c.options.static_archive,
                     portable.archives,
                     force_includes,
-                    portable.link_dirs};
+                    portable.link_dirs,
+                    ""};
+  if (!c.options.cpu.empty()) {
+    input.march = project::cpu_baseline(c.options.cpu).march;
+  }
   sdk::Sdk seen = sdk; // the SDK as the commands name it
   if (c.sharing.relative_sdk) {
     target.links.emplace_back(dir / "sdk", sdk.root);

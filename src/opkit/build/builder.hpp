@@ -26,6 +26,10 @@ struct BuildOptions
   bool static_archive = false;        // also lib<name>.a (for static linking, e.g. TF Serving)
   std::string runtime;                // the check's runtime (empty: opkit.yaml's, else the TF default)
   std::filesystem::path profile_file; // or a captured profile
+  // A CPU baseline (configs/cpu/baselines.yaml): compiles take its -march and
+  // the check holds the libraries to it (no precompiled header then). Empty:
+  // the compiler's default code, checked against the runtime's CPU.
+  std::string cpu;
   bool pch = true;                    // use the SDK's precompiled header where a source can
   std::optional<bool> cache;          // --cache/--no-cache: ccache on or off, whatever the settings say
   std::vector<std::string> libraries; // --lib: only these (empty: every library)

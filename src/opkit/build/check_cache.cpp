@@ -45,13 +45,13 @@ report_from_json(const Json& json)
 
 CheckCacheKey
 check_cache_key(const stdfs::path& library, const sdk::Sdk& sdk, const std::string& runtime,
-                const stdfs::path& profile_file)
+                const stdfs::path& profile_file, const std::string& cpu)
 {
   std::string material =
-    fmt::format("{}\nlibrary {}\nsdk {} {} {} {}\nruntime {}\nprofile {} {}\nopkit {}\n", k_schema,
+    fmt::format("{}\nlibrary {}\nsdk {} {} {} {}\nruntime {}\nprofile {} {}\nopkit {}\ncpu {}\n", k_schema,
                 fs::file_stamp(library), sdk.id, sdk.root.string(), fs::file_stamp(sdk.root / "sdk.json"),
                 fs::file_stamp(sdk.lib_dir() / sdk.framework_library), runtime, profile_file.string(),
-                profile_file.empty() ? "" : fs::file_stamp(profile_file), fs::file_stamp("/proc/self/exe"));
+                profile_file.empty() ? "" : fs::file_stamp(profile_file), fs::file_stamp("/proc/self/exe"), cpu);
   if (runtime == "host") {
     material += "host " + fs::file_stamp("/etc/ld.so.cache") + "\n"; // changes when system libraries do
   }

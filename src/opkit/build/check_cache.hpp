@@ -19,7 +19,7 @@ struct CheckCacheKey
 
 CheckCacheKey
 check_cache_key(const std::filesystem::path& library, const sdk::Sdk& sdk, const std::string& runtime,
-                const std::filesystem::path& profile_file);
+                const std::filesystem::path& profile_file, const std::string& cpu = "");
 
 // The stored report when its key is `key`; nullopt when absent, stale or unreadable.
 std::optional<check::CheckReport>

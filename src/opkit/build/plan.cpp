@@ -108,6 +108,10 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
     device_base = nvcc_compile_flags(sdk, flags, overrides);
     device_base.push_back("-I" + cuda->tf_include_map.string());
   }
+  if (!input.march.empty()) {
+    base.push_back("-march=" + input.march);
+    device_base.push_back("-Xcompiler=-march=" + input.march);
+  }
   std::vector<std::string> generated_objects;
   for (const std::filesystem::path& source : input.generated) {
     generated_objects.push_back("obj/opkit/" + source.filename().string() + ".o");

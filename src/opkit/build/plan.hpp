@@ -136,6 +136,9 @@ struct TargetInput
   // Searched by the links before the toolkit's folder (build/portable: the
   // CUDA runtime bound to the target's glibc versions).
   std::vector<std::string> link_dirs;
+  // -march for every compile (the host side of device ones too); empty: the
+  // compiler's default. A target with one takes no precompiled header.
+  std::string march;
 };
 
 // Plans every library against one SDK. Sources with a device suffix go to nvcc

@@ -5,6 +5,7 @@
 #include "opkit/build/ninja_output.hpp"
 #include "opkit/build/portable.hpp"
 #include "opkit/check/target.hpp"
+#include "opkit/cpu/verdict.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/hash.hpp"
 #include "opkit/util/fs.hpp"
@@ -38,17 +39,22 @@ namespace {
 // exactly as they were at the last check (its verdict, kept beside the library, stands).
 void
 check_built_library(LibraryResult& result, const sdk::Sdk& sdk, const std::string& runtime,
-                    const stdfs::path& profile_file)
+                    const stdfs::path& profile_file, const std::string& cpu)
 {
   stdfs::path cache = result.library.parent_path() / (result.library.filename().string() + ".opkit-check.json");
-  CheckCacheKey key = check_cache_key(result.library, sdk, runtime, profile_file);
+  CheckCacheKey key = check_cache_key(result.library, sdk, runtime, profile_file, cpu);
   result.check = load_cached_check(cache, key);
   if (result.check) {
     result.check_reused = true;
     log_debug("check: {} is unchanged since its last check: verdict reused", result.library);
   } else {
     log_debug("check: {} against {}", result.library, sdk.id);
-    result.check = check::check_library(result.library, check::make_check_target(sdk, runtime, profile_file));
+    check::CheckTarget target = check::make_check_target(sdk, runtime, profile_file);
+    if (!cpu.empty()) {
+      target.profile.cpu = check::ProfileCpu{cpu, {}, ""};
+    }
+    result.check = check::check_library(result.library, target);
+    cpu::add_cpu_findings(*result.check, result.library, target.profile.cpu, target.profile.name);
     store_check(cache, key, *result.check);
   }
 }
@@ -191,7 +197,7 @@ finish_target(TargetResult result, const PreparedTarget& target, const TargetPla
   }
   if (result.ok && options.check) {
     for (LibraryResult& library : result.libraries) {
-      check_built_library(library, target.sdk, target.runtime, options.profile_file);
+      check_built_library(library, target.sdk, target.runtime, options.profile_file, options.cpu);
       if (!library.check->loads && !target.portable.empty()) {
         name_users_of_unbound_glibc_symbols(*library.check, link_objects(plan, library.name),
                                             link_archives(plan, library.name));

@@ -10,6 +10,8 @@
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 namespace opkit::check {
 
@@ -95,6 +97,40 @@ library_from_json(const Json& json)
 }
 
 } // namespace
+
+ProfileCpu
+cpu_from_cpuinfo(std::string_view text)
+{
+  ProfileCpu cpu;
+  for (const std::string& line : split(std::string(text), '\n')) {
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) {
+      continue;
+    }
+    std::string key = trim(line.substr(0, colon));
+    std::string value = trim(line.substr(colon + 1));
+    if (key == "flags" && cpu.flags.empty()) {
+      for (const std::string& flag : split(value, ' ')) {
+        if (!flag.empty()) {
+          cpu.flags.push_back(flag);
+        }
+      }
+    } else if (key == "model name" && cpu.model.empty()) {
+      cpu.model = value;
+    }
+  }
+  return cpu;
+}
+
+ProfileCpu
+host_cpu()
+{
+  // /proc files have no size to read up to: read to the end.
+  std::ifstream in("/proc/cpuinfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  return in ? cpu_from_cpuinfo(text.str()) : ProfileCpu{};
+}
 
 const ProfileLibrary*
 Profile::find(const std::string& soname) const
@@ -190,6 +226,7 @@ profile_from_policy(const project::RuntimePolicy& policy)
   profile.name = policy.name;
   profile.description = policy.description;
   profile.search_paths = policy.search_paths;
+  profile.cpu.baseline = policy.cpu;
   for (const project::PolicyLibrary& entry : policy.libraries) {
     ProfileLibrary library;
     library.soname = entry.soname;
@@ -275,6 +312,7 @@ capture_profile(const std::vector<stdfs::path>& libraries, const std::string& na
       profile.libraries.push_back(library_from_elf(read_elf(real), path));
     }
     profile.description = fmt::format("{} libraries captured", profile.libraries.size());
+    profile.cpu = host_cpu(); // a root is files: its CPU is not this one
     return profile;
   }
   std::vector<stdfs::path> wanted = libraries;
@@ -320,6 +358,7 @@ host_profile()
     // No cache (a minimal container): the loader uses the default folders only.
   }
   profile.ld_conf_dirs = read_ld_conf("/etc/ld.so.conf");
+  profile.cpu = host_cpu();
   for (const stdfs::path& path : system_library_paths(profile.search_paths)) {
     stdfs::path real = stdfs::weakly_canonical(path);
     ProfileLibrary library = indexed_library(real, cache_place(real));
@@ -336,11 +375,15 @@ to_json(const Profile& profile)
   for (const ProfileLibrary& library : profile.libraries) {
     libraries.push_back(library_json(library));
   }
-  return {{"schema", "opkit.profile/1"},
-          {"name", profile.name},
-          {"description", profile.description},
-          {"search_paths", profile.search_paths},
-          {"libraries", libraries}};
+  Json json = {{"schema", "opkit.profile/1"},
+               {"name", profile.name},
+               {"description", profile.description},
+               {"search_paths", profile.search_paths},
+               {"libraries", libraries}};
+  if (profile.cpu.known()) {
+    json["cpu"] = {{"baseline", profile.cpu.baseline}, {"model", profile.cpu.model}, {"flags", profile.cpu.flags}};
+  }
+  return json;
 }
 
 Profile
@@ -356,6 +399,12 @@ profile_from_json(const Json& json, const std::string& name)
     profile.search_paths = json.value("search_paths", std::vector<std::string>());
     for (const Json& library : json.at("libraries")) {
       profile.libraries.push_back(library_from_json(library));
+    }
+    if (json.contains("cpu")) {
+      const Json& cpu = json.at("cpu");
+      profile.cpu.baseline = cpu.value("baseline", std::string());
+      profile.cpu.model = cpu.value("model", std::string());
+      profile.cpu.flags = cpu.value("flags", std::vector<std::string>());
     }
     return profile;
   } catch (const Json::exception& e) {

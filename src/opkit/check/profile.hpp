@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace opkit::check {
@@ -36,6 +37,25 @@ struct ProfileLibrary
   bool symbols_up_to_ceilings = false;
 };
 
+// The CPU of the target: a baseline that names its features
+// (configs/cpu/baselines.yaml, e.g. "x86-64-v2"), or the flags /proc/cpuinfo
+// lists on the machine captured. Neither: unknown, nothing is checked.
+struct ProfileCpu
+{
+  std::string baseline;
+  std::vector<std::string> flags; // /proc/cpuinfo's names ("avx2", "pni", ...)
+  std::string model;              // "AMD EPYC", when read from /proc/cpuinfo
+  bool known() const { return !baseline.empty() || !flags.empty(); }
+};
+
+// The CPU /proc/cpuinfo-style text describes (its first processor's flags and model name).
+ProfileCpu
+cpu_from_cpuinfo(std::string_view text);
+
+// This machine's CPU; unknown when /proc/cpuinfo cannot be read.
+ProfileCpu
+host_cpu();
+
 // The process an op library will be loaded into.
 struct Profile
 {
@@ -49,6 +69,7 @@ struct Profile
   bool search_disk = false;
   std::map<std::string, std::string> ld_cache;
   std::vector<std::string> ld_conf_dirs; // what /etc/ld.so.conf lists (a hint when the cache lacks a library)
+  ProfileCpu cpu;
 
   // The library with this soname; nullptr when the profile has none.
   const ProfileLibrary* find(const std::string& soname) const;

@@ -1,6 +1,7 @@
 #include "opkit/check/target.hpp"
 
 #include "opkit/check/indexed_library.hpp"
+#include "opkit/project/cpu_baselines.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
@@ -123,11 +124,16 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
 CheckTarget
 make_check_target(const TargetOptions& options)
 {
-  if (!options.tf_spec.empty()) {
-    return make_check_target(sdk::resolve_sdk(options.tf_spec), options.runtime, options.profile_file);
-  }
   CheckTarget target;
-  target.profile = system_profile(options.runtime, options.profile_file);
+  if (!options.tf_spec.empty()) {
+    target = make_check_target(sdk::resolve_sdk(options.tf_spec), options.runtime, options.profile_file);
+  } else {
+    target.profile = system_profile(options.runtime, options.profile_file);
+  }
+  if (!options.cpu.empty()) {
+    project::cpu_baseline(options.cpu); // an unknown name is the one error line
+    target.profile.cpu = ProfileCpu{options.cpu, {}, ""};
+  }
   return target;
 }
 

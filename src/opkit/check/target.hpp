@@ -17,6 +17,7 @@ struct TargetOptions
   std::string tf_spec;
   std::string runtime; // empty: the TF version's default, or host
   std::filesystem::path profile_file;
+  std::string cpu; // a CPU baseline (configs/cpu/baselines.yaml) instead of the profile's CPU; empty: the profile's
 };
 
 // The profile and framework facts to check against. Errors: unknown runtime

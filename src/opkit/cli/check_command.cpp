@@ -1,6 +1,8 @@
 #include "opkit/check/profile.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/cli/commands.hpp"
+#include "opkit/cpu/verdict.hpp"
+#include "opkit/project/cpu_baselines.hpp"
 #include "opkit/project/runtime_policy.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
@@ -90,6 +92,16 @@ target_for(const std::filesystem::path& library, const check::TargetOptions& opt
 } // namespace
 
 std::vector<std::string>
+cpu_baseline_names()
+{
+  std::vector<std::string> names;
+  for (const project::CpuBaseline& baseline : project::cpu_baselines()) {
+    names.push_back(baseline.name);
+  }
+  return names;
+}
+
+std::vector<std::string>
 runtime_names()
 {
   std::vector<std::string> names = {"host"};
@@ -142,6 +154,10 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
                     "version's wheel assumes)");
   offer_values(runtime, runtime_names);
   cmd->add_option("--profile", options.profile_file, "A profile captured on the target (`opkit profile capture`)");
+  CLI::Option* cpu = cmd->add_option("--cpu", options.cpu,
+                                     "The target's CPU: a baseline from configs/cpu/baselines.yaml (default: the "
+                                     "runtime's, e.g. x86-64-v2; this machine's CPU for host; a profile's own)");
+  offer_values(cpu, cpu_baseline_names);
   cmd->add_flag("--json", global.json, "Print the report as JSON (schema opkit.check/1)");
   cmd->callback([&global, &exit_code] {
     for (const std::string& library : libraries) {
@@ -165,6 +181,7 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       check::CheckTarget target = shared ? *shared : chosen->target;
       target.prebuilt = !build_record_beside(library).has_value();
       check::CheckReport report = check::check_library(library, target);
+      cpu::add_cpu_findings(report, library, target.profile.cpu, target.profile.name);
       if (chosen) {
         log_info("{}", chosen->note);
       }

@@ -79,6 +79,10 @@ print_check_report(const check::CheckReport& report, std::FILE* out);
 std::vector<std::string>
 runtime_names();
 
+// The CPU baselines' names (configs/cpu/baselines.yaml), for --cpu's completion.
+std::vector<std::string>
+cpu_baseline_names();
+
 // Splits "1.12,2.10.1" (and repeated --tf flags) into specs.
 std::vector<std::string>
 split_versions(const std::vector<std::string>& values);

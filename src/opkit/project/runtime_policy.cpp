@@ -17,7 +17,7 @@ const char* k_versions_file = "configs/runtimes/symbol-versions.yaml";
 RuntimePolicy
 policy_from_node(YAML::Node root, const std::string& name)
 {
-  yaml::expect_keys(root, {"name", "description", "search_paths", "libraries", "wheel_tags"}, name);
+  yaml::expect_keys(root, {"name", "description", "search_paths", "libraries", "wheel_tags", "cpu"}, name);
   RuntimePolicy policy;
   policy.name = yaml::get_string(root, "name", name);
   policy.description = yaml::get_string(root, "description", name);
@@ -34,6 +34,7 @@ policy_from_node(YAML::Node root, const std::string& name)
     policy.libraries.push_back(library);
   }
   policy.wheel_tags = yaml::get_string_list(root, "wheel_tags", name);
+  policy.cpu = yaml::get_string_or(root, "cpu", name, "");
   return policy;
 }
 

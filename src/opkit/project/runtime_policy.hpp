@@ -31,6 +31,9 @@ struct RuntimePolicy
   // this policy (PEP 600's first: "manylinux_2_17", "manylinux2014"); empty
   // for a policy that is no wheel platform.
   std::vector<std::string> wheel_tags;
+  // The CPU baseline the runtime assumes (configs/cpu/baselines.yaml): what
+  // opkit check holds a library's load-time code to. Empty: none.
+  std::string cpu;
 };
 
 RuntimePolicy

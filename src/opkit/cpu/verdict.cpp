@@ -1,0 +1,136 @@
+#include "opkit/cpu/verdict.hpp"
+
+#include "opkit/cpu/isa.hpp"
+#include "opkit/cpu/scan.hpp"
+#include "opkit/project/cpu_baselines.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/strings.hpp"
+
+namespace opkit::cpu {
+
+namespace {
+
+const size_t k_functions_listed = 50;
+
+std::string
+features_text(const std::set<std::string>& features)
+{
+  return join(std::vector<std::string>(features.begin(), features.end()), ", ");
+}
+
+// "Init() at load: vpaddd zmm2, zmm1, zmm0 (avx512f, at 0x1139)", one line per function.
+check::SymbolRef
+function_ref(const FunctionUse& use, const char* where)
+{
+  std::string text = use.function + where + ":";
+  bool first = true;
+  for (const auto& [feature, instruction] : use.features) {
+    text += fmt::format("{} {} ({}, at {:#x})", first ? "" : ";", instruction.text, feature, instruction.address);
+    first = false;
+  }
+  return {text, text, "", {}};
+}
+
+std::set<std::string>
+features_of(const std::vector<FunctionUse>& uses)
+{
+  std::set<std::string> features;
+  for (const FunctionUse& use : uses) {
+    for (const auto& entry : use.features) {
+      features.insert(entry.first);
+    }
+  }
+  return features;
+}
+
+} // namespace
+
+std::optional<TargetCpu>
+target_cpu(const check::ProfileCpu& cpu, const std::string& profile_name)
+{
+  if (!cpu.baseline.empty()) {
+    const project::CpuBaseline& baseline = project::cpu_baseline(cpu.baseline);
+    return TargetCpu{baseline.name, baseline.features};
+  }
+  if (cpu.flags.empty()) {
+    return std::nullopt;
+  }
+  TargetCpu target;
+  target.name = fmt::format("{} ({})", cpu.model.empty() ? "the CPU" : cpu.model, profile_name);
+  for (const std::string& flag : cpu.flags) {
+    std::string feature = feature_from_cpuinfo_flag(flag);
+    if (!feature.empty()) {
+      target.features.insert(feature);
+    }
+  }
+  // The x86-64 baseline's features are never reported by a scan, and every such CPU has them.
+  const project::CpuBaseline& floor = project::cpu_baselines().front();
+  target.features.insert(floor.features.begin(), floor.features.end());
+  return target;
+}
+
+void
+add_cpu_findings(check::CheckReport& report, const std::filesystem::path& library, const check::ProfileCpu& cpu,
+                 const std::string& profile_name)
+{
+  std::optional<TargetCpu> target = target_cpu(cpu, profile_name);
+  if (!target) {
+    return;
+  }
+  CpuScan scan;
+  try {
+    scan = scan_library(library);
+  } catch (const Error& error) {
+    log_debug("cpu: {} not scanned: {}", library.string(), error.what());
+    return; // not x86-64 code opkit reads: the ELF checks speak for it
+  }
+  Exceeding over = exceeding(scan, target->features);
+  std::string partial = scan.complete ? "" : " (the scan stopped at its limit: there may be more)";
+  if (!over.load_time.empty()) {
+    check::Finding finding;
+    finding.kind = "cpu-feature-at-load";
+    std::set<std::string> features = features_of(over.load_time);
+    finding.summary = fmt::format("runs {} instructions while it loads, which {} lacks: dlopen dies of SIGILL "
+                                  "(illegal instruction)",
+                                  features_text(features), target->name);
+    finding.diagnosis = fmt::format("the loader runs the library's initializers (DT_INIT, DT_INIT_ARRAY: static "
+                                    "constructors) and what they call before dlopen returns; the first instruction "
+                                    "each needs is named above{}",
+                                    partial);
+    finding.remedy = "compile that code for the target's CPU (opkit build --cpu BASELINE, i.e. -march), or keep it out "
+                     "of static initialization and choose it at run time (__builtin_cpu_supports)";
+    for (const FunctionUse& use : over.load_time) {
+      finding.symbols.push_back(function_ref(use, " at load"));
+    }
+    report.findings.push_back(std::move(finding));
+    report.loads = false;
+  }
+  if (!over.other.empty()) {
+    check::Finding finding;
+    finding.kind = "cpu-feature";
+    finding.fatal = false;
+    std::set<std::string> features = features_of(over.other);
+    finding.summary =
+      fmt::format("{} function{} use{} {}, which {} lacks: calling {} there dies of SIGILL", over.other.size(),
+                  over.other.size() == 1 ? "" : "s", over.other.size() == 1 ? "s" : "", features_text(features),
+                  target->name, over.other.size() == 1 ? "it" : "them");
+    finding.diagnosis =
+      scan.cpuid_dispatch
+        ? fmt::format("the library chooses code at run time ({}): such code may never run on that CPU, which "
+                      "opkit cannot see statically{}",
+                      join(scan.dispatch_evidence, ", "), partial)
+        : fmt::format("none of it runs while the library loads; the library shows no run-time choice (cpuid, "
+                      "ifunc, __builtin_cpu_supports){}",
+                      partial);
+    finding.remedy = "if these run on that CPU, compile for it (opkit build --cpu BASELINE) or dispatch on "
+                     "__builtin_cpu_supports; code behind a cpuid check is fine";
+    for (size_t i = 0; i < over.other.size() && i < k_functions_listed; ++i) {
+      finding.symbols.push_back(function_ref(over.other[i], ""));
+    }
+    report.findings.push_back(std::move(finding));
+  }
+}
+
+} // namespace opkit::cpu

@@ -1,0 +1,36 @@
+#pragma once
+
+// The CPU part of opkit check: a library whose load-time code needs an
+// instruction-set extension the target's CPU lacks dies of SIGILL inside
+// dlopen; other code that needs one fails only when called.
+#include "opkit/check/checker.hpp"
+#include "opkit/check/profile.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace opkit::cpu {
+
+// The features a target CPU has (isa.hpp's names): its baseline's, else its
+// /proc/cpuinfo flags'. Nothing when the profile says nothing of its CPU.
+struct TargetCpu
+{
+  std::string name; // "x86-64-v3", "AMD EPYC (this machine)"
+  std::set<std::string> features;
+};
+
+std::optional<TargetCpu>
+target_cpu(const check::ProfileCpu& cpu, const std::string& profile_name);
+
+// Scans `library` and adds to `report`: a fatal `cpu-feature-at-load` when
+// load-time code needs more than the CPU has (each function with its first
+// such instruction), and a `cpu-feature` warning for the other functions (a
+// library that chooses code at run time by cpuid is told so). Nothing when
+// the CPU is unknown or the library is not x86-64 code opkit can read.
+void
+add_cpu_findings(check::CheckReport& report, const std::filesystem::path& library, const check::ProfileCpu& cpu,
+                 const std::string& profile_name);
+
+} // namespace opkit::cpu
