@@ -37,10 +37,11 @@ pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
 add_library(dep_elf INTERFACE)
 target_link_libraries(dep_elf INTERFACE PkgConfig::LIBELF)
 
-# capstone disassembles x86-64 code for the CPU-feature scan (src/opkit/cpu/, its only user).
-pkg_check_modules(CAPSTONE REQUIRED IMPORTED_TARGET capstone)
-add_library(dep_capstone INTERFACE)
-target_link_libraries(dep_capstone INTERFACE PkgConfig::CAPSTONE)
+# Zydis decodes x86-64 code for the CPU-feature scan (src/opkit/cpu/disassembler, its only user):
+# five times capstone 4's speed, and every AVX-512 encoding.
+find_package(zydis REQUIRED CONFIG)
+add_library(dep_zydis INTERFACE)
+target_link_libraries(dep_zydis INTERFACE Zydis::Zydis)
 
 find_package(nlohmann_json 3 REQUIRED)
 add_library(dep_json INTERFACE)

@@ -95,7 +95,7 @@ TEST(PchPlan, UsedOnlyWhenTheFlagsMatchExactly)
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   build::PchSpec spec = spec_for(sdk, "g++@1");
   build::PchUse use{spec.header().string(), spec.flags, {"src/kernels.cc"}};
-  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/p", {}, "/p/build/tf-2.10.1", false, {}, {}, {}};
+  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/p", {}, "/p/build/tf-2.10.1", false, {}, {}, {}, ""};
   build::LibraryInput library{"op", "libop.so", {"src/kernels.cc", "src/util.cc"}, {}, {}, {}, {}, {}};
   build::TargetPlan plan = build::plan_target(input, {library}, sdk, flags, {}, std::nullopt, use);
   ASSERT_EQ(plan.compiles.size(), 2U);

@@ -28,7 +28,7 @@ plan_for(const char* version, int abi, int standard, build::FlagOverrides overri
   sdk::Sdk sdk = fake_sdk_facts(version, abi, standard);
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   build::TargetInput input{
-    {{}, "/usr/bin/g++", {}}, "/my project", {}, std::string("/my project/build/tf-") + version, false, {}, {}, {}};
+    {{}, "/usr/bin/g++", {}}, "/my project", {}, std::string("/my project/build/tf-") + version, false, {}, {}, {}, ""};
   build::LibraryInput library{"zero_out", "libzero_out.so", {"src/b.cc", "src/a.cc"}, {}, {}, {}, {}, {}};
   return build::plan_target(input, {library}, sdk, flags, overrides);
 }
@@ -75,8 +75,8 @@ TEST(BuildPlan, PortableArchivesComeAfterTheFramework)
 {
   sdk::Sdk sdk = fake_sdk_facts("2.10.1", 1, 17);
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
-  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/p", {}, "/p/build/tf-2.10.1", false,
-                           {"/h/libstdc++_x.a"},     {},   {}};
+  build::TargetInput input{
+    {{}, "/usr/bin/g++", {}}, "/p", {}, "/p/build/tf-2.10.1", false, {"/h/libstdc++_x.a"}, {}, {}, ""};
   build::LibraryInput library{"zero_out", "libzero_out.so", {"src/a.cc"}, {}, {}, {}, {}, {}};
   std::string text = build::render_ninja(build::plan_target(input, {library}, sdk, flags, {}));
   size_t framework = text.find("-l:libtensorflow_framework.so.2");
@@ -121,8 +121,15 @@ TEST(BuildPlan, LibrarySettingsBecomeFlagsOfItsStepsOnly)
 {
   sdk::Sdk sdk = fake_sdk_facts("2.10.1", 1, 17);
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
-  build::TargetInput input{
-    {{"/usr/bin/ccache"}, "/usr/bin/g++", {"-m64"}}, "/r", {"/r/build/opkit/compat.cc"}, "/r/build", false, {}, {}, {}};
+  build::TargetInput input{{{"/usr/bin/ccache"}, "/usr/bin/g++", {"-m64"}},
+                           "/r",
+                           {"/r/build/opkit/compat.cc"},
+                           "/r/build",
+                           false,
+                           {},
+                           {},
+                           {},
+                           ""};
   build::LibraryInput fast{
     "fast",           "_fast_ops.so", {"fast/a.cc"}, {"/r", "/r/third_party/x"}, {"USE_FMA", "tstring=std::string"},
     {"-O3", "-mfma"}, {"-fopenmp"},   {"gomp"}};
@@ -154,7 +161,7 @@ TEST(BuildPlan, DeviceSourcesGetTheToolkitAndTensorFlowsCudaPath)
 {
   sdk::Sdk sdk = fake_sdk_facts("2.10.1", 1, 17);
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
-  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/r", {}, "/r/build", false, {}, {}, {}};
+  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/r", {}, "/r/build", false, {}, {}, {}, ""};
   build::LibraryInput gpu{"gpu", "libgpu.so", {"k.cc", "k.cu.cc"}, {}, {}, {"-O3"}, {}, {}};
   build::CudaToolkit cuda{"/cuda/bin/nvcc", "/cuda/include", "/cuda/lib64", "/r/build/opkit/cuda"};
   build::TargetPlan plan = build::plan_target(input, {gpu}, sdk, flags, {}, cuda);
@@ -179,7 +186,8 @@ TEST(BuildPlan, APortableTargetBindsDeviceCodeAndTheCudaRuntimeToo)
                            false,
                            {"/store/portable/a/libx.a"},
                            {"/r/build/opkit/symbol_versions.h"},
-                           {"/store/portable/b"}};
+                           {"/store/portable/b"},
+                           ""};
   build::LibraryInput gpu{"gpu", "libgpu.so", {"k.cc", "k.cu.cc"}, {}, {}, {}, {}, {}};
   build::CudaToolkit cuda{"/cuda/bin/nvcc", "/cuda/include", "/cuda/lib64", "/r/build/opkit/cuda"};
   build::TargetPlan plan = build::plan_target(input, {gpu}, sdk, flags, {}, cuda);

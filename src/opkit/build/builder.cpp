@@ -359,7 +359,7 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
                     force_includes,
                     portable.link_dirs,
                     ""};
-  if (!c.options.cpu.empty()) {
+  if (!c.options.cpu.empty() && c.options.cpu != "none") {
     input.march = project::cpu_baseline(c.options.cpu).march;
   }
   sdk::Sdk seen = sdk; // the SDK as the commands name it

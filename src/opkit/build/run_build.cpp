@@ -50,9 +50,7 @@ check_built_library(LibraryResult& result, const sdk::Sdk& sdk, const std::strin
   } else {
     log_debug("check: {} against {}", result.library, sdk.id);
     check::CheckTarget target = check::make_check_target(sdk, runtime, profile_file);
-    if (!cpu.empty()) {
-      target.profile.cpu = check::ProfileCpu{cpu, {}, ""};
-    }
+    check::apply_cpu_option(target.profile, cpu);
     result.check = check::check_library(result.library, target);
     cpu::add_cpu_findings(*result.check, result.library, target.profile.cpu, target.profile.name);
     store_check(cache, key, *result.check);

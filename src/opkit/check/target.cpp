@@ -121,6 +121,17 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
   return target;
 }
 
+void
+apply_cpu_option(Profile& profile, const std::string& cpu)
+{
+  if (cpu == "none") {
+    profile.cpu = {}; // no CPU check
+  } else if (!cpu.empty()) {
+    project::cpu_baseline(cpu); // an unknown name is the one error line
+    profile.cpu = ProfileCpu{cpu, {}, ""};
+  }
+}
+
 CheckTarget
 make_check_target(const TargetOptions& options)
 {
@@ -130,10 +141,7 @@ make_check_target(const TargetOptions& options)
   } else {
     target.profile = system_profile(options.runtime, options.profile_file);
   }
-  if (!options.cpu.empty()) {
-    project::cpu_baseline(options.cpu); // an unknown name is the one error line
-    target.profile.cpu = ProfileCpu{options.cpu, {}, ""};
-  }
+  apply_cpu_option(target.profile, options.cpu);
   return target;
 }
 

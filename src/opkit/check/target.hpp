@@ -17,8 +17,14 @@ struct TargetOptions
   std::string tf_spec;
   std::string runtime; // empty: the TF version's default, or host
   std::filesystem::path profile_file;
-  std::string cpu; // a CPU baseline (configs/cpu/baselines.yaml) instead of the profile's CPU; empty: the profile's
+  // A CPU baseline (configs/cpu/baselines.yaml) instead of the profile's CPU;
+  // "none": no CPU check; empty: the profile's.
+  std::string cpu;
 };
+
+// Applies a --cpu value to a profile (see TargetOptions::cpu); Error(usage) for an unknown baseline.
+void
+apply_cpu_option(Profile& profile, const std::string& cpu);
 
 // The profile and framework facts to check against. Errors: unknown runtime
 // (usage), unreadable profile (usage), no SDK for the version (missing).

@@ -118,7 +118,8 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_option("--profile", profile, "Check against a profile captured on the target");
   offer_values(cmd->add_option("--cpu", options.cpu,
                                "Compile for a CPU baseline from configs/cpu/baselines.yaml (-march) and check "
-                               "against it (default: the compiler's default code, checked against the runtime's CPU)"),
+                               "against it; none: no CPU check (default: the compiler's default code, checked "
+                               "against the runtime's CPU)"),
                cpu_baseline_names);
   cmd->add_flag("--dry-run", options.dry_run,
                 "Print each target's compiles and links (the commands ninja would run); write nothing");

@@ -94,7 +94,7 @@ target_for(const std::filesystem::path& library, const check::TargetOptions& opt
 std::vector<std::string>
 cpu_baseline_names()
 {
-  std::vector<std::string> names;
+  std::vector<std::string> names = {"none"};
   for (const project::CpuBaseline& baseline : project::cpu_baselines()) {
     names.push_back(baseline.name);
   }
@@ -154,9 +154,10 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
                     "version's wheel assumes)");
   offer_values(runtime, runtime_names);
   cmd->add_option("--profile", options.profile_file, "A profile captured on the target (`opkit profile capture`)");
-  CLI::Option* cpu = cmd->add_option("--cpu", options.cpu,
-                                     "The target's CPU: a baseline from configs/cpu/baselines.yaml (default: the "
-                                     "runtime's, e.g. x86-64-v2; this machine's CPU for host; a profile's own)");
+  CLI::Option* cpu =
+    cmd->add_option("--cpu", options.cpu,
+                    "The target's CPU: a baseline from configs/cpu/baselines.yaml, or none: no CPU check "
+                    "(default: the runtime's, e.g. x86-64-v2; this machine's CPU for host; a profile's own)");
   offer_values(cpu, cpu_baseline_names);
   cmd->add_flag("--json", global.json, "Print the report as JSON (schema opkit.check/1)");
   cmd->callback([&global, &exit_code] {

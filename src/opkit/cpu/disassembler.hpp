@@ -1,6 +1,6 @@
 #pragma once
 
-// Internal to cpu/: capstone behind opkit's types. One instruction at a
+// Internal to cpu/: Zydis behind opkit's types. One instruction at a
 // time, with the features it needs (isa.hpp's names) and where it goes.
 
 #include <cstdint>
@@ -36,14 +36,13 @@ struct Decoded
 class Disassembler
 {
 public:
-  Disassembler(); // Error(system) when capstone cannot start
+  Disassembler(); // Error(system) when the decoder cannot start
   ~Disassembler();
   Disassembler(const Disassembler&) = delete;
   Disassembler& operator=(const Disassembler&) = delete;
 
-  // Decodes the instruction at the start of `code` (at `address`). Bytes
-  // capstone 4 does not know are measured as VEX/EVEX instructions where they
-  // start like one (reported as avx / avx512f) and otherwise skipped one byte.
+  // Decodes the instruction at the start of `code` (at `address`). Bytes no
+  // instruction starts with are skipped one byte (valid false).
   Decoded decode(std::string_view code, uint64_t address);
 
 private:

@@ -3,6 +3,10 @@
 #include "opkit/cpu/isa.hpp"
 #include "opkit/cpu/scan.hpp"
 #include "opkit/project/cpu_baselines.hpp"
+#include "opkit/sdk/store.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/hash.hpp"
+#include "opkit/util/json.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/log.hpp"
@@ -45,6 +49,43 @@ features_of(const std::vector<FunctionUse>& uses)
   return features;
 }
 
+Json
+findings_json(const std::vector<check::Finding>& findings, const std::string& key)
+{
+  Json list = Json::array();
+  for (const check::Finding& finding : findings) {
+    Json symbols = Json::array();
+    for (const check::SymbolRef& symbol : finding.symbols) {
+      symbols.push_back(symbol.demangled);
+    }
+    list.push_back({finding.kind, finding.fatal, finding.summary, finding.diagnosis, finding.remedy, symbols});
+  }
+  return {{"key", key}, {"findings", list}};
+}
+
+std::optional<std::vector<check::Finding>>
+findings_from_json(const Json& json, const std::string& key)
+{
+  if (!json.is_object() || json.value("key", "") != key) {
+    return std::nullopt;
+  }
+  std::vector<check::Finding> findings;
+  for (const Json& item : json.at("findings")) {
+    check::Finding finding;
+    finding.kind = item.at(0).get<std::string>();
+    finding.fatal = item.at(1).get<bool>();
+    finding.summary = item.at(2).get<std::string>();
+    finding.diagnosis = item.at(3).get<std::string>();
+    finding.remedy = item.at(4).get<std::string>();
+    for (const Json& symbol : item.at(5)) {
+      std::string text = symbol.get<std::string>();
+      finding.symbols.push_back({text, text, "", {}});
+    }
+    findings.push_back(std::move(finding));
+  }
+  return findings;
+}
+
 } // namespace
 
 std::optional<TargetCpu>
@@ -71,20 +112,18 @@ target_cpu(const check::ProfileCpu& cpu, const std::string& profile_name)
   return target;
 }
 
-void
-add_cpu_findings(check::CheckReport& report, const std::filesystem::path& library, const check::ProfileCpu& cpu,
-                 const std::string& profile_name)
+namespace {
+
+std::vector<check::Finding>
+cpu_findings(const std::filesystem::path& library, const TargetCpu* target)
 {
-  std::optional<TargetCpu> target = target_cpu(cpu, profile_name);
-  if (!target) {
-    return;
-  }
+  std::vector<check::Finding> findings;
   CpuScan scan;
   try {
     scan = scan_library(library);
   } catch (const Error& error) {
     log_debug("cpu: {} not scanned: {}", library.string(), error.what());
-    return; // not x86-64 code opkit reads: the ELF checks speak for it
+    return findings; // not x86-64 code opkit reads: the ELF checks speak for it
   }
   Exceeding over = exceeding(scan, target->features);
   std::string partial = scan.complete ? "" : " (the scan stopped at its limit: there may be more)";
@@ -104,8 +143,7 @@ add_cpu_findings(check::CheckReport& report, const std::filesystem::path& librar
     for (const FunctionUse& use : over.load_time) {
       finding.symbols.push_back(function_ref(use, " at load"));
     }
-    report.findings.push_back(std::move(finding));
-    report.loads = false;
+    findings.push_back(std::move(finding));
   }
   if (!over.other.empty()) {
     check::Finding finding;
@@ -129,6 +167,48 @@ add_cpu_findings(check::CheckReport& report, const std::filesystem::path& librar
     for (size_t i = 0; i < over.other.size() && i < k_functions_listed; ++i) {
       finding.symbols.push_back(function_ref(over.other[i], ""));
     }
+    findings.push_back(std::move(finding));
+  }
+  return findings;
+}
+
+} // namespace
+
+void
+add_cpu_findings(check::CheckReport& report, const std::filesystem::path& library, const check::ProfileCpu& cpu,
+                 const std::string& profile_name)
+{
+  std::optional<TargetCpu> target = target_cpu(cpu, profile_name);
+  if (!target) {
+    return;
+  }
+  // Kept per library in $OPKIT_HOME/cache/cpu, keyed by the file's stamp,
+  // the CPU and opkit: an unchanged library is not read again.
+  std::filesystem::path absolute = std::filesystem::absolute(library);
+  std::string key = fmt::format("cpu 1\n{}\n{}\nopkit {}\ncpu {}: {}\n", absolute.string(), fs::file_stamp(absolute),
+                                fs::file_stamp("/proc/self/exe"), target->name, features_text(target->features));
+  std::filesystem::path file =
+    sdk::opkit_home() / "cache" / "cpu" / (sha256_hex(absolute.string()).substr(0, 24) + ".json");
+  std::optional<std::vector<check::Finding>> findings;
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec)) {
+    try {
+      findings = findings_from_json(Json::parse(fs::read_file(file)), key);
+    } catch (const std::exception&) {
+      // unreadable: scanned again and rewritten
+    }
+  }
+  if (!findings) {
+    findings = cpu_findings(library, &*target);
+    try {
+      fs::create_dirs(file.parent_path());
+      fs::write_file_atomic(file, json_text(findings_json(*findings, key)) + "\n");
+    } catch (const Error& error) {
+      log_debug("cpu: findings for {} not kept: {}", library.string(), error.what());
+    }
+  }
+  for (check::Finding& finding : *findings) {
+    report.loads = report.loads && !finding.fatal;
     report.findings.push_back(std::move(finding));
   }
 }

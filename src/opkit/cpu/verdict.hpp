@@ -5,6 +5,7 @@
 // dlopen; other code that needs one fails only when called.
 #include "opkit/check/checker.hpp"
 #include "opkit/check/profile.hpp"
+#include "opkit/cpu/scan.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -28,7 +29,10 @@ target_cpu(const check::ProfileCpu& cpu, const std::string& profile_name);
 // load-time code needs more than the CPU has (each function with its first
 // such instruction), and a `cpu-feature` warning for the other functions (a
 // library that chooses code at run time by cpuid is told so). Nothing when
-// the CPU is unknown or the library is not x86-64 code opkit can read.
+// the CPU is unknown or the library is not x86-64 code opkit can read. The
+// findings are kept in $OPKIT_HOME/cache/cpu/ per library, keyed by its stamp,
+// the CPU and opkit: an unchanged library is read once, as the symbol indexes
+// of system libraries are.
 void
 add_cpu_findings(check::CheckReport& report, const std::filesystem::path& library, const check::ProfileCpu& cpu,
                  const std::string& profile_name);

@@ -2,6 +2,9 @@
 
 #include "opkit/build/builder.hpp"
 #include "opkit/build/plan.hpp"
+#include "opkit/check/profile.hpp"
+#include "opkit/cpu/scan.hpp"
+#include "opkit/cpu/verdict.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
@@ -13,6 +16,7 @@
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <map>
 #include <set>
 
@@ -164,6 +168,34 @@ parse_probe_output(const std::string& json_text)
   }
 }
 
+namespace {
+
+// Why a load died of SIGILL: the library's load-time code that needs what this
+// CPU lacks, with its first such instruction (cpu/scan), when opkit finds it.
+std::string
+illegal_instruction_at_load(const stdfs::path& library)
+{
+  std::string text = "illegal instruction (SIGILL) while loading";
+  std::optional<cpu::TargetCpu> here = cpu::target_cpu(check::host_cpu(), "this machine");
+  if (!here) {
+    return text;
+  }
+  try {
+    cpu::Exceeding over = cpu::exceeding(cpu::scan_library(library), here->features);
+    for (const cpu::FunctionUse& use : over.load_time) {
+      for (const auto& [feature, instruction] : use.features) {
+        return fmt::format("{}: {} runs {} ({}), which {} lacks", text, use.function, instruction.text, feature,
+                           here->name);
+      }
+    }
+  } catch (const Error&) {
+    // not code opkit reads: the signal alone is said
+  }
+  return text;
+}
+
+} // namespace
+
 ProbeReport
 run_probe(const stdfs::path& probe, const stdfs::path& library)
 {
@@ -182,6 +214,11 @@ run_probe(const stdfs::path& probe, const stdfs::path& library)
     if (!fatal.empty()) {
       ProbeReport report;
       report.error = fmt::format("TensorFlow aborted the load: {}", fatal.substr(0, 300));
+      return report;
+    }
+    if (result.exit_code == 128 + SIGILL) {
+      ProbeReport report;
+      report.error = illegal_instruction_at_load(library);
       return report;
     }
     fail(ExitCode::system, "{}: load probe crashed (exit {}) on {}: {}", probe, result.exit_code, library,

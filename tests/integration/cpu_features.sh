@@ -1,0 +1,103 @@
+# The CPU check (issue 30): opkit reads which instruction-set extensions a
+# library's code uses (capstone), keeps the code that runs while it loads
+# apart, and holds it to the target's CPU: a baseline (--cpu, a runtime's
+# policy) or this machine's /proc/cpuinfo. The real loader is the judge here:
+# an AVX-512 static constructor dies of SIGILL on a CPU without AVX-512.
+source "$(dirname "$0")/common.sh"
+
+sdk_lib=$OPKIT_HOME/sdks/tensorflow-2.10.1/lib
+framework=(-L"$sdk_lib" -l:libtensorflow_framework.so.2)
+
+# A library whose static constructor runs AVX-512 (EVEX-encoded) code, and a good one.
+cat >avx512_init.cc <<'CC'
+#include <immintrin.h>
+#include <cstdlib>
+int cpu_lanes = 0;
+__attribute__((target("avx512f"), noinline)) static void CountLanes(int seed) {
+  __m512i a = _mm512_set1_epi32(seed);
+  cpu_lanes = _mm512_reduce_add_epi32(_mm512_add_epi32(a, a));
+}
+namespace { struct Init { Init() { CountLanes(std::getenv("CPU_SEED") ? 3 : 1); } } init; }
+CC
+g++ -O2 -shared -fPIC -o libavx512_init.so avx512_init.cc "${framework[@]}"
+objdump -d libavx512_init.so | grep -q '62 .*zmm' || fail "no EVEX instruction in libavx512_init.so"
+echo 'extern "C" int cpu_good(int x) { return x + 1; }' >good.cc
+g++ -O2 -shared -fPIC -o libgood.so good.cc "${framework[@]}"
+
+# --cpu x86-64-v3 (AVX2, no AVX-512): refused, naming the function and its first EVEX instruction.
+run_opkit 1 check libavx512_init.so --tf 2.10.1 --cpu x86-64-v3
+expect_contains "$work/out" '^  error \[cpu-feature-at-load\] runs avx512f instructions while it loads, which x86-64-v3 lacks: dlopen dies of SIGILL \(illegal instruction\)$'
+expect_contains "$work/out" '^      CountLanes\(int\) at load: vpbroadcastd zmm0, edi \(avx512f, at 0x[0-9a-f]+\)$'
+run_opkit 1 check libavx512_init.so --tf 2.10.1 --cpu x86-64-v3 --json
+python3 - "$work/out" <<'PY' || fail "the JSON report of the CPU finding"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdict"] == "fails", r
+f = [f for f in r["findings"] if f["kind"] == "cpu-feature-at-load"]
+assert f and f[0]["symbols"][0]["demangled"].startswith("CountLanes(int) at load: vpbroadcastd zmm"), f
+PY
+# x86-64-v4 has AVX-512; the good library passes every baseline.
+run_opkit 0 check libavx512_init.so --tf 2.10.1 --cpu x86-64-v4
+run_opkit 0 check libgood.so --tf 2.10.1 --cpu x86-64
+# An unknown baseline: one error line naming the known ones, exit 2.
+run_opkit 2 check libgood.so --tf 2.10.1 --cpu pentium4
+expect_contains "$work/err" "^opkit: error: 'pentium4': unknown CPU baseline \(known: x86-64, x86-64-v2, x86-64-v3, x86-64-v4\)"
+
+# --runtime host agrees with the real loader on whatever CPU runs this test.
+if grep -qw avx512f /proc/cpuinfo; then expected=0; else expected=1; fi
+run_opkit "$expected" check libavx512_init.so --tf 2.10.1 --runtime host
+load_rc=0
+python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$work/libavx512_init.so" 2>/dev/null || load_rc=$?
+if [ "$expected" -eq 1 ]; then
+  [ "$load_rc" -eq 132 ] || fail "the real loader did not die of SIGILL (exit $load_rc) on a CPU without AVX-512"
+  expect_contains "$work/out" 'which .* \(host\) lacks'
+else
+  [ "$load_rc" -eq 0 ] || fail "the real loader failed ($load_rc) on a CPU with AVX-512"
+fi
+
+# opkit test of both: the first is named "illegal instruction" (with its
+# function and instruction), the second is still probed.
+run_opkit "$expected" test libavx512_init.so libgood.so --tf 2.10.1
+expect_contains "$work/out" 'loaded libgood\.so into the real libtensorflow_framework'
+if [ "$expected" -eq 1 ]; then
+  expect_contains "$work/out" '^tensorflow-2\.10\.1: LOAD FAILED libavx512_init\.so$'
+  expect_contains "$work/out" 'loader: illegal instruction \(SIGILL\) while loading: CountLanes\(int\) runs vpbroadcastd zmm0, edi \(avx512f\)'
+fi
+
+# AVX2 outside the load: a warning, not a failure; a library that dispatches
+# on the CPU at run time is told so.
+cat >avx2_kernel.cc <<'CC'
+#include <immintrin.h>
+__attribute__((target("avx2"), noinline)) int SumAvx2(const int* v) {
+  __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v));
+  return _mm256_extract_epi32(_mm256_add_epi32(a, a), 0);
+}
+int Sum(const int* v) { return __builtin_cpu_supports("avx2") ? SumAvx2(v) : v[0] * 2; }
+CC
+g++ -O2 -shared -fPIC -o libavx2_kernel.so avx2_kernel.cc "${framework[@]}"
+run_opkit 0 check libavx2_kernel.so --tf 2.10.1
+expect_contains "$work/out" '^  warning \[cpu-feature\] 1 function uses avx, avx2, which x86-64-v2 lacks|^  warning \[cpu-feature\] 1 function uses avx2, which x86-64-v2 lacks'
+expect_contains "$work/out" 'SumAvx2\(int const\*\): v'
+expect_contains "$work/out" 'why: the library chooses code at run time'
+run_opkit 0 check libavx2_kernel.so --tf 2.10.1 --cpu x86-64-v3
+if grep -q 'cpu-feature' "$work/out"; then fail "x86-64-v3 has AVX2: no CPU finding expected"; fi
+
+# opkit build --cpu: every compile takes the baseline's -march, and the
+# build's own check holds the libraries to it.
+run_opkit 0 new cpu_op --tf 2.10.1
+cd cpu_op
+run_opkit 0 build --cpu x86-64-v3 --no-cache
+expect_contains build/tf-2.10.1/compile_commands.json '"-march=x86-64-v3"'
+run_opkit 0 build --cpu x86-64-v3 --dry-run
+run_opkit 2 build --cpu pentium4
+cd "$work"
+
+# Profiles record the CPU: capture reads /proc/cpuinfo; a policy names its baseline.
+run_opkit 0 profile capture -o here.json --name here
+python3 - here.json <<'PY' || fail "the captured profile's CPU"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["cpu"]["flags"] and "sse2" in p["cpu"]["flags"], p.get("cpu")
+PY
+run_opkit "$expected" check libavx512_init.so --tf 2.10.1 --profile here.json
+echo "cpu_features: AVX-512 at load refused by x86-64-v3, loader and check agree on this CPU (exit $expected)" >&2
