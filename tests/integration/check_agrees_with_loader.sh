@@ -385,11 +385,31 @@ agree_python python/libready.so loads
 agree_python python/libmissing.so fails unresolved-symbol
 run_opkit 0 check python/libready.so --tf "$TF_VERSION"   # the default runtime: TF's Python too
 run_opkit 1 check python/libmissing.so --tf "$TF_VERSION"
+# --- an op linked against what `import tensorflow` loads (TF's C API in
+# libtensorflow_cc.so.2 for 2.15.1; _pywrap_tensorflow_internal.so before):
+# the loader finds the copy already loaded by its soname, and check counts
+# its exports from the index `sdk add` made of it (the SDK does not keep it).
+tf_dir=$("$PYTHON" -c 'import os, tensorflow; print(os.path.dirname(tensorflow.__file__))' 2>/dev/null)
+[ -e "$tf_dir/libtensorflow_cc.so.2" ] || fail "no libtensorflow_cc.so.2 in TF $TF_VERSION's venv"
+[ -e "$OPKIT_HOME/sdks/tensorflow-$TF_VERSION/symbols/libtensorflow_cc.so.2.idx" ] ||
+  fail "sdk add kept no index of libtensorflow_cc.so.2"
+[ ! -e "$OPKIT_HOME/sdks/tensorflow-$TF_VERSION/lib/libtensorflow_cc.so.2" ] || fail "the SDK kept libtensorflow_cc.so.2"
+printf '%s\n' 'extern "C" void* TF_NewGraph();' 'extern "C" void* corpus_graph() { return TF_NewGraph(); }' >python/graph.cc
+printf '%s\n' 'extern "C" void* TF_OpkitNoSuchGraph();' 'extern "C" void* corpus_no_graph() { return TF_OpkitNoSuchGraph(); }' >python/nograph.cc
+for case in graph nograph; do
+  g++ -shared -fPIC -o "python/lib$case.so" "python/$case.cc" -Wl,--no-as-needed -L"$tf_dir" -l:libtensorflow_cc.so.2 \
+    -L"$(sdk_dir "$TF_VERSION")/lib" -l:libtensorflow_framework.so.2
+done
+for case in graph nograph; do
+  grep -q 'NEEDED.*libtensorflow_cc\.so\.2' <(readelf -d "python/lib$case.so") || fail "python/lib$case.so does not need libtensorflow_cc.so.2"
+done
+agree_python python/libgraph.so loads
+agree_python python/libnograph.so fails unresolved-symbol
 
 echo "check and the real loader agree on all $cases cases ($host_cases on this machine, $root_cases in the Debian 11 root)" >&2
-[ "$host_cases" -eq 29 ] || fail "expected 29 agreement cases on this machine, ran $host_cases"
+[ "$host_cases" -eq 31 ] || fail "expected 31 agreement cases on this machine, ran $host_cases"
 [ "$root_cases" -eq 16 ] || fail "expected 16 agreement cases in the Debian 11 root, ran $root_cases"
-[ "$cases" -eq 45 ] || fail "expected 45 agreement cases, ran $cases"
+[ "$cases" -eq 47 ] || fail "expected 47 agreement cases, ran $cases"
 
 # --- policies (no machine here has them, so no load to compare): the ceilings
 # are applied and named. The stock runtimes accept the good ops (opkit build's

@@ -144,4 +144,50 @@ indexed_library(const stdfs::path& library, const IndexPlace& place)
   }
 }
 
+namespace {
+
+// An index with no library behind it: a corrupt entry is a lookup that finds nothing.
+class KeptIndexSymbols : public SymbolTable
+{
+public:
+  explicit KeptIndexSymbols(std::shared_ptr<const SymbolIndex> index)
+    : m_index(std::move(index))
+  {
+  }
+  size_t size() const override { return m_index->size(); }
+  std::vector<SymbolDefinition> find(std::string_view name) const override
+  {
+    std::vector<SymbolDefinition> found;
+    return m_index->find(name, found) ? found : std::vector<SymbolDefinition>{};
+  }
+  void for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override
+  {
+    m_index->for_each(visit);
+  }
+  void for_each_matching(const std::function<bool(std::string_view)>& wanted,
+                         const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override
+  {
+    m_index->for_each_matching(wanted, visit);
+  }
+
+private:
+  std::shared_ptr<const SymbolIndex> m_index;
+};
+
+} // namespace
+
+std::optional<ProfileLibrary>
+index_only_library(const stdfs::path& index_file)
+{
+  SymbolIndex::Opened opened = SymbolIndex::open(index_file, std::nullopt);
+  if (!opened.index) {
+    log_debug("symbol index: {} not used: {}", index_file, opened.problem);
+    return std::nullopt;
+  }
+  std::string soname = opened.index->soname();
+  std::vector<std::string> versions = opened.index->version_definitions();
+  auto symbols = std::make_shared<KeptIndexSymbols>(std::move(opened.index));
+  return known_library(std::move(soname), "", std::move(versions), ExportedSymbols(std::move(symbols)));
+}
+
 } // namespace opkit::check

@@ -3,6 +3,7 @@
 #include "opkit/check/profile.hpp"
 
 #include <filesystem>
+#include <optional>
 
 namespace opkit::check {
 
@@ -31,5 +32,12 @@ write_symbol_index(const std::filesystem::path& library, const std::filesystem::
 // read from the ELF for this process alone. Errors: those of read_elf.
 ProfileLibrary
 indexed_library(const std::filesystem::path& library, const IndexPlace& place);
+
+// A library known only by the index kept of it (the SDK's process/ libraries:
+// `import tensorflow` loads them, the SDK does not keep them): mapped,
+// unchecked against a file it no longer has; nothing when the index is
+// missing or unusable. A corrupt entry found later answers no symbols.
+std::optional<ProfileLibrary>
+index_only_library(const std::filesystem::path& index_file);
 
 } // namespace opkit::check

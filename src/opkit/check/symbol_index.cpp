@@ -283,7 +283,7 @@ build_symbol_index(const ProfileLibrary& library, const SourceStamp& source)
 }
 
 SymbolIndex::Opened
-SymbolIndex::open(const std::filesystem::path& path, const SourceStamp& source)
+SymbolIndex::open(const std::filesystem::path& path, const std::optional<SourceStamp>& source)
 {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {

@@ -56,8 +56,9 @@ public:
     std::string problem;
   };
 
-  // Maps `path`; `source` is the stamp the index must carry.
-  static Opened open(const std::filesystem::path& path, const SourceStamp& source);
+  // Maps `path`; `source` is the stamp the index must carry (none: an index
+  // kept without its library, whose stamp is not checked).
+  static Opened open(const std::filesystem::path& path, const std::optional<SourceStamp>& source);
   // Reads an index from bytes (tests, fuzzing); with `source`, checks its stamp too.
   static Opened parse(std::string bytes, const std::optional<SourceStamp>& source = std::nullopt);
 

@@ -112,6 +112,21 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
   for (ProfileLibrary& library : target.profile.libraries) {
     library.local_scope = library.framework && !flags.framework_global;
   }
+  // What `import tensorflow` loads (RTLD_LOCAL): an op that names one in its
+  // DT_NEEDED finds the loaded copy, and reaches its symbols through it.
+  for (const std::string& name :
+       {std::string("_pywrap_tensorflow_internal.so"), std::string("libtensorflow_cc.so.2")}) {
+    std::error_code ec;
+    std::filesystem::path index = sdk.root / "symbols" / (name + ".idx");
+    if (!std::filesystem::exists(index, ec) || target.profile.find(name) != nullptr) {
+      continue;
+    }
+    if (std::optional<ProfileLibrary> loaded = index_only_library(index)) {
+      loaded->soname = loaded->soname.empty() ? name : loaded->soname;
+      loaded->local_scope = true;
+      target.profile.libraries.push_back(std::move(*loaded));
+    }
+  }
   // A policy or this machine stands for TF's Python process; a captured profile is the process it recorded.
   if (profile_file.empty()) {
     if (std::optional<ProfileLibrary> python = python_interpreter(sdk)) {

@@ -66,6 +66,10 @@ classify_parts(const std::vector<std::string>& parts)
     if (rest.size() == 3 && rest[0] == "python" && rest[1] == "platform" && rest[2] == "build_info.py") {
       return {EntryKind::build_info, "build_info.py"};
     }
+    if ((rest.size() == 2 && rest[0] == "python" && rest[1] == "_pywrap_tensorflow_internal.so")
+        || (rest.size() == 1 && starts_with(rest[0], "libtensorflow_cc.so"))) {
+      return {EntryKind::process_library, "process/" + rest.back()};
+    }
     return {};
   }
   return {};
@@ -86,6 +90,9 @@ struct ImportStats
 // about 8,000 files (2.15.1: 225 MB, 8,216 files), far below both limits.
 constexpr uint64_t k_max_sdk_bytes = uint64_t{1} << 30;
 constexpr size_t k_max_sdk_files = 100000;
+// A library the Python process loads, read only for its symbol index (2.10.1's
+// _pywrap_tensorflow_internal.so: 492 MB; 2.15.1's libtensorflow_cc.so.2: 565 MB).
+constexpr uint64_t k_max_process_library_bytes = uint64_t{2} << 30;
 
 [[noreturn]] void
 fail_too_large(const ImportStats& stats, const ArchiveEntry& entry)
@@ -100,9 +107,12 @@ fail_too_large(const ImportStats& stats, const ArchiveEntry& entry)
 Sha256Digest
 write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry, ImportStats& stats)
 {
+  // A process library is read for its index and removed: bounded on its own.
+  bool transient = plan.kind == EntryKind::process_library;
+  uint64_t budget = transient ? k_max_process_library_bytes : k_max_sdk_bytes - stats.bytes;
   // The size the archive declares is checked first; the bytes really
   // inflated are counted too, as a declared size may lie.
-  if (entry.size > 0 && static_cast<uint64_t>(entry.size) > k_max_sdk_bytes - stats.bytes) {
+  if (entry.size > 0 && static_cast<uint64_t>(entry.size) > budget) {
     fail_too_large(stats, entry);
   }
   if (++stats.files > k_max_sdk_files) {
@@ -122,13 +132,17 @@ write_entry(const stdfs::path& root, const EntryPlan& plan, ArchiveEntry& entry,
   Sha256Hasher hasher;
   char buffer[1 << 16];
   size_t n = 0;
+  uint64_t written = 0;
   while ((n = entry.read(buffer, sizeof buffer)) > 0) {
-    if (n > k_max_sdk_bytes - stats.bytes) {
+    if (n > budget - written) {
       fail_too_large(stats, entry);
     }
     fs::write_all(fd.get(), std::string_view(buffer, n), dest);
     hasher.update(buffer, n);
-    stats.bytes += n;
+    written += n;
+  }
+  if (!transient) {
+    stats.bytes += written;
   }
   stats.headers += plan.kind == EntryKind::header ? 1 : 0;
   stats.libraries += plan.kind == EntryKind::framework_library ? 1 : 0;
@@ -351,6 +365,27 @@ classify_entry(std::string_view path)
   return plan;
 }
 
+// The libraries `import tensorflow` loads, staged under process/: each
+// becomes symbols/<name>.idx (what check counts in TF's Python process) and
+// the file itself goes.
+void
+index_process_libraries(const stdfs::path& root)
+{
+  std::error_code ec;
+  if (!stdfs::is_directory(root / "process", ec)) {
+    return;
+  }
+  for (const stdfs::directory_entry& file : stdfs::directory_iterator(root / "process")) {
+    stdfs::path name = file.path().filename();
+    try {
+      check::write_symbol_index(file.path(), root / "symbols" / (name.string() + ".idx"));
+    } catch (const Error& error) {
+      log_warning("{}: not indexed ({}); check will not count its symbols", name.string(), error.what());
+    }
+  }
+  stdfs::remove_all(root / "process", ec);
+}
+
 Sdk
 import_sdk(const stdfs::path& source)
 {
@@ -382,6 +417,7 @@ import_sdk(const stdfs::path& source)
   }
   sdk.root = staging.path();
   check::write_symbol_index(sdk.lib_dir() / sdk.framework_library, sdk.symbol_index());
+  index_process_libraries(staging.path());
   sdk.root = store / sdk.id;
   fs::write_file_atomic(staging.path() / "sdk.json", json_text(to_json(sdk), 2) + "\n");
   fs::FileLock lock(store_lock_path()); // one commit into the store at a time

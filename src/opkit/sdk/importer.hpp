@@ -19,7 +19,11 @@ enum class EntryKind
   framework_library,
   metadata,
   wheel_info,
-  build_info
+  build_info,
+  // A library `import tensorflow` loads into the Python process
+  // (_pywrap_tensorflow_internal.so, libtensorflow_cc.so.2): read from a
+  // local wheel for its symbol index only, never kept nor fetched (hundreds of MB).
+  process_library
 };
 
 struct EntryPlan

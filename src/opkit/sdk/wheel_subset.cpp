@@ -46,7 +46,8 @@ subset_members(const ZipDirectory& directory)
 {
   std::vector<ZipMember> members;
   for (const ZipMember& member : directory.members) {
-    if (classify_entry(member.name).kind != EntryKind::skip || is_record_path(member.name)) {
+    EntryKind kind = classify_entry(member.name).kind;
+    if ((kind != EntryKind::skip && kind != EntryKind::process_library) || is_record_path(member.name)) {
       members.push_back(member);
     }
   }
