@@ -20,7 +20,8 @@ __attribute__((target("avx512f"), noinline)) static void CountLanes(int seed) {
 namespace { struct Init { Init() { CountLanes(std::getenv("CPU_SEED") ? 3 : 1); } } init; }
 CC
 g++ -O2 -shared -fPIC -o libavx512_init.so avx512_init.cc "${framework[@]}"
-objdump -d libavx512_init.so | grep -q '62 .*zmm' || fail "no EVEX instruction in libavx512_init.so"
+objdump -d libavx512_init.so >"$work/disassembly"
+grep -q '62 .*zmm' "$work/disassembly" || fail "no EVEX instruction in libavx512_init.so"
 echo 'extern "C" int cpu_good(int x) { return x + 1; }' >good.cc
 g++ -O2 -shared -fPIC -o libgood.so good.cc "${framework[@]}"
 
@@ -90,6 +91,14 @@ run_opkit 0 build --cpu x86-64-v3 --no-cache
 expect_contains build/tf-2.10.1/compile_commands.json '"-march=x86-64-v3"'
 run_opkit 0 build --cpu x86-64-v3 --dry-run
 run_opkit 2 build --cpu pentium4
+# The project's own default: targets.cpu in opkit.yaml (--cpu overrides it).
+sed -i 's|^targets:|targets:\n  cpu: x86-64-v2|' opkit.yaml
+run_opkit 0 build --no-cache --build-dir build-v2
+expect_contains build-v2/tf-2.10.1/compile_commands.json '"-march=x86-64-v2"'
+sed -i 's|^  cpu: x86-64-v2|  cpu: pentium4|' opkit.yaml
+run_opkit 2 build --build-dir build-bad
+expect_contains "$work/err" "opkit\\.yaml:[0-9]+:[0-9]+: unknown CPU baseline 'pentium4' \\(known: none, x86-64, x86-64-v2, x86-64-v3, x86-64-v4\\)"
+[ ! -e build-bad ] || fail "a refused opkit.yaml left build-bad behind"
 cd "$work"
 
 # Profiles record the CPU: capture reads /proc/cpuinfo; a policy names its baseline.

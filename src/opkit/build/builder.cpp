@@ -331,6 +331,7 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   stdfs::path dir = target_dir(c.build_root, sdk);
   target.runtime = c.options.runtime.empty() ? c.manifest.runtime : c.options.runtime;
+  target.cpu = c.options.cpu.empty() ? c.manifest.cpu : c.options.cpu;
   std::optional<CudaToolkit> cuda;
   std::vector<stdfs::path> static_libraries;
   if (sdk.cuda.is_cuda_build && c.toolkit) {
@@ -359,8 +360,8 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
                     force_includes,
                     portable.link_dirs,
                     ""};
-  if (!c.options.cpu.empty() && c.options.cpu != "none") {
-    input.march = project::cpu_baseline(c.options.cpu).march;
+  if (!target.cpu.empty() && target.cpu != "none") {
+    input.march = project::cpu_baseline(target.cpu).march;
   }
   sdk::Sdk seen = sdk; // the SDK as the commands name it
   if (c.sharing.relative_sdk) {

@@ -195,7 +195,7 @@ finish_target(TargetResult result, const PreparedTarget& target, const TargetPla
   }
   if (result.ok && options.check) {
     for (LibraryResult& library : result.libraries) {
-      check_built_library(library, target.sdk, target.runtime, options.profile_file, options.cpu);
+      check_built_library(library, target.sdk, target.runtime, options.profile_file, target.cpu);
       if (!library.check->loads && !target.portable.empty()) {
         name_users_of_unbound_glibc_symbols(*library.check, link_objects(plan, library.name),
                                             link_archives(plan, library.name));

@@ -20,6 +20,7 @@ struct PreparedTarget
   std::string spec;
   sdk::Sdk sdk;
   std::string runtime;
+  std::string cpu;  // the CPU baseline compiles target and the check holds them to ("" = the runtime's, "none")
   TargetPlan plan;  // with the SDK's precompiled header, where sources take it
   TargetPlan plain; // without (a PCH that cannot be made costs speed, never the build)
   std::optional<PchSpec> pch;

@@ -1,5 +1,6 @@
 #include "opkit/project/manifest.hpp"
 
+#include "opkit/project/cpu_baselines.hpp"
 #include "opkit/project/names.hpp"
 #include "opkit/project/op_yaml.hpp"
 #include "opkit/project/template_spec.hpp"
@@ -285,9 +286,22 @@ parse_manifest_document(const std::string& text, const std::string& name, const 
   check_unique_names(manifest, doc, name);
   YAML::Node targets = doc["targets"];
   if (targets.IsDefined()) {
-    yaml::expect_keys(targets, {"tensorflow", "runtime"}, name);
+    yaml::expect_keys(targets, {"tensorflow", "runtime", "cpu"}, name);
     manifest.tf_versions = yaml::get_string_list(targets, "tensorflow", name);
     manifest.runtime = yaml::get_string_or(targets, "runtime", name, "");
+    manifest.cpu = yaml::get_string_or(targets, "cpu", name, "");
+    if (!manifest.cpu.empty() && manifest.cpu != "none") {
+      bool known = false;
+      std::vector<std::string> known_names = {"none"};
+      for (const CpuBaseline& baseline : cpu_baselines()) {
+        known = known || baseline.name == manifest.cpu;
+        known_names.push_back(baseline.name);
+      }
+      if (!known) {
+        fail(ExitCode::usage, "{}: unknown CPU baseline '{}' (known: {})", yaml::where(name, targets["cpu"]),
+             manifest.cpu, join(known_names, ", "));
+      }
+    }
     for (const std::string& version : manifest.tf_versions) {
       if (!parse_version(version) && !starts_with(version, "tensorflow-")) {
         fail(ExitCode::usage, "{}: invalid TensorFlow version '{}'", yaml::where(name, targets["tensorflow"]), version);

@@ -94,14 +94,15 @@ struct LibrarySpec
 // is one library named after the project, with output lib<name>.so.
 struct Manifest
 {
-  std::filesystem::path root;                 // the folder holding opkit.yaml
-  std::string name;                           // the project's name, snake_case
-  std::string template_name;                  // the template it came from
-  std::string version = "0.1.0";              // the op's own version, for packages
-  std::vector<LibrarySpec> libraries;         // at least one for a compiled project
-  std::vector<SettingsBlock> settings;        // build: settings every library gets
-  std::vector<std::string> tf_versions;       // default targets for build and test
-  std::string runtime;                        // where the op will run, for the build's check ("" = TF's default)
+  std::filesystem::path root;           // the folder holding opkit.yaml
+  std::string name;                     // the project's name, snake_case
+  std::string template_name;            // the template it came from
+  std::string version = "0.1.0";        // the op's own version, for packages
+  std::vector<LibrarySpec> libraries;   // at least one for a compiled project
+  std::vector<SettingsBlock> settings;  // build: settings every library gets
+  std::vector<std::string> tf_versions; // default targets for build and test
+  std::string runtime;                  // where the op will run, for the build's check ("" = TF's default)
+  std::string cpu; // targets.cpu: a CPU baseline builds compile for (-march) and check against; "none"; "" = default
   CompileSharing sharing;                     // build.cache, build.cache_remote, build.distcc_hosts
   std::vector<SettingEntry> project_settings; // `settings:` (and build.cache...), for settings/
 
