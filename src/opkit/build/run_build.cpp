@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <chrono>
 #include <future>
 #include <map>
@@ -57,33 +58,28 @@ check_built_library(LibraryResult& result, const sdk::Sdk& sdk, const std::strin
   }
 }
 
-// The objects a library of the plan links, as paths.
-std::vector<stdfs::path>
-link_objects(const TargetPlan& plan, const std::string& library)
+// What a library of the plan links, as paths: its objects, and the archives
+// (the portable libstdc++ members) its link takes.
+struct LinkInputs
 {
   std::vector<stdfs::path> objects;
-  for (const LinkStep& link : plan.links) {
-    if (link.library == library) {
-      for (const std::string& object : link.objects) {
-        objects.push_back(plan.build_dir / object);
-      }
-    }
-  }
-  return objects;
-}
-
-std::vector<stdfs::path>
-link_archives(const TargetPlan& plan, const std::string& library)
-{
   std::vector<stdfs::path> archives;
+};
+
+LinkInputs
+link_inputs(const TargetPlan& plan, const std::string& library)
+{
+  LinkInputs inputs;
+  auto place = [&plan](const std::string& path) {
+    return stdfs::path(path).is_absolute() ? stdfs::path(path) : plan.build_dir / path;
+  };
   for (const LinkStep& link : plan.links) {
     if (link.library == library) {
-      for (const std::string& archive : link.archives) {
-        archives.push_back(stdfs::path(archive).is_absolute() ? stdfs::path(archive) : plan.build_dir / archive);
-      }
+      std::transform(link.objects.begin(), link.objects.end(), std::back_inserter(inputs.objects), place);
+      std::transform(link.archives.begin(), link.archives.end(), std::back_inserter(inputs.archives), place);
     }
   }
-  return archives;
+  return inputs;
 }
 
 // Runs each task, at most `limit` at once.
@@ -197,8 +193,8 @@ finish_target(TargetResult result, const PreparedTarget& target, const TargetPla
     for (LibraryResult& library : result.libraries) {
       check_built_library(library, target.sdk, target.runtime, options.profile_file, target.cpu);
       if (!library.check->loads && !target.portable.empty()) {
-        name_users_of_unbound_glibc_symbols(*library.check, link_objects(plan, library.name),
-                                            link_archives(plan, library.name));
+        LinkInputs inputs = link_inputs(plan, library.name);
+        name_users_of_unbound_glibc_symbols(*library.check, inputs.objects, inputs.archives);
       }
     }
     result.ok = result.loads();
