@@ -7,7 +7,8 @@
 #   opkit check LIB --tf V --profile profile.json      (back on the build machine)
 #
 # Without --lib it records libc, libm, libpthread, libdl, librt, libstdc++,
-# libgcc_s and the loader, found where opkit looks. It runs nothing but Python
+# libgcc_s and the loader, found where opkit looks, and the CPU's flags from
+# /proc/cpuinfo (what opkit check holds load-time code to). It runs nothing but Python
 # (2.7 or 3.x, the standard library only): python3, then python, then python2
 # on PATH, or the interpreter named by OPKIT_PYTHON. The libraries are read as
 # files (their ELF headers, dynamic symbols and symbol versions), never loaded.
@@ -412,6 +413,27 @@ def parse_arguments(arguments):
     return name, libraries
 
 
+def cpu_json():
+    """The CPU as /proc/cpuinfo names it (its first processor), as opkit's capture records it; None when unreadable."""
+    flags, model = None, ""
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                key, colon, value = line.partition(":")
+                if not colon:
+                    continue
+                key, value = key.strip(), value.strip()
+                if key == "flags" and flags is None:
+                    flags = [flag for flag in value.split(" ") if flag]
+                elif key == "model name" and not model:
+                    model = value
+    except (IOError, OSError):
+        return None
+    if not flags:
+        return None
+    return OrderedDict([("baseline", ""), ("model", text(model)), ("flags", flags)])
+
+
 def main(arguments):
     name, libraries = parse_arguments(arguments)
     if name is None:
@@ -425,6 +447,9 @@ def main(arguments):
         ("search_paths", SEARCH_PATHS),
         ("libraries", captured),
     ])
+    cpu = cpu_json()
+    if cpu is not None:
+        profile["cpu"] = cpu
     output = json.dumps(profile, separators=(",", ":")) + "\n"
     try:
         sys.stdout.write(output)

@@ -30,6 +30,11 @@ script, capture = (json.load(open(path)) for path in sys.argv[1:3])
 if len(sys.argv) > 3:
     assert capture.pop("description") == "%d libraries captured from %s" % (len(capture["libraries"]), sys.argv[3])
     assert script.pop("description") == "%d libraries captured" % len(script["libraries"]), script["description"]
+    # A root is files: its capture records no CPU; the script, run on a machine, records that machine's.
+    assert "cpu" not in capture, capture["cpu"]
+    script.pop("cpu", None)
+else:
+    assert capture["cpu"]["flags"] and script["cpu"] == capture["cpu"], (script.get("cpu"), capture.get("cpu"))
 if script != capture:
     for key in capture:
         if script.get(key) != capture[key]:
