@@ -56,6 +56,32 @@ else
   [ "$load_rc" -eq 0 ] || fail "the real loader failed ($load_rc) on a CPU with AVX-512"
 fi
 
+# An extension beyond every psABI level: AMX (tilerelease) in a constructor.
+# x86-64-v4 lacks it; on this CPU the real loader and check agree.
+printf '%s\n' 'namespace { struct Init { Init() { asm volatile(".byte 0xc4, 0xe2, 0x78, 0x49, 0xc0"); } } init; }' >amx_init.cc
+g++ -O2 -shared -fPIC -o libamx_init.so amx_init.cc
+run_opkit 1 check libamx_init.so --runtime host --cpu x86-64-v4
+expect_contains "$work/out" 'error \[cpu-feature-at-load\] runs amx_tile instructions while it loads, which x86-64-v4 lacks'
+expect_contains "$work/out" 'at load: tilerelease \(amx_tile, at 0x[0-9a-f]+\)$'
+if grep -qw amx_tile /proc/cpuinfo; then amx_expected=0; else amx_expected=1; fi
+run_opkit "$amx_expected" check libamx_init.so --runtime host
+amx_rc=0
+python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$work/libamx_init.so" 2>/dev/null || amx_rc=$?
+if [ "$amx_expected" -eq 1 ]; then [ "$amx_rc" -eq 132 ] || fail "the AMX library loaded (exit $amx_rc) on a CPU without AMX"; fi
+if [ "$amx_expected" -eq 0 ]; then [ "$amx_rc" -eq 0 ] || fail "the AMX library failed ($amx_rc) on a CPU with AMX"; fi
+
+# A real AVX-512 and AMX CPU (the flags captured on a Xeon, tests/fixtures/cpus/,
+# where both libraries loaded) with this machine's libraries: both load.
+run_opkit 0 profile capture -o plain.json --name here
+python3 - plain.json "$OPKIT_SOURCE_DIR/tests/fixtures/cpus/xeon-avx512-amx.json" xeon.json <<'PY'
+import json, sys
+profile, cpu = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["cpu"]
+profile["cpu"], profile["name"] = cpu, "xeon"
+json.dump(profile, open(sys.argv[3], "w"))
+PY
+run_opkit 0 check libavx512_init.so --profile xeon.json
+run_opkit 0 check libamx_init.so --profile xeon.json
+
 # opkit test of both: the first is named "illegal instruction" (with its
 # function and instruction), the second is still probed.
 run_opkit "$expected" test libavx512_init.so libgood.so --tf 2.10.1

@@ -4,7 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
+#include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <Zydis/Zydis.h>
 
@@ -12,121 +17,143 @@ namespace opkit::cpu::detail {
 
 namespace {
 
-// Zydis's ISA extensions that name a feature (isa.hpp's names). The x86-64
-// baseline (BASE, LONGMODE, SSE, SSE2, MMX, X87, CMOV, FXSAVE...) and what a
-// CPU without it ignores (PAUSE, prefetch and CET hints) name none.
-struct ExtensionName
-{
-  ZydisISAExt ext;
-  std::string_view name;
-};
-constexpr ExtensionName k_extensions[] = {
-  {ZYDIS_ISA_EXT_SSE3, "sse3"},
-  {ZYDIS_ISA_EXT_SSSE3, "ssse3"},
-  {ZYDIS_ISA_EXT_SSE4A, "sse4a"},
-  {ZYDIS_ISA_EXT_AVX, "avx"},
-  {ZYDIS_ISA_EXT_AVX2, "avx2"},
-  {ZYDIS_ISA_EXT_AVX2GATHER, "avx2"},
-  {ZYDIS_ISA_EXT_AVX512EVEX, "avx512f"},
-  {ZYDIS_ISA_EXT_AVX512VEX, "avx512f"}, // the opmask (k-register) instructions
-  {ZYDIS_ISA_EXT_AVXAES, "aes"},
-  {ZYDIS_ISA_EXT_FMA, "fma"},
-  {ZYDIS_ISA_EXT_FMA4, "fma4"},
-  {ZYDIS_ISA_EXT_XOP, "xop"},
-  {ZYDIS_ISA_EXT_F16C, "f16c"},
-  {ZYDIS_ISA_EXT_BMI1, "bmi"},
-  {ZYDIS_ISA_EXT_BMI2, "bmi2"},
-  {ZYDIS_ISA_EXT_TBM, "tbm"},
-  {ZYDIS_ISA_EXT_ADOX_ADCX, "adx"},
-  {ZYDIS_ISA_EXT_AES, "aes"},
-  {ZYDIS_ISA_EXT_PCLMULQDQ, "pclmul"},
-  {ZYDIS_ISA_EXT_VPCLMULQDQ, "pclmul"},
-  {ZYDIS_ISA_EXT_SHA, "sha"},
-  {ZYDIS_ISA_EXT_LZCNT, "lzcnt"},
-  {ZYDIS_ISA_EXT_MOVBE, "movbe"},
-  {ZYDIS_ISA_EXT_RDRAND, "rdrnd"},
-  {ZYDIS_ISA_EXT_RDSEED, "rdseed"},
-  {ZYDIS_ISA_EXT_XSAVE, "xsave"},
-  {ZYDIS_ISA_EXT_XSAVEC, "xsave"},
-  {ZYDIS_ISA_EXT_XSAVEOPT, "xsave"},
-  {ZYDIS_ISA_EXT_XSAVES, "xsave"},
-  {ZYDIS_ISA_EXT_RDWRFSGS, "fsgsbase"},
-  {ZYDIS_ISA_EXT_RTM, "rtm"},
-  {ZYDIS_ISA_EXT_AMD3DNOW, "3dnow"},
+// What every x86-64 CPU runs (the psABI's baseline: BASE, LONGMODE, SSE,
+// SSE2, MMX, X87, CLFLUSH, PAUSE), and hints a CPU without the extension runs
+// as NOPs (CET's endbr64, MPX's bnd prefix, prefetchw): no feature.
+constexpr ZydisISAExt k_baseline[] = {
+  ZYDIS_ISA_EXT_BASE,
+  ZYDIS_ISA_EXT_LONGMODE,
+  ZYDIS_ISA_EXT_SSE,
+  ZYDIS_ISA_EXT_SSE2,
+  ZYDIS_ISA_EXT_MMX,
+  ZYDIS_ISA_EXT_X87,
+  ZYDIS_ISA_EXT_CLFSH,
+  ZYDIS_ISA_EXT_PAUSE,
+  ZYDIS_ISA_EXT_CET,
+  ZYDIS_ISA_EXT_MPX,
+  ZYDIS_ISA_EXT_AMD3DNOW_PREFETCH,
 };
 
-// Finer names from the ISA set: SSE4's two halves, the AVX-512 subsets, and
-// the instructions the x86-64 baseline lacks inside an extension it has.
-struct SetName
+// Zydis's names (lowercased; an ISA set without its _128/_256/_512/_SCALAR/
+// _KOP suffix) that /proc/cpuinfo and GCC spell otherwise. Every other
+// extension is named as Zydis names it, lowercased, which is /proc/cpuinfo's
+// name for most (amx_tile, avx_vnni, gfni, vaes, avx512_fp16...).
+constexpr std::pair<std::string_view, std::string_view> k_renames[] = {
+  {"sse4", "sse4.1"},
+  {"sse42", "sse4.2"},
+  {"bmi1", "bmi"},
+  {"adox_adcx", "adx"},
+  {"pclmulqdq", "pclmul"},
+  {"avxaes", "aes"},
+  {"rdrand", "rdrnd"},
+  {"rdwrfsgs", "fsgsbase"},
+  {"amd3dnow", "3dnow"},
+  {"lahf", "sahf"},
+  {"cmpxchg16b", "cx16"},
+  {"avx2gather", "avx2"},
+  {"xsavec", "xsave"},
+  {"xsaveopt", "xsave"},
+  {"xsaves", "xsave"},
+  {"avx512_vbmi", "avx512vbmi"},
+  {"avx512_ifma", "avx512ifma"},
+  {"avx512_gfni", "gfni"},
+  {"avx512_vaes", "vaes"},
+  {"avx512_vpclmulqdq", "vpclmulqdq"},
+  {"avx512evex", "avx512f"},
+  {"avx512vex", "avx512f"},
+};
+
+// ISA sets whose own name is finer than their extension's.
+constexpr std::string_view k_set_prefixes[] = {"avx512", "sse4", "popcnt", "lahf", "cmpxchg16b"};
+
+std::string
+feature_name(std::string zydis)
 {
-  ZydisISASet set;
-  std::string_view name;
+  for (char& c : zydis) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  for (std::string_view suffix : {"_128n", "_128", "_256", "_512", "_scalar", "_kop"}) {
+    if (zydis.size() > suffix.size() && zydis.compare(zydis.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      zydis.resize(zydis.size() - suffix.size());
+      break;
+    }
+  }
+  for (const auto& [from, to] : k_renames) {
+    if (zydis == from) {
+      return std::string(to);
+    }
+  }
+  return zydis;
+}
+
+// The names, built once per extension and set (Zydis's enums are small).
+class FeatureNames
+{
+public:
+  FeatureNames()
+  {
+    for (int ext = 0; ext <= ZYDIS_ISA_EXT_MAX_VALUE; ++ext) {
+      auto value = static_cast<ZydisISAExt>(ext);
+      const char* text = ZydisISAExtGetString(value);
+      bool baseline = std::find(std::begin(k_baseline), std::end(k_baseline), value) != std::end(k_baseline);
+      m_extensions.push_back(baseline || text == nullptr ? std::string() : feature_name(text));
+    }
+    for (int set = 0; set <= ZYDIS_ISA_SET_MAX_VALUE; ++set) {
+      const char* text = ZydisISASetGetString(static_cast<ZydisISASet>(set));
+      std::string name = text == nullptr ? std::string() : feature_name(text);
+      bool finer = std::any_of(std::begin(k_set_prefixes), std::end(k_set_prefixes),
+                               [&](std::string_view prefix) { return name.rfind(prefix, 0) == 0; })
+                   || name == "sse4.1" || name == "sse4.2" || name == "sahf" || name == "cx16";
+      m_sets.push_back(finer ? name : std::string());
+    }
+  }
+  const std::string& extension(ZydisISAExt ext) const { return m_extensions.at(static_cast<size_t>(ext)); }
+  const std::string& set(ZydisISASet set) const { return m_sets.at(static_cast<size_t>(set)); }
+
+private:
+  std::vector<std::string> m_extensions;
+  std::vector<std::string> m_sets;
 };
-constexpr SetName k_sets[] = {
-  {ZYDIS_ISA_SET_SSE4, "sse4.1"},
-  {ZYDIS_ISA_SET_SSE42, "sse4.2"},
-  {ZYDIS_ISA_SET_POPCNT, "popcnt"},
-  {ZYDIS_ISA_SET_LAHF, "sahf"},
-  {ZYDIS_ISA_SET_CMPXCHG16B, "cx16"},
-  {ZYDIS_ISA_SET_AVX512BW_128, "avx512bw"},
-  {ZYDIS_ISA_SET_AVX512BW_128N, "avx512bw"},
-  {ZYDIS_ISA_SET_AVX512BW_256, "avx512bw"},
-  {ZYDIS_ISA_SET_AVX512BW_512, "avx512bw"},
-  {ZYDIS_ISA_SET_AVX512BW_KOP, "avx512bw"},
-  {ZYDIS_ISA_SET_AVX512CD_128, "avx512cd"},
-  {ZYDIS_ISA_SET_AVX512CD_256, "avx512cd"},
-  {ZYDIS_ISA_SET_AVX512CD_512, "avx512cd"},
-  {ZYDIS_ISA_SET_AVX512DQ_128, "avx512dq"},
-  {ZYDIS_ISA_SET_AVX512DQ_128N, "avx512dq"},
-  {ZYDIS_ISA_SET_AVX512DQ_256, "avx512dq"},
-  {ZYDIS_ISA_SET_AVX512DQ_512, "avx512dq"},
-  {ZYDIS_ISA_SET_AVX512DQ_KOP, "avx512dq"},
-  {ZYDIS_ISA_SET_AVX512DQ_SCALAR, "avx512dq"},
-  {ZYDIS_ISA_SET_AVX512ER_512, "avx512er"},
-  {ZYDIS_ISA_SET_AVX512ER_SCALAR, "avx512er"},
-  {ZYDIS_ISA_SET_AVX512PF_512, "avx512pf"},
-};
+
+const FeatureNames&
+feature_names()
+{
+  static const FeatureNames names;
+  return names;
+}
 
 void
 add_feature(Decoded& out, std::string_view name)
 {
-  if (std::find(out.features.begin(), out.features.end(), name) == out.features.end()) {
+  if (!name.empty() && std::find(out.features.begin(), out.features.end(), name) == out.features.end()) {
     out.features.push_back(name);
   }
-}
-
-// "_128"/"_256" sets of an EVEX instruction: the vector-length extension.
-bool
-vector_length_set(const ZydisDecodedInstruction& instruction)
-{
-  return instruction.encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX && instruction.avx.vector_length != 512
-         && instruction.meta.isa_ext == ZYDIS_ISA_EXT_AVX512EVEX;
 }
 
 void
 read_features(const ZydisDecodedInstruction& instruction, Decoded& out)
 {
   // TZCNT is REP BSF: a CPU without BMI runs it as BSF, and GCC emits it for
-  // __builtin_ctz on every target, so it does not count as BMI.
-  // CPUID and XGETBV ask the CPU what it has (libgcc's __cpu_indicator_init
-  // runs XGETBV only after CPUID says OSXSAVE): dispatch evidence, no feature.
+  // __builtin_ctz on every target, so it does not count as BMI. CPUID and
+  // XGETBV ask the CPU what it has (libgcc's __cpu_indicator_init runs XGETBV
+  // only after CPUID says OSXSAVE): dispatch evidence, no feature.
   if (instruction.mnemonic == ZYDIS_MNEMONIC_TZCNT || instruction.mnemonic == ZYDIS_MNEMONIC_XGETBV
       || instruction.mnemonic == ZYDIS_MNEMONIC_CPUID) {
     return;
   }
-  for (const ExtensionName& extension : k_extensions) {
-    if (instruction.meta.isa_ext == extension.ext) {
-      add_feature(out, extension.name);
-    }
+  const FeatureNames& names = feature_names();
+  const std::string& set = names.set(instruction.meta.isa_set);
+  const std::string& extension = names.extension(instruction.meta.isa_ext);
+  // The set is finer where it has its own name (avx512bw, sse4.2, popcnt);
+  // SSE4's extension name says only that it is one of the two.
+  if (!set.empty()) {
+    add_feature(out, set);
+  } else if (instruction.meta.isa_ext != ZYDIS_ISA_EXT_SSE4) {
+    add_feature(out, extension);
   }
-  for (const SetName& set : k_sets) {
-    if (instruction.meta.isa_set == set.set) {
-      add_feature(out, set.name);
-    }
-  }
-  if (instruction.encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX) {
+  if (instruction.encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX || instruction.meta.isa_ext == ZYDIS_ISA_EXT_AVX512VEX) {
     add_feature(out, "avx512f");
-    if (vector_length_set(instruction)) {
+    if (instruction.encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX && instruction.avx.vector_length != 512) {
       add_feature(out, "avx512vl");
     }
   }

@@ -80,7 +80,9 @@ feature_from_cpuinfo_flag(std::string_view flag)
       return std::string(name);
     }
   }
-  return is_known_feature(flag) ? std::string(flag) : std::string();
+  // Any other flag as it is: the scan names the extensions it has no alias
+  // for as /proc/cpuinfo does (amx_tile, avx512_fp16, gfni, vaes...).
+  return std::string(flag);
 }
 
 } // namespace opkit::cpu

@@ -31,7 +31,8 @@ is_known_feature(std::string_view name);
 // A flag of /proc/cpuinfo (its "flags" line) as the feature opkit names it:
 // "pni" -> "sse3", "sse4_1" -> "sse4.1", "lahf_lm" -> "sahf", "abm" -> "lzcnt",
 // "bmi1" -> "bmi", "pclmulqdq" -> "pclmul", "sha_ni" -> "sha", "rdrand" ->
-// "rdrnd"; a flag that names a known feature as it is; "" for any other.
+// "rdrnd"; any other flag as it is (the scan names the extensions it knows no
+// alias for as /proc/cpuinfo does: amx_tile, avx512_fp16, gfni, vaes).
 std::string
 feature_from_cpuinfo_flag(std::string_view flag);
 
