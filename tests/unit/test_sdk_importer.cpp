@@ -30,12 +30,21 @@ TEST(SdkImporter, FindsTheFrameworkLibraryAndMetadata)
   EXPECT_EQ(classify_entry("tensorflow/python/platform/build_info.py").dest, "build_info.py");
 }
 
+// What `import tensorflow` loads is read for its index only (and never fetched).
+TEST(SdkImporter, ProcessLibrariesAreIndexedNotKept)
+{
+  EXPECT_EQ(classify_entry("tensorflow/python/_pywrap_tensorflow_internal.so").kind, EntryKind::process_library);
+  EXPECT_EQ(classify_entry("tensorflow_core/python/_pywrap_tensorflow_internal.so").dest,
+            "process/_pywrap_tensorflow_internal.so");
+  EXPECT_EQ(classify_entry("tensorflow/libtensorflow_cc.so.2").dest, "process/libtensorflow_cc.so.2");
+}
+
 TEST(SdkImporter, SkipsEverythingElse)
 {
-  for (const char* path : {"tensorflow/python/ops/array_ops.py", "tensorflow/python/_pywrap_tensorflow_internal.so",
-                           "tensorflow/libtensorflow_cc.so.2", "tensorflow/include", "tensorflow/include/",
-                           "numpy/include/numpy/arrayobject.h", "tensorflow_cpu-2.10.1.dist-info/RECORD",
-                           "tensorflow/compiler/libtensorflow_framework.so.2"}) {
+  for (const char* path :
+       {"tensorflow/python/ops/array_ops.py", "tensorflow/python/_pywrap_something_else.so", "tensorflow/include",
+        "tensorflow/include/", "numpy/include/numpy/arrayobject.h", "tensorflow_cpu-2.10.1.dist-info/RECORD",
+        "tensorflow/compiler/libtensorflow_framework.so.2"}) {
     EXPECT_EQ(classify_entry(path).kind, EntryKind::skip) << path;
   }
 }
