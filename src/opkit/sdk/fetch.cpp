@@ -283,7 +283,7 @@ import_wheel(const stdfs::path& wheel, FetchResult& result)
 {
   std::error_code ec;
   try {
-    result.sdk = import_sdk(wheel);
+    result.sdk = import_sdk(wheel, /*process_libraries=*/false); // the same SDK as a ranged fetch's
   } catch (...) {
     stdfs::remove(wheel, ec); // a wheel that does not import is of no use to a later fetch
     throw;

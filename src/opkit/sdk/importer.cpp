@@ -169,7 +169,8 @@ read_record(const stdfs::path& wheel, ArchiveEntry& entry)
 // Streams the wheel, writing what it keeps; the RECORD check is the caller's,
 // once it knows the archive is a TensorFlow wheel at all.
 void
-import_archive(const stdfs::path& wheel, const stdfs::path& root, ImportStats& stats, RecordCheck& record)
+import_archive(const stdfs::path& wheel, const stdfs::path& root, ImportStats& stats, RecordCheck& record,
+               bool process_libraries)
 {
   std::string record_text;
   std::string record_dist_info;
@@ -184,6 +185,9 @@ import_archive(const stdfs::path& wheel, const stdfs::path& root, ImportStats& s
       return;
     }
     EntryPlan plan = classify_entry(entry.path);
+    if (plan.kind == EntryKind::process_library && !process_libraries) {
+      return;
+    }
     if (plan.kind != EntryKind::skip && entry.is_regular) {
       if (plan.kind == EntryKind::metadata || plan.kind == EntryKind::wheel_info) {
         metadata_dist_infos.insert(archive_path_parts(entry.path).front());
@@ -387,7 +391,7 @@ index_process_libraries(const stdfs::path& root)
 }
 
 Sdk
-import_sdk(const stdfs::path& source)
+import_sdk(const stdfs::path& source, bool process_libraries)
 {
   bool folder = fs::require_input(source, "wheel or folder") == fs::InputKind::folder;
   std::error_code ec;
@@ -400,7 +404,7 @@ import_sdk(const stdfs::path& source)
   if (folder) {
     import_folder(source, staging.path(), stats);
   } else {
-    import_archive(source, staging.path(), stats, record);
+    import_archive(source, staging.path(), stats, record, process_libraries);
   }
   if (stats.libraries == 0 || !stdfs::exists(staging.path() / "include/tensorflow/core/framework/op.h", ec)) {
     fail(ExitCode::usage, "{}: not a TensorFlow wheel or package: it lacks {}", source,

@@ -58,8 +58,10 @@ find_framework_dist_info(const std::filesystem::path& site_packages);
 // package folder into the store, atomically. Replaces an SDK of the same id.
 // A wheel's kept members are checked against its RECORD (see RecordCheck)
 // before anything reads them; a partial wheel (sdk fetch's: the kept members
-// and RECORD) imports as the whole one does.
+// and RECORD) imports as the whole one does. `process_libraries`: also index
+// what `import tensorflow` loads (sdk add); sdk fetch does not, so a whole
+// download gives the same SDK as a ranged one.
 Sdk
-import_sdk(const std::filesystem::path& source);
+import_sdk(const std::filesystem::path& source, bool process_libraries = true);
 
 } // namespace opkit::sdk
