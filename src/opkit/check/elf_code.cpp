@@ -21,6 +21,7 @@ namespace {
 using elf_detail::ElfHandle;
 using elf_detail::fail_libelf;
 using elf_detail::fail_malformed;
+using elf_detail::little_endian_at;
 using elf_detail::Segments;
 using elf_detail::StringTable;
 
@@ -28,16 +29,6 @@ constexpr uint64_t k_word = 8;                 // an init_array / .ctors / GOT e
 constexpr uint64_t k_rela_size = 24;           // Elf64_Rela
 constexpr uint64_t k_dyn_size = 16;            // Elf64_Dyn
 constexpr uint64_t k_ctors_end = ~uint64_t{0}; // .ctors' -1 sentinel
-
-uint64_t
-u64_at(std::string_view bytes, uint64_t offset)
-{
-  uint64_t value = 0;
-  for (int i = 7; i >= 0; --i) {
-    value = (value << 8) | static_cast<unsigned char>(bytes[offset + static_cast<uint64_t>(i)]);
-  }
-  return value;
-}
 
 // Addresses mapped to file bytes through the PT_LOAD segments, as the loader maps them.
 class Image
@@ -84,11 +75,11 @@ dynamic_values(const Image& image, const Segments& segments, std::string_view na
   std::string_view entries = image.bytes().substr(dynamic.p_offset, dynamic.p_filesz);
   std::map<int64_t, uint64_t> values;
   for (uint64_t at = 0; at + k_dyn_size <= entries.size(); at += k_dyn_size) {
-    auto tag = static_cast<int64_t>(u64_at(entries, at));
+    auto tag = static_cast<int64_t>(little_endian_at<uint64_t>(entries, at));
     if (tag == DT_NULL) {
       break;
     }
-    values.emplace(tag, u64_at(entries, at + k_word));
+    values.emplace(tag, little_endian_at<uint64_t>(entries, at + k_word));
   }
   return values;
 }
@@ -295,9 +286,9 @@ read_relocation_table(const Image& image, uint64_t address, uint64_t size, const
     return; // a table outside the file bytes: the loader would crash; nothing to learn here
   }
   for (uint64_t at = 0; at + k_rela_size <= table->size() && budget > 0; at += k_rela_size, --budget) {
-    uint64_t offset = u64_at(*table, at);
-    uint64_t info = u64_at(*table, at + k_word);
-    uint64_t addend = u64_at(*table, at + 2 * k_word);
+    uint64_t offset = little_endian_at<uint64_t>(*table, at);
+    uint64_t info = little_endian_at<uint64_t>(*table, at + k_word);
+    uint64_t addend = little_endian_at<uint64_t>(*table, at + 2 * k_word);
     uint64_t type = ELF64_R_TYPE(info);
     uint64_t symbol = ELF64_R_SYM(info);
     uint64_t function = symbol < dyn_functions.size() ? dyn_functions[symbol] : 0;
@@ -335,7 +326,7 @@ read_init_words(const Image& image, const WordRange& range, const Relocations& r
     if (relocated != relocations.init_slots.end()) {
       add_init(code, relocated->second);
     } else if (std::optional<std::string_view> word = image.at(slot, k_word)) {
-      add_init(code, u64_at(*word, 0));
+      add_init(code, little_endian_at<uint64_t>(*word, 0));
     }
   }
 }

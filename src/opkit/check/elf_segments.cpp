@@ -28,18 +28,6 @@ fail_not_loadable(std::string_view name, std::string_view cause)
   fail(ExitCode::usage, "{}: not loadable (the dynamic loader refuses it): {}", name, cause);
 }
 
-// Little-endian words straight from the image (the reader accepts only
-// little-endian files), so the hash tables need no libelf conversion.
-uint32_t
-word_at(std::string_view image, uint64_t offset)
-{
-  uint32_t value = 0;
-  for (int i = 3; i >= 0; --i) {
-    value = (value << 8) | static_cast<unsigned char>(image[offset + static_cast<uint64_t>(i)]);
-  }
-  return value;
-}
-
 // Where a virtual address lies in the file: its offset, and how many of its
 // segment's file bytes follow it.
 struct Place
@@ -105,9 +93,9 @@ count_from_gnu_hash(const LoadedImage& image, uint64_t address)
   if (at.available < k_gnu_hash_header) {
     fail_malformed(image.name(), "DT_GNU_HASH extends past its segment");
   }
-  uint64_t buckets = word_at(image.image(), at.offset);
-  uint64_t symbol_offset = word_at(image.image(), at.offset + 4);
-  uint64_t bloom_words = word_at(image.image(), at.offset + 8);
+  uint64_t buckets = little_endian_at<uint32_t>(image.image(), at.offset);
+  uint64_t symbol_offset = little_endian_at<uint32_t>(image.image(), at.offset + 4);
+  uint64_t bloom_words = little_endian_at<uint32_t>(image.image(), at.offset + 8);
   uint64_t bucket_start = k_gnu_hash_header + bloom_words * k_gnu_hash_bloom_word;
   uint64_t chain_start = bucket_start + buckets * k_hash_word;
   if (chain_start > at.available) {
@@ -115,7 +103,8 @@ count_from_gnu_hash(const LoadedImage& image, uint64_t address)
   }
   uint64_t highest = 0;
   for (uint64_t i = 0; i < buckets; ++i) {
-    highest = std::max<uint64_t>(highest, word_at(image.image(), at.offset + bucket_start + i * k_hash_word));
+    highest = std::max<uint64_t>(highest,
+                                 little_endian_at<uint32_t>(image.image(), at.offset + bucket_start + i * k_hash_word));
   }
   if (highest == 0) {
     return symbol_offset; // no hashed symbols: only the ones before symoffset
@@ -129,7 +118,7 @@ count_from_gnu_hash(const LoadedImage& image, uint64_t address)
     if (entry > at.available - k_hash_word) {
       fail_malformed(image.name(), "DT_GNU_HASH chain runs past its segment");
     }
-    if (word_at(image.image(), at.offset + entry) & 1U) {
+    if (little_endian_at<uint32_t>(image.image(), at.offset + entry) & 1U) {
       return index + 1;
     }
   }
@@ -143,7 +132,7 @@ count_from_hash(const LoadedImage& image, uint64_t address)
   if (at.available < 2 * k_hash_word) {
     fail_malformed(image.name(), "DT_HASH extends past its segment");
   }
-  return word_at(image.image(), at.offset + k_hash_word);
+  return little_endian_at<uint32_t>(image.image(), at.offset + k_hash_word);
 }
 
 // The dynamic entries opkit follows; a later entry of a tag replaces an

@@ -9,11 +9,26 @@
 #include <libelf.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace opkit::check::elf_detail {
+
+// A little-endian unsigned value of T's width at `offset` of `bytes` (the
+// reader accepts only little-endian files), read without libelf; the caller
+// has checked that it lies inside.
+template<typename T>
+T
+little_endian_at(std::string_view bytes, uint64_t offset)
+{
+  T value = 0;
+  for (uint64_t i = sizeof(T); i-- > 0;) {
+    value = static_cast<T>((value << 8) | static_cast<unsigned char>(bytes[offset + i]));
+  }
+  return value;
+}
 
 // The string table a section's names index: a section libelf resolves by its
 // index (sh_link), or, read through program headers, the bytes that
