@@ -1,6 +1,7 @@
 #include "opkit/build/check_cache.hpp"
 
 #include "opkit/util/fs.hpp"
+#include "opkit/util/log.hpp"
 
 #include <fmt/format.h>
 
@@ -71,7 +72,8 @@ load_cached_check(const stdfs::path& file, const CheckCacheKey& key)
       return std::nullopt;
     }
     return report_from_json(json.at("report"));
-  } catch (const std::exception&) {
+  } catch (const std::exception& error) {
+    log_debug("check: kept verdict {} unreadable ({}): checked again", file.string(), error.what());
     return std::nullopt; // damaged: check again, and rewrite it
   }
 }

@@ -302,7 +302,7 @@ run_targets(std::vector<PreparedTarget>& targets, const BuildOptions& options, c
       result.log = "ninja: no work to do.\n";
     }
     result.log_file = plan.build_dir / "build.log";
-    fs::write_file_atomic(result.log_file, result.log);
+    fs::write_file_if_changed(result.log_file, result.log);
     finishing.push_back(std::async(std::launch::async, [result, &targets, i, &plan, &options, &settings] {
       return finish_target(result, targets[i], plan, options, settings);
     }));

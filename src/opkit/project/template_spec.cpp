@@ -26,12 +26,9 @@ parse_kind(const YAML::Node& root, const std::string& name)
        yaml::where(name, root["kind"]), kind);
 }
 
-} // namespace
-
 TemplateSpec
-parse_template_spec(const std::string& text, const std::string& name)
+spec_from_node(const YAML::Node& root, const std::string& name)
 {
-  YAML::Node root = yaml::load(text, name);
   yaml::expect_keys(root, {"description", "kind", "requirements", "test", "flags", "easyrec", "files"}, name);
   TemplateSpec spec;
   spec.description = yaml::get_string(root, "description", name);
@@ -52,6 +49,14 @@ parse_template_spec(const std::string& text, const std::string& name)
   return spec;
 }
 
+} // namespace
+
+TemplateSpec
+parse_template_spec(const std::string& text, const std::string& name)
+{
+  return spec_from_node(yaml::load(text, name), name);
+}
+
 std::vector<std::string>
 template_names()
 {
@@ -69,11 +74,10 @@ TemplateSpec
 load_template_spec(const std::string& name)
 {
   std::string path = "templates/" + name + "/template.yaml";
-  std::optional<std::string_view> text = find_embedded(path);
-  if (!text) {
+  if (!find_embedded(path)) {
     fail(ExitCode::usage, "'{}': unknown template (available: {})", name, join(template_names(), ", "));
   }
-  return parse_template_spec(std::string(*text), path);
+  return spec_from_node(yaml::load_embedded(path), path); // from its JSON twin
 }
 
 } // namespace opkit::project

@@ -45,25 +45,39 @@ scalar(const YAML::Node& node, const char* key, const std::string& name)
   return node.Scalar();
 }
 
-// A twin's JSON as the node yaml-cpp would have made of the YAML: every scalar a string.
+// Fills `node` (a node of the document being built) with a twin's JSON as
+// yaml-cpp would have parsed the YAML: every scalar a string. Each child is made
+// in place, in the document's own memory, so no subtree is copied into its parent's.
+void
+fill_from_json(YAML::Node node, const Json& json)
+{
+  if (json.is_object()) {
+    if (json.empty()) {
+      node = YAML::Node(YAML::NodeType::Map);
+    }
+    for (const auto& [key, value] : json.items()) {
+      fill_from_json(node[key], value);
+    }
+  } else if (json.is_array()) {
+    if (json.empty()) {
+      node = YAML::Node(YAML::NodeType::Sequence);
+    }
+    for (size_t i = 0; i < json.size(); ++i) {
+      fill_from_json(node[i], json[i]); // node[size()] appends
+    }
+  } else if (json.is_string()) {
+    node = json.get_ref<const std::string&>();
+  } else {
+    node = YAML::Node(YAML::NodeType::Null);
+  }
+}
+
 YAML::Node
 from_json(const Json& json)
 {
-  if (json.is_object()) {
-    YAML::Node map(YAML::NodeType::Map);
-    for (const auto& [key, value] : json.items()) {
-      map[key] = from_json(value);
-    }
-    return map;
-  }
-  if (json.is_array()) {
-    YAML::Node sequence(YAML::NodeType::Sequence);
-    for (const Json& item : json) {
-      sequence.push_back(from_json(item));
-    }
-    return sequence;
-  }
-  return json.is_string() ? YAML::Node(json.get<std::string>()) : YAML::Node(YAML::NodeType::Null);
+  YAML::Node root(YAML::NodeType::Null); // a node of its own, which the fills below share
+  fill_from_json(root, json);
+  return root;
 }
 
 } // namespace
