@@ -127,7 +127,8 @@ TEST(AdoptAdopt, GroupsFoldersAndRendersAManifestThatParsesBack)
   ASSERT_EQ(manifest.settings.size(), 2u);
   EXPECT_EQ(manifest.settings[0].include_dirs, (std::vector<std::string>{".", "src"}));
   EXPECT_EQ(manifest.settings[1].when.tensorflow.text, "<1.15");
-  EXPECT_EQ(manifest.settings[1].defines, (std::vector<std::string>{"tstring=std::string"}));
+  EXPECT_EQ(manifest.settings[1].compat, (std::vector<std::string>{"tstring"})); // a forced-in header
+  EXPECT_TRUE(manifest.settings[1].defines.empty());
 
   EXPECT_TRUE(contains_line(adoption.report, "guessed: library embed builds _embed_ops.so (python/acme/__init__.py"));
   EXPECT_TRUE(contains_line(adoption.report, "guessed: library text builds libtext.so (the default"));

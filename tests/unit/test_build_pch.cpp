@@ -118,3 +118,25 @@ TEST(PchPlan, UsedOnlyWhenTheFlagsMatchExactly)
   EXPECT_FALSE(has_include(build::plan_target(input, {defines}, sdk, flags, {}, std::nullopt, use).compiles[0]))
     << "a define does";
 }
+
+TEST(PchPlan, CompatHeadersComeAfterThePchAndKeepIt)
+{
+  sdk::Sdk sdk = fake_sdk("1.12.0", 0, 11);
+  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  build::PchSpec spec = spec_for(sdk, "g++@1");
+  build::PchUse use{spec.header().string(), spec.flags, {"src/kernels.cc"}};
+  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/p", {}, "/p/build/tf-1.12.0", false, {}, {}, {}, ""};
+  build::LibraryInput library{"op", "libop.so", {"src/kernels.cc"}, {}, {}, {}, {}, {}};
+  library.compat = {"tstring"};
+  library.force_includes = {"/p/build/tf-1.12.0/opkit/compat/tstring.h"};
+  build::TargetPlan plan = build::plan_target(input, {library}, sdk, flags, {}, std::nullopt, use);
+  ASSERT_EQ(plan.compiles.size(), 1U);
+  const std::vector<std::string>& a = plan.compiles[0].flags;
+  auto pch = std::find(a.begin(), a.end(), use.header);
+  auto shim = std::find(a.begin(), a.end(), library.force_includes[0]);
+  ASSERT_NE(pch, a.end()) << "a forced-in header costs no PCH";
+  ASSERT_NE(shim, a.end());
+  EXPECT_LT(pch, shim) << "gcc takes a PCH only as the first include";
+  EXPECT_EQ(*(shim - 1), "-include");
+  EXPECT_EQ(std::count_if(a.begin(), a.end(), [](const std::string& f) { return f.rfind("-Dtstring", 0) == 0; }), 0);
+}

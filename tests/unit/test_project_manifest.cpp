@@ -56,6 +56,21 @@ replace(std::string text, const std::string& from, const std::string& to)
 
 } // namespace
 
+TEST(Manifest, EveryDtypeSpellingOfTheRegistryIsNormalisedAsTensorFlowPrintsIt)
+{
+  // DataTypeFromString reads float32/float64/float16 as float/double/half.
+  std::string text = replace(replace(k_good, "[int32, float]", "[int32, float32, float64, float16]"),
+                             "    - device: CPU\n", "    - device: CPU\n      constraints: {T: [float32]}\n");
+  text = replace(text, "    - name: zeroed\n      type: T", "    - name: zeroed\n      type: float64");
+  Manifest manifest = parse_manifest(text, "opkit.yaml", "/p");
+  const opkit::project::OpSpec& op = manifest.libraries[0].ops[0];
+  EXPECT_EQ(op.attrs[0].allowed, (std::vector<std::string>{"int32", "float", "double", "half"}));
+  EXPECT_EQ(op.outputs[0].type, "double");
+  EXPECT_EQ(op.kernels[0].constraints[0].second, (std::vector<std::string>{"float"}));
+  EXPECT_EQ(error_of(replace(k_good, "[int32, float]", "[int32, float128]")),
+            "opkit.yaml:14:16: unknown dtype 'float128'");
+}
+
 TEST(Manifest, ParsesTheTemplateShape)
 {
   Manifest m = parse_manifest(k_good, "opkit.yaml", "/p");
@@ -88,7 +103,8 @@ TEST(Manifest, RuleErrorsPointAtTheOffendingNode)
             "[A-Z][A-Za-z0-9>]*, e.g. Vendor>OpName)");
   EXPECT_EQ(error_of(replace(k_good, "      type: T\n  outputs", "      type: Q\n  outputs")),
             "opkit.yaml:7:13: type 'Q' is neither a dtype nor a type attr of this op");
-  EXPECT_EQ(error_of(replace(k_good, "[int32, float]", "[int32, flaot]")), "opkit.yaml:14:16: unknown dtype 'flaot'");
+  EXPECT_EQ(error_of(replace(k_good, "[int32, float]", "[int32, flaot]")),
+            "opkit.yaml:14:16: unknown dtype 'flaot' (did you mean float?)");
   EXPECT_EQ(
     error_of(replace(k_good, "sources:", "srcs:")),
     "opkit.yaml:17:1: unknown key 'srcs' (expected one of: name, version, template, op, sources, when, libraries, "
@@ -203,7 +219,8 @@ TEST(Manifest, LibraryErrorsSayWhichNameIsWrongAndWhere)
             "opkit.yaml:10:13: output '../x.so' must be a plain file name, e.g. _text_ops_ops.so");
   EXPECT_EQ(error_of(replace(k_libraries, "name: resampler", "name: text_ops")),
             "opkit.yaml:9:3: library name 'text_ops' appears twice");
-  EXPECT_EQ(error_of(replace(k_libraries, "{T: [float]}", "{T: [flaot]}")), "opkit.yaml:32:30: unknown dtype 'flaot'");
+  EXPECT_EQ(error_of(replace(k_libraries, "{T: [float]}", "{T: [flaot]}")),
+            "opkit.yaml:32:30: unknown dtype 'flaot' (did you mean float?)");
   try {
     parse_manifest(k_libraries, "opkit.yaml", "/p").select_libraries({"nope"});
     ADD_FAILURE() << "accepted --lib nope";

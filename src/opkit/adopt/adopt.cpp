@@ -380,10 +380,10 @@ compat_blocks(const AdoptedTree& tree, const std::set<std::string>& reached, std
     }
     project::SettingsBlock block;
     block.when.tensorflow = *project::parse_version_range(rule.tensorflow);
-    block.defines = rule.defines;
+    block.compat = {rule.compat};
     blocks.push_back(block);
-    report.push_back(fmt::format("guessed: TensorFlow {} builds define {} ({} use{} {}: {})", rule.tensorflow,
-                                 join(rule.defines, " "),
+    report.push_back(fmt::format("guessed: TensorFlow {} builds force in opkit's {} compat header ({} use{} {}: {})",
+                                 rule.tensorflow, rule.compat,
                                  users.size() == 1 ? users.front() : plural(users.size(), "file"),
                                  users.size() == 1 ? "s" : "", rule.identifier, rule.why));
   }

@@ -83,7 +83,7 @@ render_settings(std::string& out, const std::string& indent, const project::Sett
     out += fmt::format("{}device: {}\n", next(), block.when.device);
   }
   for (const auto& [key, list] : {std::pair{"sources", &block.sources}, std::pair{"include_dirs", &block.include_dirs},
-                                  std::pair{"defines", &block.defines}}) {
+                                  std::pair{"defines", &block.defines}, std::pair{"compat", &block.compat}}) {
     if (!list->empty()) {
       render_list(out, next(), key, *list);
     }

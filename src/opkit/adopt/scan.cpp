@@ -18,11 +18,11 @@ using namespace preprocess_detail;
 
 namespace {
 
+// A spelling TensorFlow's registry reads as a dtype ("float32" too).
 bool
 is_dtype(const std::string& name)
 {
-  const std::vector<std::string>& known = project::known_dtypes();
-  return std::find(known.begin(), known.end(), name) != known.end();
+  return !project::canonical_dtype(name).empty();
 }
 
 // Reads registrations out of the expanded code.
@@ -142,14 +142,17 @@ private:
         problem(line, fmt::format("{} .{}(\"{}\"): {}", *name, method, spec.value_or("..."), why));
       }
     });
-    for (const auto& [method, arg] : args) {
-      const std::string& type = arg.type; // a structured binding cannot be captured before C++20
+    for (auto [method, arg] : args) {
+      const std::string type = arg.type; // a structured binding cannot be captured before C++20
       auto attr = std::find_if(found.op.attrs.begin(), found.op.attrs.end(),
                                [&](const project::OpAttr& a) { return a.name == type; });
       if (attr == found.op.attrs.end() ? !is_dtype(arg.type) : attr->type != "type") {
         problem(line, fmt::format("{} {} '{}: {}': opkit.yaml cannot declare this type; left out", *name,
                                   method == "Input" ? "input" : "output", arg.name, arg.type));
         continue;
+      }
+      if (attr == found.op.attrs.end()) {
+        arg.type = project::canonical_dtype(arg.type); // as the registry prints it: float32 is float
       }
       (method == "Input" ? found.op.inputs : found.op.outputs).push_back(arg);
     }
@@ -306,10 +309,9 @@ parse_attr_spec(const std::string& spec, std::string& problem)
     std::vector<std::string> values = split_list(inner.substr(1, inner.size() - 2));
     bool strings = !values.empty() && (values[0][0] == '\'' || values[0][0] == '"');
     attr.type = strings ? "string" : "type";
-    const std::map<std::string, std::string>& aliases = project::adopt_rules().dtype_aliases;
     for (const std::string& value : strings ? std::vector<std::string>{} : values) {
-      std::string dtype = aliases.count(value) != 0 ? aliases.at(value) : value;
-      if (!is_dtype(dtype)) {
+      std::string dtype = project::canonical_dtype(value);
+      if (dtype.empty()) {
         problem += fmt::format("{}unknown dtype '{}' left out", problem.empty() ? "" : "; ", value);
       } else if (std::find(attr.allowed.begin(), attr.allowed.end(), dtype) == attr.allowed.end()) {
         attr.allowed.push_back(dtype);

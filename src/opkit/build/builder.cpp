@@ -12,6 +12,7 @@
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
+#include "opkit/project/adopt_rules.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/process.hpp"
 #include "opkit/util/strings.hpp"
@@ -149,10 +150,20 @@ check_target_sources(const project::Manifest& manifest, const sdk::Sdk& sdk, con
 
 // The folder whose third_party/gpus/cuda/include is the toolkit's headers (the link to be made).
 void
-map_cuda_headers(PreparedTarget& target, CudaToolkit& cuda, const stdfs::path& dir)
+map_cuda_headers(PreparedTarget& target, CudaToolkit& cuda, const stdfs::path& dir,
+                 const project::FrameworkFlags& flags)
 {
   cuda.tf_include_map = dir / "opkit" / "cuda";
-  target.links.emplace_back(cuda.tf_include_map / "third_party" / "gpus" / "cuda" / "include", cuda.include_dir);
+  stdfs::path toolkit = cuda.include_dir.parent_path();
+  for (const auto& [prefix, folders] : flags.cuda_include_map) {
+    for (const std::string& folder : folders) {
+      std::error_code ec;
+      if (stdfs::is_directory(toolkit / folder, ec)) {
+        target.links.emplace_back(cuda.tf_include_map / prefix, toolkit / folder);
+        break;
+      }
+    }
+  }
 }
 
 // $CXX's own launchers (distcc, sccache) after the sharing settings' (env ... ccache).
@@ -213,10 +224,11 @@ find_built_libraries(const project::Manifest& manifest, const std::vector<std::s
   stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
   std::vector<BuiltTarget> built;
   for (const std::string& spec : specs) {
-    BuiltTarget target{spec, sdk::resolve_sdk(spec), {}, {}};
+    BuiltTarget target{spec, sdk::resolve_sdk(spec), {}, {}, {}};
     target.in_use = sdk::use_sdk(target.sdk);
     for (const project::LibrarySpec* library : libraries) {
       if (!library->tensorflow.contains(target.sdk.version)) {
+        target.skipped.push_back(fmt::format("{}: tensorflow {}", library->name, library->tensorflow.text));
         continue;
       }
       stdfs::path path = target_dir(root, target.sdk) / library->output;
@@ -232,6 +244,13 @@ find_built_libraries(const project::Manifest& manifest, const std::vector<std::s
   return built;
 }
 
+std::string
+BuiltTarget::skip_line(const std::string& verb) const
+{
+  return fmt::format("{}: nothing to {}: no library is for TensorFlow {} ({})", sdk.id, verb, sdk.version.str(),
+                     join(skipped, "; "));
+}
+
 std::vector<LibraryInput>
 library_inputs(const project::Manifest& manifest, const std::vector<const project::LibrarySpec*>& selected,
                const sdk::Sdk& sdk)
@@ -245,6 +264,7 @@ library_inputs(const project::Manifest& manifest, const std::vector<const projec
                                                                    sdk.version, sdk.cuda.is_cuda_build);
     LibraryInput input{library->name,    library->output, settings.sources, {},
                        settings.defines, settings.cflags, settings.ldflags, settings.libs};
+    input.compat = settings.compat;
     for (const stdfs::path& dir : settings.include_dirs) {
       input.include_dirs.push_back(dir.string());
     }
@@ -328,15 +348,27 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
   PreparedTarget target;
   target.spec = spec;
   target.sdk = sdk;
-  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   stdfs::path dir = target_dir(c.build_root, sdk);
+  for (const project::LibrarySpec* library : c.selected) {
+    if (!library->tensorflow.contains(sdk.version)) {
+      target.skipped.push_back(fmt::format("{} ({} {})", library->name, "tensorflow", library->tensorflow.text));
+    }
+  }
+  if (inputs.empty()) { // no library is for this version: nothing to plan, fit or run
+    target.nothing_to_build = true;
+    target.plan.build_dir = dir;
+    target.plan.label = dir.filename().string();
+    target.plain = target.plan;
+    return target;
+  }
+  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   target.runtime = c.options.runtime.empty() ? c.manifest.runtime : c.options.runtime;
   target.cpu = c.options.cpu.empty() ? c.manifest.cpu : c.options.cpu;
   std::optional<CudaToolkit> cuda;
   std::vector<stdfs::path> static_libraries;
   if (sdk.cuda.is_cuda_build && c.toolkit) {
     cuda = c.toolkit;
-    map_cuda_headers(target, *cuda, dir);
+    map_cuda_headers(target, *cuda, dir, flags);
     for (const std::string& name : flags.cuda_static_libraries) {
       static_libraries.push_back(cuda->lib_dir / name);
     }
@@ -363,6 +395,18 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
   if (!target.cpu.empty() && target.cpu != "none") {
     input.march = project::cpu_baseline(target.cpu).march;
   }
+  std::vector<LibraryInput> libraries = inputs;
+  for (LibraryInput& library : libraries) { // compat shims: a header each, in the target's folder
+    for (const std::string& shim : library.compat) {
+      stdfs::path header = dir / "opkit" / "compat" / (shim + ".h");
+      if (std::none_of(target.files.begin(), target.files.end(), [&](const auto& f) { return f.first == header; })) {
+        target.files.emplace_back(header, fmt::format("// opkit compat shim '{}' (configs/adopt/compat.yaml), forced "
+                                                      "in by opkit.yaml's `compat:`\n#pragma once\n{}",
+                                                      shim, project::adopt_rules().shims.at(shim)));
+      }
+      library.force_includes.push_back(header.string());
+    }
+  }
   sdk::Sdk seen = sdk; // the SDK as the commands name it
   if (c.sharing.relative_sdk) {
     target.links.emplace_back(dir / "sdk", sdk.root);
@@ -388,9 +432,9 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
     }
     target.pch = pch_spec;
   }
-  target.plan = plan_target(input, inputs, seen, flags, c.options.overrides, cuda, use);
+  target.plan = plan_target(input, libraries, seen, flags, c.options.overrides, cuda, use);
   target.plain = use && count_pch_compiles(target.plan) > 0
-                   ? plan_target(input, inputs, seen, flags, c.options.overrides, cuda)
+                   ? plan_target(input, libraries, seen, flags, c.options.overrides, cuda)
                    : target.plan;
   if (count_pch_compiles(target.plan) == 0) {
     if (use && !use->sources.empty()) {
@@ -404,11 +448,6 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
     p->link_jobs = c.sharing.distcc ? std::max(1, c.jobs / c.targets) : 0;
     p->ninja_dir = c.build_root;
     p->label = dir.filename().string();
-  }
-  for (const project::LibrarySpec* library : c.selected) {
-    if (!library->tensorflow.contains(sdk.version)) {
-      target.skipped.push_back(fmt::format("{} ({} {})", library->name, "tensorflow", library->tensorflow.text));
-    }
   }
   return target;
 }
@@ -475,7 +514,9 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
     return plan_report(targets);
   }
   for (const PreparedTarget& target : targets) {
-    log_info("building {} for {} ...", manifest.name, target.sdk.id);
+    if (!target.nothing_to_build) {
+      log_info("building {} for {} ...", manifest.name, target.sdk.id);
+    }
   }
   // One ninja over every target: the job budget (and distcc's helpers) shared by all.
   RunSettings run{build_root, jobs, jobs + sharing.remote_slots, sharing.ccache,

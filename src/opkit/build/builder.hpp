@@ -67,6 +67,7 @@ struct TargetResult
   std::vector<PlannedStep> steps;  // --dry-run: what its build.ninja holds
   std::vector<LibraryResult> libraries;
   std::vector<std::string> skipped; // libraries whose `tensorflow:` range leaves this version out
+  bool nothing_to_build = false;    // ... all of them: the target is skipped, never a failure
   std::string portable;             // what the link did to fit the target runtime (build/portable), if anything
 
   bool loads() const; // every checked library loads
@@ -122,6 +123,12 @@ struct BuiltTarget
   sdk::Sdk sdk;     // what it resolved to
   std::vector<std::pair<const project::LibrarySpec*, std::filesystem::path>> libraries; // <root>/tf-<v>/<output>
   std::shared_ptr<const fs::FileLock> in_use; // the SDK, while this value lives (sdk::use_sdk)
+  std::vector<std::string> skipped;           // libraries whose `tensorflow:` range leaves this version out
+
+  // No library is for this version: `opkit build` skipped it, and so do test and package.
+  bool nothing_built() const { return libraries.empty(); }
+  // "tensorflow-1.12.0: nothing to <verb>: no library is for TensorFlow 1.12.0 (bop: tensorflow >=2.0)"
+  std::string skip_line(const std::string& verb) const;
 };
 
 // The built libraries of `selected` (every library when empty) for each spec.

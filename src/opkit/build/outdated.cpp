@@ -4,6 +4,8 @@
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/process.hpp"
 
+#include <algorithm>
+
 namespace opkit::build {
 
 namespace stdfs = std::filesystem;
@@ -16,6 +18,10 @@ stale_reason(const project::Manifest& manifest, const stdfs::path& dir,
              const std::vector<const project::LibrarySpec*>& libraries, const sdk::Sdk& sdk)
 {
   std::error_code ec;
+  if (std::none_of(libraries.begin(), libraries.end(),
+                   [&sdk](const project::LibrarySpec* library) { return library->tensorflow.contains(sdk.version); })) {
+    return ""; // nothing to build for this version: `opkit build` skips it
+  }
   for (const project::LibrarySpec* library : libraries) {
     if (library->tensorflow.contains(sdk.version) && !stdfs::is_regular_file(dir / library->output, ec)) {
       return "not built yet";

@@ -151,11 +151,13 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
           && std::find(pch->sources.begin(), pch->sources.end(), source) != pch->sources.end()) {
         step_flags.insert(step_flags.end(), {"-include", pch->header, "-Winvalid-pch"});
       }
-      for (const std::string& header : input.force_includes) {
-        if (on_device) {
-          step_flags.push_back("-Xcompiler=-include," + header);
-        } else {
-          step_flags.insert(step_flags.end(), {"-include", header});
+      for (const std::vector<std::string>* headers : {&input.force_includes, &library.force_includes}) {
+        for (const std::string& header : *headers) {
+          if (on_device) {
+            step_flags.push_back("-Xcompiler=-include," + header);
+          } else {
+            step_flags.insert(step_flags.end(), {"-include", header});
+          }
         }
       }
       std::string object = "obj/" + library.name + "/" + source + ".o";

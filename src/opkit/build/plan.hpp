@@ -31,8 +31,9 @@ struct CudaToolkit
   std::filesystem::path nvcc;
   std::filesystem::path include_dir;
   std::filesystem::path lib_dir;
-  // A folder whose third_party/gpus/cuda/include is the toolkit's include
-  // folder: what TF's GPU headers (gpu_kernel_helper.h) include by that path.
+  // A folder mapping the Bazel include prefixes TF's GPU headers and GPU op
+  // sources use (third_party/gpus/cuda/include, gpu/cub, ...) to the
+  // toolkit's folders (configs/frameworks/tensorflow.yaml's cuda.include_map).
   std::filesystem::path tf_include_map;
 };
 
@@ -60,7 +61,9 @@ struct LibraryInput
   std::vector<std::string> defines;      // NAME or NAME=VALUE
   std::vector<std::string> cflags;
   std::vector<std::string> ldflags;
-  std::vector<std::string> libs; // -l<name>
+  std::vector<std::string> libs;                // -l<name>
+  std::vector<std::string> compat = {};         // compat shims (opkit.yaml's `compat:`), by name
+  std::vector<std::string> force_includes = {}; // their headers, forced into each source after the PCH (absolute)
 };
 
 // Linking one library from its objects.

@@ -63,11 +63,12 @@ target_json(const TargetResult& target, bool dry_run)
 std::string
 target_status(const TargetResult& target, bool dry_run)
 {
-  return dry_run             ? "planned"
-         : !target.loads()   ? "CHECK FAILED"
-         : !target.ok        ? "FAILED"
-         : target.up_to_date ? "up to date"
-                             : "built";
+  return target.nothing_to_build ? "skipped"
+         : dry_run               ? "planned"
+         : !target.loads()       ? "CHECK FAILED"
+         : !target.ok            ? "FAILED"
+         : target.up_to_date     ? "up to date"
+                                 : "built";
 }
 
 Json

@@ -129,6 +129,10 @@ prepare_files(std::vector<PreparedTarget>& targets, int jobs)
   std::vector<std::function<void()>> pchs;
   for (size_t i = 0; i < targets.size(); ++i) {
     PreparedTarget& target = targets[i];
+    chosen[i] = &target.plan;
+    if (target.nothing_to_build) {
+      continue; // no folder, no build.ninja: the top-level one leaves it out
+    }
     fs::create_dirs(target.plan.build_dir);
     for (const auto& [path, text] : target.files) {
       fs::create_dirs(path.parent_path());
@@ -138,7 +142,6 @@ prepare_files(std::vector<PreparedTarget>& targets, int jobs)
       fs::create_dirs(link.parent_path());
       fs::write_symlink(link, to);
     }
-    chosen[i] = &target.plan;
     if (target.pch) {
       chosen[i] = &target.plain;
       pchs.emplace_back([&target, &chosen, i] {
@@ -212,6 +215,8 @@ target_result(const PreparedTarget& target, const TargetPlan& plan)
   result.version = target.sdk.version.str();
   result.dir = plan.build_dir;
   result.skipped = target.skipped;
+  result.nothing_to_build = target.nothing_to_build;
+  result.ok = target.nothing_to_build; // a skip; the others' results come from ninja
   result.portable = target.portable;
   result.pch_compiles = count_pch_compiles(plan);
   for (const LinkStep& link : plan.links) {
@@ -230,7 +235,7 @@ plan_report(const std::vector<PreparedTarget>& targets)
   for (const PreparedTarget& target : targets) {
     TargetResult result = target_result(target, target.plan);
     result.ok = true;
-    result.steps = planned_steps(target.plan);
+    result.steps = target.nothing_to_build ? std::vector<PlannedStep>() : planned_steps(target.plan);
     report.targets.push_back(result);
   }
   return report;
@@ -244,6 +249,9 @@ run_targets(std::vector<PreparedTarget>& targets, const BuildOptions& options, c
   std::vector<ConsoleTarget> named;
   for (size_t i = 0; i < targets.size(); ++i) {
     const TargetPlan& plan = *chosen[i];
+    if (targets[i].nothing_to_build) {
+      continue;
+    }
     fs::write_file_if_changed(plan.build_dir / "build.ninja", render_ninja(plan));
     fs::write_file_if_changed(plan.build_dir / "compile_commands.json", render_compile_commands(plan));
     subninjas.push_back((plan.build_dir / "build.ninja").lexically_relative(settings.build_root).generic_string());
@@ -253,8 +261,14 @@ run_targets(std::vector<PreparedTarget>& targets, const BuildOptions& options, c
                      plan.build_dir / "build.log",
                      {plan.build_dir.string() + "/", output_prefix(plan), targets[i].sdk.root.string()}});
   }
-  fs::write_file_if_changed(settings.build_root / "build.ninja", render_top_ninja(subninjas));
   BuildReport report;
+  if (subninjas.empty()) { // every target skipped: no ninja to run
+    for (const PreparedTarget& target : targets) {
+      report.targets.push_back(target_result(target, target.plan));
+    }
+    return report;
+  }
+  fs::write_file_if_changed(settings.build_root / "build.ninja", render_top_ninja(subninjas));
   report.compile_commands = write_root_compile_commands(settings.build_root);
 
   std::map<std::string, TargetSteps> steps;
@@ -290,6 +304,11 @@ run_targets(std::vector<PreparedTarget>& targets, const BuildOptions& options, c
   std::vector<std::future<TargetResult>> finishing;
   for (size_t i = 0; i < targets.size(); ++i) {
     const TargetPlan& plan = *chosen[i];
+    if (targets[i].nothing_to_build) {
+      TargetResult skipped = target_result(targets[i], plan);
+      finishing.push_back(std::async(std::launch::deferred, [skipped] { return skipped; }));
+      continue;
+    }
     const TargetSteps& done = steps[target_label(plan)];
     TargetResult result = target_result(targets[i], plan);
     // Ninja stopped before any step (a bad build.ninja), or every step of this target ran.

@@ -27,6 +27,7 @@ struct PreparedTarget
   std::vector<std::pair<std::filesystem::path, std::string>> files;           // written (when changed) first
   std::vector<std::pair<std::filesystem::path, std::filesystem::path>> links; // symlink -> what it points to
   std::vector<std::string> skipped;
+  bool nothing_to_build = false; // every selected library's `tensorflow:` range leaves this version out
   std::string portable;
   std::filesystem::path stats_log; // ccache's, when compiles go through it
 };

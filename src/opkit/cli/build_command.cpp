@@ -30,9 +30,10 @@ print_target(const build::TargetResult& target)
   // One library: its path on the target's line; several: one line each below.
   bool one = target.libraries.size() == 1 && target.skipped.empty();
   bool failed = !target.ok && target.loads();
-  std::string where = failed ? "full log: " + build::shown_path(target.log_file)
-                      : one  ? target.libraries.front().library.string()
-                             : target.dir.string();
+  std::string where = target.nothing_to_build ? "nothing to build: no library is for TensorFlow " + target.version
+                      : failed                ? "full log: " + build::shown_path(target.log_file)
+                      : one                   ? target.libraries.front().library.string()
+                                              : target.dir.string();
   fmt::print("{:<13} {:<20} {}\n", name, status, where);
   for (size_t i = 0; !one && !failed && i < target.libraries.size(); ++i) {
     const build::LibraryResult& library = target.libraries[i];
@@ -62,6 +63,13 @@ print_target(const build::TargetResult& target)
 void
 print_planned(const build::TargetResult& target)
 {
+  if (target.nothing_to_build) {
+    fmt::print("{:<13} would skip: no library is for TensorFlow {}\n", target.dir.filename().string(), target.version);
+    for (const std::string& skipped : target.skipped) {
+      fmt::print("{:<13}   skipped {}\n", "", skipped);
+    }
+    return;
+  }
   auto count = [&](const char* kind) {
     return std::count_if(target.steps.begin(), target.steps.end(),
                          [&](const build::PlannedStep& step) { return step.kind == kind; });

@@ -76,6 +76,9 @@ print_test_report(const probe::TestReport& report, bool json)
     fmt::print("{}\n", json_text(probe::to_json(report), 2));
     return;
   }
+  for (const std::string& skipped : report.skipped) {
+    fmt::print("{}\n", skipped);
+  }
   for (const probe::TestTarget& target : report.targets) {
     print_target(target);
   }

@@ -8,6 +8,7 @@
 #include "opkit/util/fs.hpp"
 #include "opkit/util/hash.hpp"
 #include "opkit/util/process.hpp"
+#include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
@@ -178,6 +179,9 @@ collect_built(const project::Manifest& manifest, const std::vector<std::string>&
   }
   std::vector<BuiltLibrary> built;
   for (const build::BuiltTarget& target : build::find_built_libraries(manifest, wanted, build_root)) {
+    if (target.nothing_built()) {
+      log_info("{}", target.skip_line("package"));
+    }
     for (const auto& [spec, path] : target.libraries) {
       stdfs::path info = path.parent_path() / "opkit-build.json";
       std::error_code ec;

@@ -189,6 +189,9 @@ test_in_tf_versions(const project::Manifest& manifest, const std::vector<std::st
   // The vectors (and the files they name) are checked before anything runs.
   std::map<const project::OpSpec*, std::string> vectors;
   for (const build::BuiltTarget& target : built) {
+    if (target.nothing_built()) {
+      log_info("{}", target.skip_line("run"));
+    }
     for (const auto& library : target.libraries) {
       for (const project::OpSpec& op : library.first->ops) {
         if (!op.tests.empty() && vectors.count(&op) == 0) {
@@ -204,6 +207,9 @@ test_in_tf_versions(const project::Manifest& manifest, const std::vector<std::st
   stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
   std::vector<PythonVectorsReport> reports;
   for (const build::BuiltTarget& target : built) {
+    if (target.nothing_built()) {
+      continue; // said above: no venv to make for it
+    }
     PythonVectorsReport report;
     report.sdk_id = target.sdk.id;
     report.tf_version = target.sdk.version.str();

@@ -75,6 +75,9 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
   std::vector<build::BuiltTarget> built = build::find_built_libraries(manifest, wanted, build_root, libraries);
   TestReport report;
   for (const build::BuiltTarget& one : built) {
+    if (one.nothing_built()) {
+      report.skipped.push_back(one.skip_line("test"));
+    }
     for (const auto& [library, path] : one.libraries) {
       TestTarget target{one.spec, one.sdk.id, one.sdk.version.str(), library->name, path, {}, {}};
       log_info("probing {} in {} ...", path.filename(), one.sdk.id);
@@ -130,7 +133,7 @@ to_json(const TestReport& report)
                        {"compared", target.compared},
                        {"probe", report_json(target.report)}});
   }
-  return {{"schema", "opkit.test/1"}, {"ok", report.ok()}, {"targets", targets}};
+  return {{"schema", "opkit.test/1"}, {"ok", report.ok()}, {"targets", targets}, {"skipped", report.skipped}};
 }
 
 } // namespace opkit::probe

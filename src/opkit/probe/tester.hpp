@@ -27,6 +27,7 @@ struct TestTarget
 struct TestReport
 {
   std::vector<TestTarget> targets;
+  std::vector<std::string> skipped; // a line per version no library is for (skipped, never a failure)
   bool ok() const;
 };
 

@@ -35,10 +35,6 @@ load_dtypes(AdoptRules& rules)
       rules.cpp_types[spelling] = dtype;
     }
   }
-  for (const auto& entry : root["dtype_aliases"]) {
-    require_dtype(entry.second, entry.second.as<std::string>());
-    rules.dtype_aliases[entry.first.as<std::string>()] = entry.second.as<std::string>();
-  }
   for (const auto& entry : root["type_shorthands"]) {
     std::string shorthand = entry.first.as<std::string>();
     rules.type_shorthands[shorthand] = yaml::get_string_list(root["type_shorthands"], shorthand.c_str(), k_dtypes_file);
@@ -68,11 +64,19 @@ load_compat(AdoptRules& rules)
   for (const YAML::Node& node : root["identifiers"]) {
     AdoptRules::IdentifierRule rule{
       yaml::get_string(node, "identifier", k_compat_file), yaml::get_string(node, "tensorflow", k_compat_file),
-      yaml::get_string_list(node, "defines", k_compat_file), yaml::get_string_or(node, "why", k_compat_file, "")};
+      yaml::get_string(node, "compat", k_compat_file), yaml::get_string_or(node, "why", k_compat_file, "")};
     if (!parse_version_range(rule.tensorflow)) {
       fail(ExitCode::system, "{}: invalid version range '{}'", yaml::where(k_compat_file, node), rule.tensorflow);
     }
     rules.identifiers.push_back(rule);
+  }
+  for (const auto& entry : root["shims"]) {
+    rules.shims[entry.first.Scalar()] = entry.second.Scalar();
+  }
+  for (const AdoptRules::IdentifierRule& rule : rules.identifiers) {
+    if (rules.shims.count(rule.compat) == 0) {
+      fail(ExitCode::system, "{}: identifier {} names no shim '{}'", k_compat_file, rule.identifier, rule.compat);
+    }
   }
   for (const YAML::Node& node : root["include_notes"]) {
     rules.include_notes.push_back(

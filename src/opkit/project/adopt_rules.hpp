@@ -15,7 +15,7 @@ struct AdoptRules
   {
     std::string identifier;
     std::string tensorflow; // a version range, as opkit.yaml's `when: tensorflow:`
-    std::vector<std::string> defines;
+    std::string compat;     // the compat shim it gets there (`shims`)
     std::string why;
   };
   // A note printed for a source including a header only some versions ship.
@@ -26,14 +26,14 @@ struct AdoptRules
   };
 
   std::map<std::string, std::string> cpp_types;                    // C++ spelling (no leading ::) -> dtype
-  std::map<std::string, std::string> dtype_aliases;                // attr-spec name ("float32") -> dtype
   std::map<std::string, std::vector<std::string>> type_shorthands; // "realnumbertype" -> the dtypes it allows
   std::map<std::string, std::string> tf_call;                      // TF_CALL_<name> -> the C++ type it passes
   std::map<std::string, std::vector<std::string>> tf_call_groups;  // TF_CALL_<GROUP> -> TF_CALL_<name>s
   std::vector<IdentifierRule> identifiers;
   std::vector<IncludeNote> include_notes;
-  std::vector<std::string> sdk_includes; // include prefixes the SDK provides
-  std::vector<std::string> gpu_macros;   // #if conditions that mean a GPU build
+  std::vector<std::string> sdk_includes;    // include prefixes the SDK provides
+  std::vector<std::string> gpu_macros;      // #if conditions that mean a GPU build
+  std::map<std::string, std::string> shims; // compat shim name -> the header `opkit build` forces in
 
   // The dtype of a C++ type spelling ("::tensorflow::int32" -> "int32"); "" when unknown.
   std::string dtype_of(const std::string& cpp_type) const;

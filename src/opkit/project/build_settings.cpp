@@ -112,6 +112,7 @@ resolve_settings(const std::filesystem::path& root, const std::vector<SettingsBl
       result.cflags.insert(result.cflags.end(), block.cflags.begin(), block.cflags.end());
       result.ldflags.insert(result.ldflags.end(), block.ldflags.begin(), block.ldflags.end());
       append(result.libs, block.libs);
+      append(result.compat, block.compat);
     }
   }
   for (const std::string& dir : includes) {

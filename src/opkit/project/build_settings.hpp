@@ -49,6 +49,7 @@ struct SettingsBlock
   std::vector<std::string> cflags;       // compiler flags (-O3, -fopenmp, -mfma)
   std::vector<std::string> ldflags;      // link flags (-fopenmp, -Wl,...)
   std::vector<std::string> libs;         // libraries to link: -l<name>
+  std::vector<std::string> compat = {};  // compat shims forced into each source (configs/adopt/compat.yaml)
 };
 
 // The settings of one library for one SDK: every block whose condition holds,
@@ -62,6 +63,7 @@ struct ResolvedSettings
   std::vector<std::string> cflags;
   std::vector<std::string> ldflags;
   std::vector<std::string> libs;
+  std::vector<std::string> compat = {}; // each once
 };
 
 ResolvedSettings

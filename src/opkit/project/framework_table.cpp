@@ -66,7 +66,7 @@ FrameworkTable::parse(const std::string& text, const std::string& name)
 FrameworkTable
 FrameworkTable::from_node(YAML::Node root, const std::string& name)
 {
-  yaml::expect_keys(root, {"framework", "common", "pch", "cuda", "versions"}, name);
+  yaml::expect_keys(root, {"framework", "dtypes", "common", "pch", "cuda", "versions"}, name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
   common.compile_flags = yaml::get_string_list(common_node, "compile_flags", name);
@@ -78,6 +78,10 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   common.nvcc_flags = yaml::get_string_list(cuda, "nvcc_flags", name);
   common.cuda_link_flags = yaml::get_string_list(cuda, "link_flags", name);
   common.cuda_static_libraries = yaml::get_string_list(cuda, "static_libraries", name);
+  for (const auto& entry : cuda["include_map"]) {
+    std::string prefix = entry.first.Scalar();
+    common.cuda_include_map.emplace_back(prefix, yaml::get_string_list(cuda["include_map"], prefix.c_str(), name));
+  }
   if (YAML::Node pch = root["pch"]) {
     yaml::expect_keys(pch, {"headers", "defines"}, name);
     common.pch_headers = yaml::get_string_list(pch, "headers", name);
@@ -85,6 +89,18 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   }
 
   FrameworkTable table;
+  YAML::Node dtypes = root["dtypes"];
+  if (dtypes.IsDefined() && !dtypes.IsNull() && !dtypes.IsMap()) {
+    fail(ExitCode::usage, "{}: 'dtypes' must map each dtype to its other spellings", yaml::where(name, dtypes));
+  }
+  for (const auto& entry : dtypes) {
+    std::string dtype = entry.first.Scalar();
+    table.m_dtypes.push_back(dtype);
+    for (const std::string& spelling : yaml::get_string_list(dtypes, dtype.c_str(), name)) {
+      table.m_dtype_spellings[spelling] = dtype;
+    }
+    table.m_dtype_spellings[dtype] = dtype;
+  }
   for (const YAML::Node& range : root["versions"]) {
     FrameworkFlags flags = parse_range(range, common, name);
     std::optional<Version> since = parse_version(flags.since);
@@ -106,6 +122,13 @@ FrameworkTable::tensorflow()
     return from_node(yaml::load_embedded(path), path);
   }();
   return table;
+}
+
+std::string
+FrameworkTable::canonical_dtype(const std::string& spelling) const
+{
+  auto found = m_dtype_spellings.find(spelling);
+  return found == m_dtype_spellings.end() ? std::string() : found->second;
 }
 
 std::string

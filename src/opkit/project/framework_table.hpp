@@ -58,8 +58,10 @@ struct FrameworkFlags
   std::vector<std::string> nvcc_flags;            // for the device sources
   std::vector<std::string> cuda_link_flags;       // after the SDK's link flags
   std::vector<std::string> cuda_static_libraries; // the toolkit's archives they link (file names)
-  std::vector<std::string> pch_headers;           // what the precompiled header includes
-  std::vector<std::string> pch_defines;           // macros it defines first (EIGEN_USE_THREADS)
+  // Bazel include prefix ("gpu/cub") -> the toolkit folders it may stand for, first existing wins.
+  std::vector<std::pair<std::string, std::vector<std::string>>> cuda_include_map;
+  std::vector<std::string> pch_headers; // what the precompiled header includes
+  std::vector<std::string> pch_defines; // macros it defines first (EIGEN_USE_THREADS)
   std::vector<Quirk> quirks;
 };
 
@@ -84,11 +86,18 @@ public:
   // Every range's framework library, each once, oldest first.
   std::vector<std::string> framework_libraries() const;
 
+  // The dtypes the op registry reads, by the name it prints ("float"), in the table's order.
+  const std::vector<std::string>& dtypes() const { return m_dtypes; }
+  // A spelling as the registry reads it ("float32" -> "float"); "" when it reads none.
+  std::string canonical_dtype(const std::string& spelling) const;
+
 private:
   // By value, as yaml::load returns it: a missing key then reads as an empty node.
   static FrameworkTable from_node(YAML::Node root, const std::string& name);
 
   std::vector<std::pair<Version, FrameworkFlags>> m_ranges; // sorted by `since`
+  std::vector<std::string> m_dtypes;
+  std::map<std::string, std::string> m_dtype_spellings; // every spelling, the name included -> the name
 };
 
 } // namespace opkit::project

@@ -1,6 +1,8 @@
 #include "opkit/project/manifest.hpp"
 
+#include "opkit/project/adopt_rules.hpp"
 #include "opkit/project/cpu_baselines.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/project/names.hpp"
 #include "opkit/project/op_yaml.hpp"
 #include "opkit/project/template_spec.hpp"
@@ -21,7 +23,7 @@ namespace opkit::project {
 
 namespace {
 
-const std::vector<std::string> k_setting_keys = {"include_dirs", "defines", "cflags", "ldflags", "libs"};
+const std::vector<std::string> k_setting_keys = {"include_dirs", "defines", "cflags", "ldflags", "libs", "compat"};
 
 void
 check_inside(const YAML::Node& node, const std::vector<std::string>& paths, const char* what, const std::string& name)
@@ -66,6 +68,18 @@ parse_settings(const YAML::Node& node, const std::string& name, bool with_source
   block.cflags = yaml::get_string_list(node, "cflags", name);
   block.ldflags = yaml::get_string_list(node, "ldflags", name);
   block.libs = yaml::get_string_list(node, "libs", name);
+  block.compat = yaml::get_string_list(node, "compat", name);
+  const std::map<std::string, std::string>& shims = adopt_rules().shims;
+  for (const std::string& shim : block.compat) {
+    if (shims.count(shim) == 0) {
+      std::vector<std::string> known;
+      for (const auto& entry : shims) {
+        known.push_back(entry.first);
+      }
+      fail(ExitCode::usage, "{}: unknown compat shim '{}' (opkit has: {})", yaml::where(name, node["compat"]), shim,
+           join(known, ", "));
+    }
+  }
   return block;
 }
 
@@ -115,10 +129,10 @@ library_name(const YAML::Node& node, const std::string& name)
 LibrarySpec
 parse_library(const YAML::Node& node, const std::string& name)
 {
-  yaml::expect_keys(
-    node,
-    {"name", "output", "tensorflow", "sources", "include_dirs", "defines", "cflags", "ldflags", "libs", "when", "ops"},
-    name);
+  yaml::expect_keys(node,
+                    {"name", "output", "tensorflow", "sources", "include_dirs", "defines", "cflags", "ldflags", "libs",
+                     "compat", "when", "ops"},
+                    name);
   LibrarySpec library;
   library.name = library_name(node, name);
   library.output = yaml::get_string_or(node, "output", name, "lib" + library.name + ".so");
@@ -194,11 +208,13 @@ check_unique_names(const Manifest& manifest, const YAML::Node& doc, const std::s
 const std::vector<std::string>&
 known_dtypes()
 {
-  static const std::vector<std::string> k_dtypes = {"float",  "double",    "int32",   "uint8",   "int16",  "int8",
-                                                    "string", "complex64", "int64",   "bool",    "qint8",  "quint8",
-                                                    "qint32", "bfloat16",  "qint16",  "quint16", "uint16", "complex128",
-                                                    "half",   "resource",  "variant", "uint32",  "uint64"};
-  return k_dtypes;
+  return FrameworkTable::tensorflow().dtypes();
+}
+
+std::string
+canonical_dtype(const std::string& spelling)
+{
+  return FrameworkTable::tensorflow().canonical_dtype(spelling);
 }
 
 namespace {

@@ -131,8 +131,14 @@ find_project_root(const std::filesystem::path& start);
 Manifest
 load_manifest(const std::filesystem::path& dir);
 
-// The dtype names opkit knows (TensorFlow's DataTypeString spellings).
+// The dtype names opkit knows (TensorFlow's DataTypeString spellings), from
+// configs/frameworks/tensorflow.yaml.
 const std::vector<std::string>&
 known_dtypes();
+
+// A dtype as TensorFlow's op registry reads it: "float32" is "float", "half"
+// stays "half"; "" for a spelling it refuses.
+std::string
+canonical_dtype(const std::string& spelling);
 
 } // namespace opkit::project

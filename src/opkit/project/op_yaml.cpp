@@ -5,6 +5,7 @@
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/strings.hpp"
+#include "opkit/util/suggest.hpp"
 
 #include <fmt/format.h>
 
@@ -25,6 +26,20 @@ contains(const std::vector<std::string>& list, const std::string& value)
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
+// A dtype as TensorFlow's registry reads it ("float32" is float); any other
+// spelling is Error(usage) at `where`.
+std::string
+dtype_named(const std::string& spelling, const YAML::Node& where, const std::string& name)
+{
+  std::string dtype = canonical_dtype(spelling);
+  if (dtype.empty()) {
+    std::optional<std::string> meant = nearest(spelling, known_dtypes());
+    fail(ExitCode::usage, "{}: unknown dtype '{}'{}", yaml::where(name, where), spelling,
+         meant ? " (did you mean " + *meant + "?)" : std::string());
+  }
+  return dtype;
+}
+
 std::vector<OpAttr>
 parse_attrs(const YAML::Node& op, const std::string& name)
 {
@@ -40,10 +55,8 @@ parse_attrs(const YAML::Node& op, const std::string& name)
       fail(ExitCode::usage, "{}: unknown attr type '{}' (expected one of: {})", yaml::where(name, item["type"]),
            attr.type, fmt::join(k_attr_types, ", "));
     }
-    for (const std::string& dtype : attr.allowed) {
-      if (!contains(known_dtypes(), dtype)) {
-        fail(ExitCode::usage, "{}: unknown dtype '{}'", yaml::where(name, item["allowed"]), dtype);
-      }
+    for (std::string& dtype : attr.allowed) {
+      dtype = dtype_named(dtype, item["allowed"], name);
     }
     attrs.push_back(attr);
   }
@@ -62,10 +75,11 @@ parse_args(const YAML::Node& op, const char* key, const std::vector<OpAttr>& att
     }
     bool is_attr =
       std::any_of(attrs.begin(), attrs.end(), [&](const OpAttr& a) { return a.name == arg.type && a.type == "type"; });
-    if (!is_attr && !contains(known_dtypes(), arg.type)) {
+    if (!is_attr && canonical_dtype(arg.type).empty()) {
       fail(ExitCode::usage, "{}: type '{}' is neither a dtype nor a type attr of this op",
            yaml::where(name, item["type"]), arg.type);
     }
+    arg.type = is_attr ? arg.type : canonical_dtype(arg.type);
     args.push_back(arg);
   }
   return args;
@@ -98,11 +112,8 @@ parse_input_value(const OpArg& arg, const YAML::Node& node, const std::string& n
     return {arg.name, arg.type, yaml::to_json_text(node), "", yaml::where(name, node)};
   }
   yaml::expect_keys(node, {"dtype", "value", "file"}, name);
-  std::string dtype = node["dtype"].IsDefined() ? yaml::get_string(node, "dtype", name) : arg.type;
-  if (!contains(known_dtypes(), dtype)) {
-    fail(ExitCode::usage, "{}: unknown dtype '{}'", yaml::where(name, node["dtype"].IsDefined() ? node["dtype"] : node),
-         dtype);
-  }
+  std::string dtype = dtype_named(node["dtype"].IsDefined() ? yaml::get_string(node, "dtype", name) : arg.type,
+                                  node["dtype"].IsDefined() ? node["dtype"] : node, name);
   if (node["value"].IsDefined() == node["file"].IsDefined()) {
     fail(ExitCode::usage, "{}: input '{}' needs exactly one of value: and file:", yaml::where(name, node), arg.name);
   }
@@ -230,10 +241,8 @@ parse_kernel(const YAML::Node& item, const std::string& name)
   for (const auto& entry : constraints) {
     std::string attr = entry.first.as<std::string>();
     std::vector<std::string> dtypes = yaml::get_string_list(constraints, attr.c_str(), name);
-    for (const std::string& dtype : dtypes) {
-      if (!contains(known_dtypes(), dtype)) {
-        fail(ExitCode::usage, "{}: unknown dtype '{}'", yaml::where(name, entry.second), dtype);
-      }
+    for (std::string& dtype : dtypes) {
+      dtype = dtype_named(dtype, entry.second, name);
     }
     kernel.constraints.emplace_back(attr, dtypes);
   }
