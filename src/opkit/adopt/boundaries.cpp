@@ -208,11 +208,12 @@ group_folders(const std::map<std::string, std::vector<const SourceScan*>>& by_fo
 struct Candidate
 {
   LibraryGroup group;
-  std::vector<std::string> parts; // naming: the folder's components, then the file's stem
-  std::string where;              // naming errors: what it came from
-  std::string origin;             // `lumen/text/BUILD:3 tf_custom_op_library "_x.so"`, `folder acme/text`
-  std::string why;                // said after the origin
-  Folders folders;                // a folder group's folders (its file name is guessed)
+  std::vector<std::string> parts;     // naming: the folder's components, then the file's stem
+  std::string where;                  // naming errors: what it came from
+  std::string origin;                 // `lumen/text/BUILD:3 tf_custom_op_library "_x.so"`, `folder acme/text`
+  std::string why;                    // said after the origin
+  Folders folders;                    // a folder group's folders (its file name is guessed)
+  const LoadedName* loader = nullptr; // the loader that named it (a split), or its folder's file
 };
 
 std::vector<std::string>
@@ -299,10 +300,10 @@ public:
     }
     bool single = !options.single_library.empty();
     for (const Folders& folders : group_folders(by_folder, single, m_report)) {
-      if (!single && !options.per_folder) {
-        split_by_loaders(folders, tree_name);
-      }
+      const LoadedName* whole = single ? nullptr : split_by_loaders(folders, tree_name, !options.per_folder);
       Candidate candidate;
+      candidate.loader = whole;
+      candidate.group.output = whole ? whole->output : "";
       for (const std::string& file : unclaimed(folders)) {
         (is_gpu_source(file) ? candidate.group.gpu_sources : candidate.group.sources).push_back(file);
       }
@@ -353,7 +354,7 @@ public:
       LibraryGroup& group = candidate.group;
       group.name = names[i];
       if (candidate.folders.empty()) {
-        std::string loaded = loaded_by(group.output);
+        std::string loaded = candidate.loader ? "" : loaded_by(group.output);
         group.lines.push_back(fmt::format("found: library {} <- {} ({}{}{})", group.name, candidate.origin,
                                           candidate.why.empty() ? "" : candidate.why + ": ", counts(group),
                                           loaded.empty() ? "" : "; loaded by " + loaded));
@@ -361,7 +362,13 @@ public:
         group.lines.push_back(fmt::format("{}: library {} <- {} ({}; {})",
                                           options.single_library.empty() ? "guessed" : "found", group.name,
                                           candidate.origin, candidate.why, counts(group)));
-        guess_output(group, folder_groups, i, mentions, outputs);
+        if (candidate.loader != nullptr) {
+          group.lines.push_back(
+            fmt::format("guessed: library {} builds {} ({}: {} loads it; its op sources are named {}_*)", group.name,
+                        group.output, candidate.loader->place.str(), candidate.loader->call, stem_of(group.output)));
+        } else {
+          guess_output(group, folder_groups, i, mentions, outputs);
+        }
       }
       groups.push_back(group);
     }
@@ -430,7 +437,7 @@ private:
   // Loaders whose stems ("_normalize_ops.so": normalize) begin the names of
   // some of these folders' sources make those sources their library, where
   // that splits the folders (two loaders, or one naming part of the op sources).
-  void split_by_loaders(const Folders& folders, const std::string& tree_name)
+  const LoadedName* split_by_loaders(const Folders& folders, const std::string& tree_name, bool split)
   {
     std::vector<std::string> files = unclaimed(folders);
     std::map<std::string, const LoadedName*> by_stem;
@@ -466,8 +473,11 @@ private:
         covered += count;
       }
     }
-    if (stems.empty() || (stems.size() == 1 && covered == op_sources)) {
-      return; // the folder's library, its file name guessed from the loaders
+    if (stems.size() == 1 && covered == op_sources) {
+      return by_stem.at(stems.front()); // the folder's library, the file its loader names
+    }
+    if (stems.empty() || !split) {
+      return nullptr;
     }
     for (const std::string& stem : stems) {
       const LoadedName& loaded = *by_stem.at(stem);
@@ -481,8 +491,10 @@ private:
       candidate.parts = folder_parts(folders.front(), tree_name);
       candidate.parts.push_back(name_of(loaded.output));
       candidate.where = candidate.origin;
+      candidate.loader = &loaded;
       add(std::move(candidate));
     }
+    return nullptr;
   }
 
   void guess_output(LibraryGroup& group, const std::vector<Folders>& folder_groups, size_t index,

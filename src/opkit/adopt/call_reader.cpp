@@ -7,6 +7,8 @@ namespace opkit::adopt {
 
 namespace {
 
+using Kind = CallValue::Kind;
+
 constexpr int k_max_depth = 64;
 
 enum class Tok
@@ -226,8 +228,19 @@ private:
       if (is(0, "+")) {
         ++m_at;
         CallValue right = term(depth);
-        if (value.kind == CallValue::Kind::list && right.kind == CallValue::Kind::list) {
-          value.items.insert(value.items.end(), right.items.begin(), right.items.end());
+        auto listish = [](const CallValue& v) { return v.kind == Kind::list || v.kind == Kind::call; };
+        if (listish(value) && listish(right)) { // a call (glob, select) is an item the reader evaluates or notes
+          CallValue sum;
+          sum.kind = Kind::list;
+          sum.line = value.line;
+          for (CallValue* part : {&value, &right}) {
+            if (part->kind == Kind::list) {
+              sum.items.insert(sum.items.end(), part->items.begin(), part->items.end());
+            } else {
+              sum.items.push_back(std::move(*part));
+            }
+          }
+          value = std::move(sum);
         } else if (value.kind == CallValue::Kind::string && right.kind == CallValue::Kind::string) {
           value.text += right.text;
         } else {

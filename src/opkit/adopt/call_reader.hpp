@@ -40,10 +40,11 @@ struct ReadCalls
 
 // Reads Python or Starlark text into the calls whose name's last component
 // is one of `names`, each argument evaluated: strings (adjacent ones joined,
-// prefixes and escapes read), lists and tuples, `+` of two lists or two
-// strings, names a top-level statement assigned before (`SRCS = [...]`),
-// nested calls. Anything else (a comprehension, `%`, select(), ...) is
-// `unknown`. Never throws, runs no code, and is bounded for hostile input:
+// prefixes and escapes read), lists and tuples, `+` of two strings or of
+// lists and calls (one list: the lists' items, each call an item, as
+// `[...] + glob([...])`), names a top-level statement assigned before
+// (`SRCS = [...]`), nested calls. Anything else (a comprehension, `%`, a
+// dict, ...) is `unknown`. Never throws, runs no code, and is bounded for hostile input:
 // nesting deeper than 64 is `unknown`.
 ReadCalls
 read_calls(std::string_view text, const std::set<std::string>& names);

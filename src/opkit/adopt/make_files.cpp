@@ -63,6 +63,13 @@ expand(std::string text, const std::string& open, char close, Lookup lookup)
   return text;
 }
 
+// A tree-relative path relative to `folder` (a build file's).
+std::string
+relative_to(const std::string& folder, const std::string& path)
+{
+  return folder == "." ? path : std::filesystem::path(path).lexically_relative(folder).generic_string();
+}
+
 std::string
 up_to_root(const std::string& folder)
 {
@@ -234,7 +241,7 @@ read_cmake(const TreeText& file, const std::vector<std::string>& tree_files, Bui
         }
         std::string pattern = std::filesystem::path(args[i]).lexically_normal().generic_string();
         for (const std::string& match : glob_files(folder, pattern, tree_files)) {
-          found.push_back(std::filesystem::path(match).lexically_relative(folder).generic_string());
+          found.push_back(relative_to(folder, match));
         }
       }
       variables[args[1]] = join(found, ";");
@@ -254,19 +261,15 @@ read_cmake(const TreeText& file, const std::vector<std::string>& tree_files, Bui
         }
       }
     } else if (command.name == "set_target_properties") {
-      auto properties = std::find(args.begin(), args.end(), "PROPERTIES");
-      for (auto name = args.begin(); name != properties; ++name) {
-        for (auto key = properties + (properties == args.end() ? 0 : 1); key < args.end() && key + 1 < args.end();
-             key += 2) {
-          targets[*name].properties[*key] = *(key + 1);
-        }
+      // Each argument expanded alone: an empty value (PREFIX "") is a value.
+      std::vector<std::string> raw;
+      for (const std::string& arg : command.args) {
+        raw.push_back(words({arg}, 0).empty() ? "" : join(words({arg}, 0), ";"));
       }
-      // Empty values (PREFIX "") were dropped with the empty words: read them raw.
-      for (size_t i = 0; i + 1 < command.args.size(); ++i) {
-        if (command.args[i] == "PREFIX" && command.args[i + 1].empty()) {
-          for (auto name = args.begin(); name != properties; ++name) {
-            targets[*name].properties["PREFIX"] = "";
-          }
+      size_t properties = static_cast<size_t>(std::find(raw.begin(), raw.end(), "PROPERTIES") - raw.begin());
+      for (size_t name = 0; name < properties; ++name) {
+        for (size_t key = properties + 1; key + 1 < raw.size(); key += 2) {
+          targets[raw[name]].properties[raw[key]] = raw[key + 1];
         }
       }
     }
@@ -305,7 +308,7 @@ read_makefile(const TreeText& file, const std::vector<std::string>& tree_files, 
       for (const std::string& pattern : split(reference.substr(9), ' ')) {
         for (const std::string& match :
              pattern.empty() ? std::vector<std::string>{} : glob_files(folder, pattern, tree_files)) {
-          found.push_back(std::filesystem::path(match).lexically_relative(folder).generic_string());
+          found.push_back(relative_to(folder, match));
         }
       }
       return join(found, " ");
