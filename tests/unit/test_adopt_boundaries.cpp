@@ -176,3 +176,12 @@ TEST(AdoptBoundaries, AFileNamedOutsideALoaderIsGuessedByFolderWords)
   EXPECT_TRUE(has_part(adoption, "guessed: library ops builds _zero_out_ops.so (build_pip_pkg.py loads it; its name "
                                  "matches the library's folder)"));
 }
+
+TEST(AdoptBoundaries, OneLoadedFileNamingTwoFoldersGoesToTheFirstOnly)
+{
+  adopt::AdoptedTree scanned = tree({{"a/text_ops.cc", op("AOp")}, {"b/text_more.cc", op("BOp")}}, {},
+                                    {{"load.py", "load_op_library('_text_ops.so')"}});
+  adopt::Adoption adoption = adopt::plan_adoption(scanned, "/src/repo", {});
+  EXPECT_EQ(names(adoption), (Strings{"a:_text_ops.so", "b:libb.so"}));
+  project::parse_manifest(adopt::render_manifest(adoption), "opkit.yaml", "/src/repo");
+}

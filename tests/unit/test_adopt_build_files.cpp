@@ -277,3 +277,28 @@ TEST(AdoptBuildFiles, CallReaderEvaluatesWhatItCanAndStaysBounded)
   ASSERT_EQ(read.calls.size(), 2u);
   EXPECT_EQ(read.calls[1].items.at(0).text, "after");
 }
+
+TEST(AdoptBuildFiles, GlobsAndExpansionsStopAtTheirBudget)
+{
+  Strings files;
+  for (int i = 0; i < 20000; ++i) {
+    files.push_back("f" + std::to_string(i) + ".cc");
+  }
+  std::string patterns;
+  for (int i = 0; i < 2000; ++i) {
+    patterns += "'f" + std::to_string(i) + ".cc', ";
+  }
+  std::string build = "tf_custom_op_library(name = '_g.so', srcs = glob([" + patterns + "]))\n";
+  BuildDescription description = read({{"BUILD", build}}, files);
+  ASSERT_NE(find(description, "_g.so"), nullptr);
+  EXPECT_LT(find(description, "_g.so")->sources.size(), 2000u);
+  EXPECT_TRUE(has_note(description, "more globs or variable expansions than opkit does"));
+
+  std::string makefile = "A := " + std::string(60000, 'a') + "\n";
+  for (int i = 0; i < 2000; ++i) {
+    makefile += "x" + std::to_string(i) + ".so: $(A)\n";
+  }
+  description = read({{"Makefile", makefile}}, {"Makefile"});
+  EXPECT_EQ(description.libraries.size(), 2000u);
+  EXPECT_TRUE(has_note(description, "more globs or variable expansions than opkit does"));
+}

@@ -301,6 +301,7 @@ public:
     bool single = !options.single_library.empty();
     for (const Folders& folders : group_folders(by_folder, single, m_report)) {
       const LoadedName* whole = single ? nullptr : split_by_loaders(folders, tree_name, !options.per_folder);
+      whole = whole && made(whole->output) ? nullptr : whole; // two folders naming one file: neither takes it
       Candidate candidate;
       candidate.loader = whole;
       candidate.group.output = whole ? whole->output : "";
@@ -424,6 +425,12 @@ private:
     return files;
   }
 
+  bool made(const std::string& output) const
+  {
+    return std::any_of(m_candidates.begin(), m_candidates.end(),
+                       [&](const Candidate& c) { return c.group.output == output; });
+  }
+
   std::string loaded_by(const std::string& output) const
   {
     for (const LoadedName& loaded : m_build.loaded) {
@@ -442,9 +449,7 @@ private:
     std::vector<std::string> files = unclaimed(folders);
     std::map<std::string, const LoadedName*> by_stem;
     for (const LoadedName& loaded : m_build.loaded) {
-      bool made = std::any_of(m_candidates.begin(), m_candidates.end(),
-                              [&](const Candidate& c) { return c.group.output == loaded.output; });
-      if (!made && !stem_of(loaded.output).empty()) {
+      if (!made(loaded.output) && !stem_of(loaded.output).empty()) {
         by_stem.emplace(stem_of(loaded.output), &loaded);
       }
     }

@@ -67,8 +67,9 @@ struct BazelTarget
 class BazelReader
 {
 public:
-  BazelReader(const std::vector<std::string>& tree_files, BuildDescription& into)
+  BazelReader(const std::vector<std::string>& tree_files, Budget& budget, BuildDescription& into)
     : m_files(tree_files)
+    , m_budget(budget)
     , m_into(into)
   {
   }
@@ -128,6 +129,7 @@ public:
 
 private:
   const std::vector<std::string>& m_files;
+  Budget& m_budget;
   BuildDescription& m_into;
   std::deque<ReadCalls> m_reads; // m_targets point into it
   std::set<std::string> m_packages;
@@ -169,7 +171,7 @@ private:
         note_unreadable(target, "glob", pattern.line);
         continue;
       }
-      for (const std::string& file : glob_files(target.package, pattern.text, m_files)) {
+      for (const std::string& file : glob_files(target.package, pattern.text, m_files, m_budget)) {
         std::string relative = target.package == "." ? file : file.substr(target.package.size() + 1);
         bool skip = !in_package(target.package, file)
                     || std::any_of(excluded.begin(), excluded.end(), [&](auto& e) { return glob_match(e, relative); });
@@ -334,6 +336,43 @@ component_match(std::string_view pattern, std::string_view text)
   return p == pattern.size();
 }
 
+// '/'-separated parts, as views of `text`.
+std::vector<std::string_view>
+split_view(std::string_view text)
+{
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    size_t slash = text.find('/', start);
+    parts.push_back(text.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    if (slash == std::string_view::npos) {
+      return parts;
+    }
+    start = slash + 1;
+  }
+}
+
+// A pattern's parts against a path: `**` matches any number of the path's parts.
+bool
+glob_match_parts(const std::vector<std::string_view>& parts, std::string_view path)
+{
+  std::vector<std::string_view> names = split_view(path);
+  // matches[j]: the parts so far match the path's first j names.
+  std::vector<char> matches(names.size() + 1, 0);
+  std::vector<char> next(names.size() + 1, 0);
+  matches[0] = 1;
+  for (std::string_view part : parts) {
+    for (size_t j = 0; j <= names.size(); ++j) {
+      if (part == "**") {
+        next[j] = matches[j] || (j > 0 && next[j - 1]);
+      } else {
+        next[j] = j > 0 && matches[j - 1] && component_match(part, names[j - 1]);
+      }
+    }
+    matches.swap(next);
+  }
+  return matches[names.size()] != 0;
+}
+
 } // namespace
 
 namespace build_files_detail {
@@ -348,32 +387,23 @@ parent_of(const std::string& path)
 bool
 glob_match(std::string_view pattern, std::string_view path)
 {
-  std::vector<std::string> parts = split(pattern, '/');
-  std::vector<std::string> names = split(path, '/');
-  // matches[j]: the pattern's first i parts match the path's first j names.
-  std::vector<char> matches(names.size() + 1, 0);
-  matches[0] = 1;
-  for (const std::string& part : parts) {
-    std::vector<char> next(names.size() + 1, 0);
-    for (size_t j = 0; j <= names.size(); ++j) {
-      if (part == "**") {
-        next[j] = matches[j] || (j > 0 && next[j - 1]);
-      } else if (j > 0) {
-        next[j] = matches[j - 1] && component_match(part, names[j - 1]);
-      }
-    }
-    matches = std::move(next);
-  }
-  return matches[names.size()] != 0;
+  return glob_match_parts(split_view(pattern), path);
 }
 
 std::vector<std::string>
-glob_files(const std::string& folder, const std::string& pattern, const std::vector<std::string>& tree_files)
+glob_files(const std::string& folder, const std::string& pattern, const std::vector<std::string>& tree_files,
+           Budget& budget)
 {
   std::vector<std::string> found;
   std::string prefix = folder == "." ? "" : folder + "/";
+  if (budget.glob_tests < tree_files.size()) {
+    budget.spent = true;
+    return found;
+  }
+  budget.glob_tests -= tree_files.size();
+  std::vector<std::string_view> parts = split_view(pattern);
   for (const std::string& file : tree_files) {
-    if (starts_with(file, prefix) && glob_match(pattern, std::string_view(file).substr(prefix.size()))) {
+    if (starts_with(file, prefix) && glob_match_parts(parts, std::string_view(file).substr(prefix.size()))) {
       found.push_back(file);
     }
   }
@@ -427,7 +457,8 @@ read_build_description(const std::vector<TreeText>& build_files, const std::vect
     }
     return why == nullptr;
   };
-  BazelReader bazel(tree_files, description);
+  Budget budget;
+  BazelReader bazel(tree_files, budget, description);
   for (const TreeText& file : build_files) {
     if (named_in(rules.bazel_files, file.path) && readable(file)) {
       bazel.add_file(file);
@@ -441,18 +472,22 @@ read_build_description(const std::vector<TreeText>& build_files, const std::vect
   }
   for (const TreeText& file : build_files) {
     if (named_in(rules.cmake_files, file.path) && readable(file)) {
-      read_cmake(file, tree_files, description);
+      read_cmake(file, tree_files, budget, description);
     }
   }
   for (const TreeText& file : build_files) {
     if (named_in(rules.make_files, file.path) && readable(file)) {
-      read_makefile(file, tree_files, description);
+      read_makefile(file, tree_files, budget, description);
     }
   }
   for (const TreeText& file : python) {
     if (file.text.size() <= rules.max_bytes) {
       read_loaders(file, description);
     }
+  }
+  if (budget.spent) {
+    description.notes.push_back("note: the build files ask for more globs or variable expansions than opkit does "
+                                "(some of their sources are left out)");
   }
   return description;
 }

@@ -49,15 +49,24 @@ BuildDescription
 read_build_description(const std::vector<TreeText>& build_files, const std::vector<TreeText>& python,
                        const std::vector<std::string>& tree_files);
 
+namespace build_files_detail {
+
+// The work one read_build_description does at most, whatever its input: the
+// paths its globs test, the characters its variable expansions write.
+struct Budget
+{
+  size_t glob_tests = 5'000'000;
+  size_t expanded = size_t(64) << 20;
+  bool spent = false; // some work was left undone
+};
+
 // make_files.cpp: CMake's add_library(NAME SHARED|MODULE ...) with
 // set_target_properties' OUTPUT_NAME/PREFIX/SUFFIX and target_sources; a
 // Makefile's rules making a *.so.
 void
-read_cmake(const TreeText& file, const std::vector<std::string>& tree_files, BuildDescription& into);
+read_cmake(const TreeText& file, const std::vector<std::string>& tree_files, Budget& budget, BuildDescription& into);
 void
-read_makefile(const TreeText& file, const std::vector<std::string>& tree_files, BuildDescription& into);
-
-namespace build_files_detail {
+read_makefile(const TreeText& file, const std::vector<std::string>& tree_files, Budget& budget, BuildDescription& into);
 
 std::string
 parent_of(const std::string& path);
@@ -66,9 +75,11 @@ parent_of(const std::string& path);
 bool
 glob_match(std::string_view pattern, std::string_view path);
 
-// The tree's files under `folder` matching `pattern` (relative to it), sorted.
+// The tree's files under `folder` matching `pattern` (relative to it), sorted;
+// none once the budget is spent.
 std::vector<std::string>
-glob_files(const std::string& folder, const std::string& pattern, const std::vector<std::string>& tree_files);
+glob_files(const std::string& folder, const std::string& pattern, const std::vector<std::string>& tree_files,
+           Budget& budget);
 
 // Adds `written` (relative to `folder`) to `list` when it is a file of the
 // tree; otherwise a note naming `place`. False when it is not.

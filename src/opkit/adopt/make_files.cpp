@@ -37,9 +37,14 @@ is_code_file(const std::string& word)
 // Replaces `open`NAME`close` references (innermost first) by `lookup(NAME)`.
 template<typename Lookup>
 std::string
-expand(std::string text, const std::string& open, char close, Lookup lookup)
+expand(std::string text, const std::string& open, char close, Budget& budget, Lookup lookup)
 {
-  for (int round = 0; round < k_max_expansions; ++round) {
+  for (int round = 0; round < k_max_expansions && text.find(open) != std::string::npos; ++round) {
+    if (budget.expanded < text.size()) {
+      budget.spent = true;
+      return text;
+    }
+    budget.expanded -= text.size();
     size_t start = std::string::npos;
     size_t end = std::string::npos;
     for (size_t at = text.find(open); at != std::string::npos; at = text.find(open, at + 1)) {
@@ -59,6 +64,7 @@ expand(std::string text, const std::string& open, char close, Lookup lookup)
     if (text.size() > k_max_value) {
       text.resize(k_max_value);
     }
+    budget.expanded -= std::min(budget.expanded, text.size());
   }
   return text;
 }
@@ -191,8 +197,10 @@ struct CMakeTarget
 
 } // namespace
 
+namespace build_files_detail {
+
 void
-read_cmake(const TreeText& file, const std::vector<std::string>& tree_files, BuildDescription& into)
+read_cmake(const TreeText& file, const std::vector<std::string>& tree_files, Budget& budget, BuildDescription& into)
 {
   std::string folder = parent_of(file.path);
   Variables variables{{"CMAKE_CURRENT_SOURCE_DIR", "."},
@@ -202,7 +210,7 @@ read_cmake(const TreeText& file, const std::vector<std::string>& tree_files, Bui
   auto words = [&](const std::vector<std::string>& args, size_t from) {
     std::vector<std::string> out;
     for (size_t i = from; i < args.size(); ++i) {
-      std::string value = expand(args[i], "${", '}', [&](const std::string& name) {
+      std::string value = expand(args[i], "${", '}', budget, [&](const std::string& name) {
         auto found = variables.find(name);
         return found == variables.end() ? std::string() : found->second;
       });
@@ -240,7 +248,7 @@ read_cmake(const TreeText& file, const std::vector<std::string>& tree_files, Bui
           continue;
         }
         std::string pattern = std::filesystem::path(args[i]).lexically_normal().generic_string();
-        for (const std::string& match : glob_files(folder, pattern, tree_files)) {
+        for (const std::string& match : glob_files(folder, pattern, tree_files, budget)) {
           found.push_back(relative_to(folder, match));
         }
       }
@@ -293,21 +301,21 @@ read_cmake(const TreeText& file, const std::vector<std::string>& tree_files, Bui
 // --- Makefiles
 
 void
-read_makefile(const TreeText& file, const std::vector<std::string>& tree_files, BuildDescription& into)
+read_makefile(const TreeText& file, const std::vector<std::string>& tree_files, Budget& budget, BuildDescription& into)
 {
   std::string folder = parent_of(file.path);
   Variables variables;
   std::function<std::string(const std::string&)> lookup;
   auto expand_make = [&](const std::string& text) {
-    std::string value = expand(text, "$(", ')', lookup);
-    return expand(value, "${", '}', lookup);
+    std::string value = expand(text, "$(", ')', budget, lookup);
+    return expand(value, "${", '}', budget, lookup);
   };
   lookup = [&](const std::string& reference) -> std::string {
     if (starts_with(reference, "wildcard ")) {
       std::vector<std::string> found;
       for (const std::string& pattern : split(reference.substr(9), ' ')) {
         for (const std::string& match :
-             pattern.empty() ? std::vector<std::string>{} : glob_files(folder, pattern, tree_files)) {
+             pattern.empty() ? std::vector<std::string>{} : glob_files(folder, pattern, tree_files, budget)) {
           found.push_back(relative_to(folder, match));
         }
       }
@@ -371,7 +379,8 @@ read_makefile(const TreeText& file, const std::vector<std::string>& tree_files, 
       continue;
     }
     std::vector<std::string> targets = split(expand_make(line.substr(0, colon)), ' ');
-    std::string prerequisites = expand_make(line.substr(line.find_first_not_of(':', colon)));
+    size_t after = line.find_first_not_of(':', colon);
+    std::string prerequisites = after == std::string::npos ? "" : expand_make(line.substr(after));
     for (const std::string& target : targets) {
       if (!ends_with(target, ".so") || target.find('%') != std::string::npos) {
         continue;
@@ -402,5 +411,7 @@ read_makefile(const TreeText& file, const std::vector<std::string>& tree_files, 
     }
   }
 }
+
+} // namespace build_files_detail
 
 } // namespace opkit::adopt
