@@ -4,7 +4,7 @@
 # files (tf_custom_op_library with a glob, a local cc_library dep, gpu_srcs;
 # cc_binary linkshared; custom_op_library) and its Python loaders. Unedited,
 # the opkit.yaml it writes builds and tests every library on every version
-# its sources allow.
+# its sources allow, and the GPU kernel with the CUDA SDK.
 source "$(dirname "$0")/common.sh"
 
 cp -r "$OPKIT_SOURCE_DIR/tests/fixtures/lumen_ops" lumen_ops
@@ -63,6 +63,21 @@ run_opkit 0 test
 [ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 8 ] || fail "expected 8 libraries matched (3 on 1.12, 5 on 2.10.1)"
 expect_contains "$work/out" '^  kernel Lumen>Resize1D on CPU: T in \{double\}$'
 expect_contains "$work/out" '^  op     WordpieceCount\(words: string\) -> \(counts: int32\)$'
+
+# The CUDA SDK: resize_ops' gpu_srcs compile (nvcc) into that library only, and
+# its GPU kernel registers. (The static CUDA runtime needs glibc 2.34: this machine.)
+run_opkit 0 build --tf tensorflow-2.10.1-cuda --runtime host --lib resize_ops
+expect_contains "$work/out" '^tf-2\.10\.1-cuda +built'
+python3 - <<'PY'
+import json
+commands = json.load(open("build/tf-2.10.1-cuda/compile_commands.json"))
+device = [c for c in commands if c["file"].endswith("resize_kernels.cu.cc")]
+assert device and device[0]["arguments"][0].endswith("nvcc"), device
+assert not any("blur" in c["file"] for c in commands), "the blur library was built with --lib resize_ops"
+PY
+run_opkit 0 test --tf tensorflow-2.10.1-cuda --lib resize_ops
+expect_contains "$work/out" '^  kernel Lumen>Resize1D on GPU: T in \{float\}$'
+expect_contains "$work/out" '^  matches opkit\.yaml$'
 
 # --lib-per-folder reads the folders only: the two image libraries become one,
 # whose GPU source would be compiled with the CPU-only blur op.
