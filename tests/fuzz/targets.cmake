@@ -14,4 +14,5 @@ set(OPKIT_CORE_FUZZ_TARGETS
   index_page:index_page:fuzz_index_page.cpp:corpus-index-page
   package_verify:package_verify:fuzz_package_verify.cpp:corpus-package-verify
   wheel_import:wheel_import:fuzz_wheel_import.cpp:corpus-wheel-import
-  cpu_scan:cpu_scan:fuzz_cpu_scan.cpp:corpus)
+  cpu_scan:cpu_scan:fuzz_cpu_scan.cpp:corpus
+  build_files:build_files:fuzz_build_files.cpp:corpus-build-files)

@@ -13,7 +13,8 @@ struct AdoptOptions
 {
   std::string name;                     // the project's name (default: the folder's)
   std::vector<std::string> tf_versions; // targets.tensorflow (default: none written)
-  std::string single_library;           // one library of every op source, named so ("" = one per folder)
+  std::string single_library;           // one library of every op source, named so ("" = as the build files say)
+  bool per_folder = false;              // one library per folder, whatever the build files say
 };
 
 // What `opkit init` writes, and what it says about it.
@@ -28,10 +29,9 @@ struct Adoption
   std::vector<std::string> report;
 };
 
-// Groups a scanned tree into libraries (one per folder of op sources, a folder
-// of kernels only joining the folder that registers its ops), joins each op
-// with its kernels, guesses the libraries' file names from the Python files,
-// finds the include roots and the compatibility settings. `folder` is
+// Groups a scanned tree into libraries (as its build files and Python loaders
+// say, else one per folder of op sources: adopt/boundaries), joins each op
+// with its kernels, finds the include roots and the compatibility settings. `folder` is
 // the tree's folder (its last component is the default project name). Pure;
 // bad names, or no op source at all, are Error(usage).
 Adoption
@@ -42,7 +42,7 @@ std::string
 render_manifest(const Adoption& adoption);
 
 // Reads a folder: every file's path; the texts of its C++ files (not under
-// third_party/) and *.py files. Skips hidden folders, build/, bazel-*,
+// third_party/), *.py files and build files (a larger one is a note). Skips hidden folders, build/, bazel-*,
 // virtualenvs and SDKs (opkit's home, folders holding sdk.json).
 AdoptedTree
 read_tree(const std::filesystem::path& root);

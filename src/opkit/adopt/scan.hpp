@@ -82,12 +82,15 @@ struct TreeText
 };
 
 // A scanned tree: every file's path (for resolving includes) and the scans of
-// its C++ files; the Python files' texts (for the library file names they load).
+// its C++ files; the Python files' texts (for the library file names they load)
+// and the build files'.
 struct AdoptedTree
 {
   std::vector<std::string> files; // sorted
   std::vector<SourceScan> scans;  // sorted by file
   std::vector<TreeText> python;
+  std::vector<TreeText> build_files; // BUILD, CMakeLists.txt, Makefile, ... (adopt/build_files)
+  std::vector<std::string> notes;    // "note: ..." about files that could not be read
 
   const SourceScan* find(const std::string& path) const;
   bool has_file(const std::string& path) const;

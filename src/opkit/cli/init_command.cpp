@@ -13,13 +13,12 @@ add_init_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   static adopt::AdoptOptions options;
   static std::vector<std::string> versions;
   static bool dry_run = false;
-  static bool per_folder = false;
   CLI::App* cmd = app.add_subcommand("init", "Write opkit.yaml for an existing op source tree (never overwrites one)");
   cmd->add_option("dir", dir, "The source tree (default: the current folder, or -C DIR)");
   cmd->add_option("--name", options.name, "The project's name (default: the folder's, in snake_case)");
   cmd->add_option("--tf", versions, "The TensorFlow versions to target, e.g. 1.12,2.10.1 (default: none written)");
-  CLI::Option* folder =
-    cmd->add_flag("--lib-per-folder", per_folder, "One library per folder of op sources (the default)");
+  CLI::Option* folder = cmd->add_flag("--lib-per-folder", options.per_folder,
+                                      "One library per folder of op sources, whatever the build files say");
   cmd->add_option("--single-library", options.single_library, "One library of every op source, named NAME")
     ->option_text("NAME")
     ->excludes(folder);

@@ -14,6 +14,7 @@ namespace {
 
 const char* const k_dtypes_file = "configs/adopt/cpp_dtypes.yaml";
 const char* const k_compat_file = "configs/adopt/compat.yaml";
+const char* const k_build_files = "configs/adopt/build_files.yaml";
 
 void
 require_dtype(const YAML::Node& node, const std::string& dtype)
@@ -86,7 +87,40 @@ load_compat(AdoptRules& rules)
   rules.gpu_macros = yaml::get_string_list(root, "gpu_macros", k_compat_file);
 }
 
+BuildFileRules
+load_build_files()
+{
+  YAML::Node root = yaml::load(std::string(require_embedded(k_build_files)), k_build_files);
+  BuildFileRules rules;
+  int max_bytes = yaml::get_int(root, "max_bytes", k_build_files);
+  if (max_bytes <= 0) {
+    fail(ExitCode::system, "{}: max_bytes must be positive", yaml::where(k_build_files, root["max_bytes"]));
+  }
+  rules.max_bytes = static_cast<size_t>(max_bytes);
+  YAML::Node bazel = root["bazel"];
+  rules.bazel_files = yaml::get_string_list(bazel, "files", k_build_files);
+  for (const YAML::Node& node : bazel["shared_libraries"]) {
+    rules.bazel_shared.push_back({yaml::get_string(node, "rule", k_build_files),
+                                  yaml::get_string_or(node, "gpu_sources", k_build_files, ""),
+                                  yaml::get_string_or(node, "requires", k_build_files, "")});
+  }
+  rules.bazel_static = yaml::get_string_list(bazel, "static_libraries", k_build_files);
+  rules.setup_files = yaml::get_string_list(root["setup_py"], "files", k_build_files);
+  rules.setup_extensions = yaml::get_string_list(root["setup_py"], "extensions", k_build_files);
+  rules.cmake_files = yaml::get_string_list(root["cmake"], "files", k_build_files);
+  rules.make_files = yaml::get_string_list(root["makefile"], "files", k_build_files);
+  rules.python_loaders = yaml::get_string_list(root, "python_loaders", k_build_files);
+  return rules;
+}
+
 } // namespace
+
+const BuildFileRules&
+build_file_rules()
+{
+  static const BuildFileRules rules = load_build_files();
+  return rules;
+}
 
 std::string
 AdoptRules::dtype_of(const std::string& cpp_type) const

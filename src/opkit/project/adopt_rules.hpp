@@ -39,6 +39,30 @@ struct AdoptRules
   std::string dtype_of(const std::string& cpp_type) const;
 };
 
+// configs/adopt/build_files.yaml: which build files `opkit init` reads, and
+// which of their rules and calls make a library.
+struct BuildFileRules
+{
+  struct SharedLibraryRule
+  {
+    std::string rule;
+    std::string gpu_sources; // the keyword listing its GPU sources ("" = none)
+    std::string needs;       // a keyword that must be true ("" = none)
+  };
+  size_t max_bytes = 0;
+  std::vector<std::string> bazel_files;
+  std::vector<SharedLibraryRule> bazel_shared;
+  std::vector<std::string> bazel_static;
+  std::vector<std::string> setup_files;
+  std::vector<std::string> setup_extensions;
+  std::vector<std::string> cmake_files;
+  std::vector<std::string> make_files;
+  std::vector<std::string> python_loaders;
+};
+
+const BuildFileRules&
+build_file_rules();
+
 // The embedded rules, parsed once.
 const AdoptRules&
 adopt_rules();

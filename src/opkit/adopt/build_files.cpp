@@ -1,0 +1,495 @@
+#include "opkit/adopt/build_files.hpp"
+
+#include "opkit/adopt/call_reader.hpp"
+#include "opkit/project/adopt_rules.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace opkit::adopt {
+
+using namespace build_files_detail;
+
+namespace {
+
+using Kind = CallValue::Kind;
+
+std::string
+file_name(const std::string& path)
+{
+  return path.substr(path.rfind('/') + 1);
+}
+
+bool
+named_in(const std::vector<std::string>& names, const std::string& path)
+{
+  return std::find(names.begin(), names.end(), file_name(path)) != names.end();
+}
+
+// A Bazel target: its package (the BUILD file's folder) and name.
+struct Label
+{
+  std::string package;
+  std::string name;
+};
+
+// "//pkg:name", "//pkg", ":name", "name" (relative to `package`); nothing for "@repo//...".
+std::optional<Label>
+parse_label(const std::string& package, const std::string& text)
+{
+  if (text.empty() || text[0] == '@') {
+    return std::nullopt;
+  }
+  if (starts_with(text, "//")) {
+    std::string rest = text.substr(2);
+    size_t colon = rest.find(':');
+    std::string pkg = colon == std::string::npos ? rest : rest.substr(0, colon);
+    std::string name = colon == std::string::npos ? file_name(rest) : rest.substr(colon + 1);
+    return Label{pkg.empty() ? "." : pkg, name};
+  }
+  return Label{package, text[0] == ':' ? text.substr(1) : text};
+}
+
+struct BazelTarget
+{
+  const CallValue* call;
+  Place place;
+  std::string package;
+};
+
+class BazelReader
+{
+public:
+  BazelReader(const std::vector<std::string>& tree_files, Budget& budget, BuildDescription& into)
+    : m_files(tree_files)
+    , m_budget(budget)
+    , m_into(into)
+  {
+  }
+
+  void add_file(const TreeText& file)
+  {
+    const project::BuildFileRules& rules = project::build_file_rules();
+    std::set<std::string> names(rules.bazel_static.begin(), rules.bazel_static.end());
+    for (const auto& rule : rules.bazel_shared) {
+      names.insert(rule.rule);
+    }
+    m_reads.push_back(read_calls(file.text, names));
+    std::string package = parent_of(file.path);
+    m_packages.insert(package);
+    for (const CallValue& call : m_reads.back().calls) {
+      const CallValue* name = call.keyword("name");
+      if (name == nullptr || name->kind != Kind::string) {
+        m_into.notes.push_back(
+          fmt::format("note: {}:{}: {} has no plain string name (skipped)", file.path, call.line, call.callee()));
+        continue;
+      }
+      m_targets[package + ":" + name->text] = {&call, {file.path, call.line}, package};
+      m_order.push_back(package + ":" + name->text);
+    }
+  }
+
+  void finish()
+  {
+    const project::BuildFileRules& rules = project::build_file_rules();
+    for (const std::string& key : m_order) {
+      const BazelTarget& target = m_targets.at(key);
+      const CallValue& call = *target.call;
+      auto rule = std::find_if(rules.bazel_shared.begin(), rules.bazel_shared.end(),
+                               [&](const auto& r) { return r.rule == call.callee(); });
+      if (rule == rules.bazel_shared.end() || (!rule->needs.empty() && !is_true(call.keyword(rule->needs)))) {
+        continue;
+      }
+      DeclaredLibrary library;
+      library.output = file_name(call.keyword("name")->text);
+      library.place = target.place;
+      library.rule = call.callee();
+      if (!ends_with(library.output, ".so")) {
+        m_into.notes.push_back(fmt::format("note: {}: {} \"{}\" does not make a *.so file (skipped)",
+                                           target.place.str(), library.rule, library.output));
+        continue;
+      }
+      add_files(library.sources, target, "srcs");
+      add_files(library.sources, target, "hdrs");
+      if (!rule->gpu_sources.empty()) {
+        add_files(library.gpu_sources, target, rule->gpu_sources.c_str());
+      }
+      std::set<std::string> visited{key};
+      add_deps(library.sources, target, visited, 0);
+      m_into.libraries.push_back(std::move(library));
+    }
+  }
+
+private:
+  const std::vector<std::string>& m_files;
+  Budget& m_budget;
+  BuildDescription& m_into;
+  std::deque<ReadCalls> m_reads; // m_targets point into it
+  std::set<std::string> m_packages;
+  std::map<std::string, BazelTarget> m_targets; // "package:name"
+  std::vector<std::string> m_order;
+
+  static bool is_true(const CallValue* value)
+  {
+    return value != nullptr && (value->text == "1" || value->text == "True");
+  }
+
+  // A file of the package, not of a package below it (which has its own BUILD file).
+  bool in_package(const std::string& package, const std::string& file) const
+  {
+    for (std::string folder = parent_of(file); folder != package && folder != "."; folder = parent_of(folder)) {
+      if (m_packages.count(folder) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void glob(std::vector<std::string>& into, const BazelTarget& target, const CallValue& call)
+  {
+    const CallValue* include = call.items.empty() ? call.keyword("include") : &call.items.front();
+    const CallValue* exclude = call.keyword("exclude");
+    if (include == nullptr || include->kind != Kind::list) {
+      note_unreadable(target, "glob", call.line);
+      return;
+    }
+    std::vector<std::string> excluded;
+    for (const CallValue& item : exclude ? exclude->items : std::vector<CallValue>{}) {
+      if (item.kind == Kind::string) {
+        excluded.push_back(item.text);
+      }
+    }
+    for (const CallValue& pattern : include->items) {
+      if (pattern.kind != Kind::string) {
+        note_unreadable(target, "glob", pattern.line);
+        continue;
+      }
+      for (const std::string& file : glob_files(target.package, pattern.text, m_files, m_budget)) {
+        std::string relative = target.package == "." ? file : file.substr(target.package.size() + 1);
+        bool skip = !in_package(target.package, file)
+                    || std::any_of(excluded.begin(), excluded.end(), [&](auto& e) { return glob_match(e, relative); });
+        if (!skip && std::find(into.begin(), into.end(), file) == into.end()) {
+          into.push_back(file);
+        }
+      }
+    }
+  }
+
+  void note_unreadable(const BazelTarget& target, const char* what, int line)
+  {
+    m_into.notes.push_back(
+      fmt::format("note: {}:{}: {} of \"{}\" is not a list of names opkit reads (the rest is used)", target.place.file,
+                  line, what, target.call->keyword("name")->text));
+  }
+
+  void add_value(std::vector<std::string>& into, const BazelTarget& target, const CallValue& value, const char* key)
+  {
+    if (value.kind == Kind::list) {
+      for (const CallValue& item : value.items) {
+        add_value(into, target, item, key);
+      }
+    } else if (value.kind == Kind::call && value.text == "glob") {
+      glob(into, target, value);
+    } else if (value.kind == Kind::string) {
+      std::optional<Label> label = parse_label(target.package, value.text);
+      bool rule = !value.text.empty() && value.text[0] == ':';
+      if (label && !rule) {
+        add_source(into, label->package, label->name, m_files, {target.place.file, value.line}, m_into.notes);
+      }
+    } else {
+      note_unreadable(target, key, value.line);
+    }
+  }
+
+  void add_files(std::vector<std::string>& into, const BazelTarget& target, const char* key)
+  {
+    const CallValue* value = target.call->keyword(key);
+    if (value != nullptr) {
+      add_value(into, target, *value, key);
+    }
+  }
+
+  // The srcs and hdrs of the local static libraries `deps` names, and of theirs.
+  void add_deps(std::vector<std::string>& into, const BazelTarget& target, std::set<std::string>& visited, int depth)
+  {
+    const CallValue* deps = target.call->keyword("deps");
+    if (deps == nullptr || deps->kind != Kind::list || depth > 32) {
+      return;
+    }
+    const std::vector<std::string>& statics = project::build_file_rules().bazel_static;
+    for (const CallValue& dep : deps->items) {
+      std::optional<Label> label =
+        dep.kind == Kind::string ? parse_label(target.package, dep.text) : std::optional<Label>{};
+      auto found = label ? m_targets.find(label->package + ":" + label->name) : m_targets.end();
+      if (found == m_targets.end() || !visited.insert(found->first).second
+          || std::find(statics.begin(), statics.end(), found->second.call->callee()) == statics.end()) {
+        continue;
+      }
+      add_files(into, found->second, "srcs");
+      add_files(into, found->second, "hdrs");
+      add_deps(into, found->second, visited, depth + 1);
+    }
+  }
+};
+
+// Every string among a value's (nested) arguments.
+void
+strings_of(const CallValue& value, std::vector<const CallValue*>& into)
+{
+  if (value.kind == Kind::string) {
+    into.push_back(&value);
+  }
+  for (const CallValue& item : value.items) {
+    strings_of(item, into);
+  }
+  for (const auto& keyword : value.keywords) {
+    strings_of(keyword.second, into);
+  }
+}
+
+void
+read_setup_py(const TreeText& file, const std::vector<std::string>& tree_files, BuildDescription& into)
+{
+  const project::BuildFileRules& rules = project::build_file_rules();
+  std::string folder = parent_of(file.path);
+  ReadCalls read = read_calls(file.text, {rules.setup_extensions.begin(), rules.setup_extensions.end()});
+  for (const CallValue& call : read.calls) {
+    const CallValue* name = call.items.empty() ? call.keyword("name") : &call.items[0];
+    const CallValue* sources = call.keyword("sources");
+    sources = sources ? sources : call.items.size() > 1 ? &call.items[1] : nullptr;
+    Place place{file.path, call.line};
+    if (name == nullptr || name->kind != Kind::string || sources == nullptr || sources->kind != Kind::list) {
+      into.notes.push_back(fmt::format("note: {}: {}(...) without a plain module name and sources list (skipped)",
+                                       place.str(), call.text));
+      continue;
+    }
+    DeclaredLibrary library;
+    std::string module = name->text.substr(name->text.rfind('.') + 1);
+    library.output = module + ".so";
+    library.place = place;
+    library.rule = call.callee();
+    for (const CallValue& source : sources->items) {
+      if (source.kind != Kind::string) {
+        into.notes.push_back(fmt::format("note: {}:{}: a source of {} opkit cannot read (the rest is used)", file.path,
+                                         source.line, module));
+        continue;
+      }
+      add_source(library.sources, folder, source.text, tree_files, {file.path, source.line}, into.notes);
+    }
+    into.libraries.push_back(std::move(library));
+  }
+}
+
+void
+read_loaders(const TreeText& file, BuildDescription& into)
+{
+  const std::vector<std::string>& loaders = project::build_file_rules().python_loaders;
+  if (std::none_of(loaders.begin(), loaders.end(),
+                   [&](const std::string& name) { return file.text.find(name) != std::string::npos; })) {
+    return;
+  }
+  std::set<std::string> seen;
+  for (const CallValue& call : read_calls(file.text, {loaders.begin(), loaders.end()}).calls) {
+    std::vector<const CallValue*> strings;
+    strings_of(call, strings);
+    for (const CallValue* string : strings) {
+      std::string name = file_name(string->text);
+      if (ends_with(name, ".so") && name.size() > 3 && seen.insert(name).second) {
+        into.loaded.push_back({name, {file.path, string->line}, call.callee()});
+      }
+    }
+  }
+}
+
+// Fewest-first DP over path components: `**` matches any number of them.
+bool
+component_match(std::string_view pattern, std::string_view text)
+{
+  size_t p = 0;
+  size_t t = 0;
+  size_t star = std::string_view::npos;
+  size_t mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') {
+    ++p;
+  }
+  return p == pattern.size();
+}
+
+// '/'-separated parts, as views of `text`.
+std::vector<std::string_view>
+split_view(std::string_view text)
+{
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    size_t slash = text.find('/', start);
+    parts.push_back(text.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    if (slash == std::string_view::npos) {
+      return parts;
+    }
+    start = slash + 1;
+  }
+}
+
+// A pattern's parts against a path: `**` matches any number of the path's parts.
+bool
+glob_match_parts(const std::vector<std::string_view>& parts, std::string_view path)
+{
+  std::vector<std::string_view> names = split_view(path);
+  // matches[j]: the parts so far match the path's first j names.
+  std::vector<char> matches(names.size() + 1, 0);
+  std::vector<char> next(names.size() + 1, 0);
+  matches[0] = 1;
+  for (std::string_view part : parts) {
+    for (size_t j = 0; j <= names.size(); ++j) {
+      if (part == "**") {
+        next[j] = matches[j] || (j > 0 && next[j - 1]);
+      } else {
+        next[j] = j > 0 && matches[j - 1] && component_match(part, names[j - 1]);
+      }
+    }
+    matches.swap(next);
+  }
+  return matches[names.size()] != 0;
+}
+
+} // namespace
+
+namespace build_files_detail {
+
+std::string
+parent_of(const std::string& path)
+{
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+bool
+glob_match(std::string_view pattern, std::string_view path)
+{
+  return glob_match_parts(split_view(pattern), path);
+}
+
+std::vector<std::string>
+glob_files(const std::string& folder, const std::string& pattern, const std::vector<std::string>& tree_files,
+           Budget& budget)
+{
+  std::vector<std::string> found;
+  std::string prefix = folder == "." ? "" : folder + "/";
+  if (budget.glob_tests < tree_files.size()) {
+    budget.spent = true;
+    return found;
+  }
+  budget.glob_tests -= tree_files.size();
+  std::vector<std::string_view> parts = split_view(pattern);
+  for (const std::string& file : tree_files) {
+    if (starts_with(file, prefix) && glob_match_parts(parts, std::string_view(file).substr(prefix.size()))) {
+      found.push_back(file);
+    }
+  }
+  return found;
+}
+
+bool
+add_source(std::vector<std::string>& list, const std::string& folder, const std::string& written,
+           const std::vector<std::string>& tree_files, const Place& place, std::vector<std::string>& notes)
+{
+  std::string path = (std::filesystem::path(folder == "." ? "" : folder) / written).lexically_normal().generic_string();
+  bool found = !written.empty() && written[0] != '/' && !starts_with(path, "../")
+               && std::binary_search(tree_files.begin(), tree_files.end(), path);
+  if (!found) {
+    notes.push_back(fmt::format("note: {}: \"{}\" is not a file of the tree (left out)", place.str(), written));
+    return false;
+  }
+  if (std::find(list.begin(), list.end(), path) == list.end()) {
+    list.push_back(path);
+  }
+  return true;
+}
+
+} // namespace build_files_detail
+
+std::string
+DeclaredLibrary::origin() const
+{
+  return fmt::format("{} {} \"{}\"", place.str(), rule, output);
+}
+
+bool
+is_build_file(const std::string& path)
+{
+  const project::BuildFileRules& rules = project::build_file_rules();
+  return named_in(rules.bazel_files, path) || named_in(rules.cmake_files, path) || named_in(rules.make_files, path);
+}
+
+BuildDescription
+read_build_description(const std::vector<TreeText>& build_files, const std::vector<TreeText>& python,
+                       const std::vector<std::string>& tree_files)
+{
+  const project::BuildFileRules& rules = project::build_file_rules();
+  BuildDescription description;
+  auto readable = [&](const TreeText& file) {
+    const char* why = file.text.size() > rules.max_bytes          ? "larger than opkit reads"
+                      : file.text.find('\0') != std::string::npos ? "not text (NUL bytes)"
+                                                                  : nullptr;
+    if (why != nullptr) {
+      description.notes.push_back(fmt::format("note: {}: {} (not read)", file.path, why));
+    }
+    return why == nullptr;
+  };
+  Budget budget;
+  BazelReader bazel(tree_files, budget, description);
+  for (const TreeText& file : build_files) {
+    if (named_in(rules.bazel_files, file.path) && readable(file)) {
+      bazel.add_file(file);
+    }
+  }
+  bazel.finish();
+  for (const TreeText& file : python) {
+    if (named_in(rules.setup_files, file.path) && readable(file)) {
+      read_setup_py(file, tree_files, description);
+    }
+  }
+  for (const TreeText& file : build_files) {
+    if (named_in(rules.cmake_files, file.path) && readable(file)) {
+      read_cmake(file, tree_files, budget, description);
+    }
+  }
+  for (const TreeText& file : build_files) {
+    if (named_in(rules.make_files, file.path) && readable(file)) {
+      read_makefile(file, tree_files, budget, description);
+    }
+  }
+  for (const TreeText& file : python) {
+    if (file.text.size() <= rules.max_bytes) {
+      read_loaders(file, description);
+    }
+  }
+  if (budget.spent) {
+    description.notes.push_back("note: the build files ask for more globs or variable expansions than opkit does "
+                                "(some of their sources are left out)");
+  }
+  return description;
+}
+
+} // namespace opkit::adopt

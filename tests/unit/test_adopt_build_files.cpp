@@ -1,0 +1,304 @@
+#include "opkit/adopt/adopt.hpp"
+#include "opkit/adopt/build_files.hpp"
+#include "opkit/adopt/call_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace opkit;
+using adopt::BuildDescription;
+using adopt::DeclaredLibrary;
+using adopt::TreeText;
+using Strings = std::vector<std::string>;
+
+namespace {
+
+BuildDescription
+read(const std::vector<TreeText>& build_files, Strings files, const std::vector<TreeText>& python = {})
+{
+  std::sort(files.begin(), files.end());
+  return adopt::read_build_description(build_files, python, files);
+}
+
+const DeclaredLibrary*
+find(const BuildDescription& description, const std::string& output)
+{
+  auto found = std::find_if(description.libraries.begin(), description.libraries.end(),
+                            [&](const DeclaredLibrary& library) { return library.output == output; });
+  return found == description.libraries.end() ? nullptr : &*found;
+}
+
+bool
+has_note(const BuildDescription& description, const std::string& part)
+{
+  return std::any_of(description.notes.begin(), description.notes.end(),
+                     [&](const std::string& note) { return note.find(part) != std::string::npos; });
+}
+
+Strings
+sorted(Strings list)
+{
+  std::sort(list.begin(), list.end());
+  return list;
+}
+
+} // namespace
+
+TEST(AdoptBuildFiles, ReadsBazelRulesGlobsConcatenationAndLocalDeps)
+{
+  const char* const build = R"(
+load("//:defs.bzl", "tf_custom_op_library")
+COMMON = ["//ops/common:util"]
+tf_custom_op_library(
+    name = "_text_ops.so",
+    srcs = ["text_ops.cc"] + glob(["**/text_*.cc", "kernels/**/*.cc"], exclude = ["*_test.cc", "*.cu.cc"]),
+    gpu_srcs = ["text_kernels.cu.cc", "text.h"],
+    deps = COMMON + [":tables", "@org_tensorflow//tensorflow/core:framework"],
+)
+cc_library(name = "tables", srcs = ["tables.cc"], hdrs = ["tables.h"], deps = [":tables"])
+cc_binary(name = "libsketch.so", srcs = ["sketch.cc"], linkshared = True)
+cc_binary(name = "tool", srcs = ["tool.cc"])
+cc_binary(name = "_notshared.so", srcs = ["sketch.cc"], linkshared = 0)
+)";
+  const char* const common = "cc_library(\n  name = 'util',\n  srcs = ['util.cc'],\n  hdrs = ['util.h'],\n)\n";
+  Strings files = {"ops/BUILD",
+                   "ops/text_ops.cc",
+                   "ops/text_kernels.cc",
+                   "ops/text_kernels_test.cc",
+                   "ops/text_kernels.cu.cc",
+                   "ops/text.h",
+                   "ops/kernels/a/deep.cc",
+                   "ops/sub/BUILD",
+                   "ops/sub/text_other.cc",
+                   "ops/tables.cc",
+                   "ops/tables.h",
+                   "ops/sketch.cc",
+                   "ops/tool.cc",
+                   "ops/common/BUILD",
+                   "ops/common/util.cc",
+                   "ops/common/util.h"};
+  BuildDescription description =
+    read({{"ops/BUILD", build}, {"ops/common/BUILD", common}, {"ops/sub/BUILD", ""}}, files);
+  ASSERT_EQ(description.libraries.size(), 2u);
+  const DeclaredLibrary* text = find(description, "_text_ops.so");
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(text->rule, "tf_custom_op_library");
+  EXPECT_EQ(text->origin(), "ops/BUILD:4 tf_custom_op_library \"_text_ops.so\"");
+  // glob: the exclude applies, the kernels/** pattern crosses folders, not into ops/sub (its own package).
+  EXPECT_EQ(sorted(text->sources),
+            sorted({"ops/text_ops.cc", "ops/text_kernels.cc", "ops/kernels/a/deep.cc", "ops/common/util.cc",
+                    "ops/common/util.h", "ops/tables.cc", "ops/tables.h"}));
+  EXPECT_EQ(text->gpu_sources, (Strings{"ops/text_kernels.cu.cc", "ops/text.h"}));
+  const DeclaredLibrary* sketch = find(description, "libsketch.so");
+  ASSERT_NE(sketch, nullptr);
+  EXPECT_EQ(sketch->rule, "cc_binary");
+  EXPECT_EQ(sketch->sources, (Strings{"ops/sketch.cc"}));
+  EXPECT_EQ(find(description, "_notshared.so"), nullptr);
+}
+
+TEST(AdoptBuildFiles, NotesWhatItCannotReadAndGoesOn)
+{
+  const char* const build = R"(
+tf_custom_op_library(name = "_a_ops.so", srcs = ["a.cc", "missing.cc"] + select({"//c": ["b.cc"]}))
+tf_custom_op_library(name = NAME, srcs = ["a.cc"])
+tf_custom_op_library(name = "not_a_library", srcs = ["a.cc"])
+tf_custom_op_library(name = "_escape.so", srcs = ["../../etc/passwd", "/abs.cc"])
+)";
+  BuildDescription description = read({{"x/BUILD", build}}, {"x/BUILD", "x/a.cc", "x/b.cc"});
+  ASSERT_EQ(description.libraries.size(), 2u);
+  const DeclaredLibrary* a = find(description, "_a_ops.so");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->sources, (Strings{"x/a.cc"})) << "select() is left out, the rest of the sum kept";
+  EXPECT_TRUE(has_note(description, "x/BUILD:2: \"missing.cc\" is not a file of the tree"));
+  EXPECT_TRUE(has_note(description, "x/BUILD:2: srcs of \"_a_ops.so\" is not a list of names opkit reads"));
+  EXPECT_TRUE(has_note(description, "x/BUILD:3: tf_custom_op_library has no plain string name"));
+  EXPECT_TRUE(has_note(description, "\"not_a_library\" does not make a *.so file"));
+  EXPECT_TRUE(has_note(description, "\"../../etc/passwd\" is not a file of the tree"));
+  EXPECT_TRUE(has_note(description, "\"/abs.cc\" is not a file of the tree"));
+  EXPECT_TRUE(find(description, "_escape.so")->sources.empty());
+
+  // A missing file is a note; the rest of the list is kept.
+  description =
+    read({{"x/BUILD", "tf_custom_op_library(name = '_m.so', srcs = ['a.cc', 'missing.cc'])"}}, {"x/BUILD", "x/a.cc"});
+  EXPECT_EQ(description.libraries.at(0).sources, (Strings{"x/a.cc"}));
+  EXPECT_TRUE(has_note(description, "x/BUILD:1: \"missing.cc\" is not a file of the tree"));
+}
+
+TEST(AdoptBuildFiles, MalformedAndHostileFilesAreNotes)
+{
+  std::string binary = "tf_custom_op_library(name = \"_b.so\", srcs = [\"a.cc\"])";
+  binary += std::string(1, '\0') + "\x01\xff";
+  std::string huge(1100000, '#');
+  std::string deep = "tf_custom_op_library(name = \"_deep.so\", srcs = " + std::string(100000, '[') + "\"a.cc\"";
+  std::string unterminated = "tf_custom_op_library(name = \"_u.so\", srcs = [\"a.cc\", \"b.cc";
+  BuildDescription description = read({{"bin/BUILD", binary},
+                                       {"big/BUILD", huge},
+                                       {"deep/BUILD", deep},
+                                       {"u/BUILD", unterminated},
+                                       {"c/CMakeLists.txt", "add_library(x SHARED \"a.cc"},
+                                       {"m/Makefile", "x.so: $(A\nA = $(A) $(A)\n"}},
+                                      {"bin/a.cc", "deep/a.cc", "u/a.cc", "c/a.cc"});
+  EXPECT_TRUE(has_note(description, "bin/BUILD: not text (NUL bytes)"));
+  EXPECT_TRUE(has_note(description, "big/BUILD: larger than opkit reads"));
+  EXPECT_EQ(find(description, "_b.so"), nullptr);
+  ASSERT_NE(find(description, "_deep.so"), nullptr);
+  EXPECT_TRUE(find(description, "_deep.so")->sources.empty());
+  ASSERT_NE(find(description, "_u.so"), nullptr);
+  EXPECT_EQ(find(description, "_u.so")->sources, (Strings{"u/a.cc"}));
+  ASSERT_NE(find(description, "libx.so"), nullptr);
+}
+
+TEST(AdoptBuildFiles, ReadsSetupPyExtensions)
+{
+  const char* const setup = R"(
+from setuptools import setup, Extension
+import os
+SOURCES = ["src/hash_ops.cc", "src/hash_kernels.cc"]
+setup(
+    name="hashing",
+    ext_modules=[
+        Extension("hashing._hash_ops", sources=SOURCES, include_dirs=[os.getcwd()]),
+        Extension(name="hashing.lib.native", sources=[os.path.join("src", "native.cc")]),
+    ],
+)
+)";
+  BuildDescription description =
+    read({}, {"pkg/setup.py", "pkg/src/hash_ops.cc", "pkg/src/hash_kernels.cc"}, {{"pkg/setup.py", setup}});
+  ASSERT_EQ(description.libraries.size(), 2u);
+  const DeclaredLibrary* hash = find(description, "_hash_ops.so");
+  ASSERT_NE(hash, nullptr);
+  EXPECT_EQ(hash->origin(), "pkg/setup.py:8 Extension \"_hash_ops.so\"");
+  EXPECT_EQ(hash->sources, (Strings{"pkg/src/hash_ops.cc", "pkg/src/hash_kernels.cc"}));
+  ASSERT_NE(find(description, "native.so"), nullptr);
+  EXPECT_TRUE(find(description, "native.so")->sources.empty());
+  EXPECT_TRUE(has_note(description, "pkg/setup.py:9: a source of native opkit cannot read"));
+}
+
+TEST(AdoptBuildFiles, ReadsCMakeSharedLibrariesWithTheirNames)
+{
+  const char* const cmake = R"(
+cmake_minimum_required(VERSION 3.16)
+project(ops CXX)
+set(KERNELS kernels/a.cc kernels/b.cc)  # two kernels
+file(GLOB OPS_SRCS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/ops/*.cc)
+add_library(zero_out SHARED ${OPS_SRCS} ${KERNELS})
+set_target_properties(zero_out PROPERTIES PREFIX "" OUTPUT_NAME "_zero_out_ops")
+add_library(helpers STATIC util.cc)
+add_library(time_two MODULE ops/time_two.cc)
+target_sources(time_two PRIVATE "kernels/time_two_kernels.cc")
+#[[ add_library(commented SHARED x.cc) ]]
+)";
+  BuildDescription description =
+    read({{"cc/CMakeLists.txt", cmake}}, {"cc/CMakeLists.txt", "cc/kernels/a.cc", "cc/kernels/b.cc", "cc/ops/x_ops.cc",
+                                          "cc/ops/time_two.cc", "cc/kernels/time_two_kernels.cc", "cc/util.cc"});
+  ASSERT_EQ(description.libraries.size(), 2u);
+  const DeclaredLibrary* zero_out = find(description, "_zero_out_ops.so");
+  ASSERT_NE(zero_out, nullptr);
+  EXPECT_EQ(zero_out->origin(), "cc/CMakeLists.txt:6 add_library \"_zero_out_ops.so\"");
+  EXPECT_EQ(sorted(zero_out->sources),
+            sorted({"cc/ops/time_two.cc", "cc/ops/x_ops.cc", "cc/kernels/a.cc", "cc/kernels/b.cc"}));
+  const DeclaredLibrary* time_two = find(description, "libtime_two.so");
+  ASSERT_NE(time_two, nullptr);
+  EXPECT_EQ(time_two->sources, (Strings{"cc/ops/time_two.cc", "cc/kernels/time_two_kernels.cc"}));
+}
+
+TEST(AdoptBuildFiles, ReadsMakefileRulesMakingSharedObjects)
+{
+  const char* const makefile = "CXX := g++\n"
+                               "ZERO_OUT_SRCS = $(wildcard zero_out/cc/kernels/*.cc) \\\n"
+                               "    $(wildcard zero_out/cc/ops/*.cc)\n"
+                               "ZERO_OUT_LIB = zero_out/python/ops/_zero_out_ops.so\n"
+                               "TIME_OBJS = time_two/ops.o time_two/kernels.o\n"
+                               "\n"
+                               "all: $(ZERO_OUT_LIB) time_two.so  # both\n"
+                               "$(ZERO_OUT_LIB): $(ZERO_OUT_SRCS)\n"
+                               "\t$(CXX) -shared $^ -o $@\n"
+                               "time_two.so: $(TIME_OBJS) time_two/util.h\n"
+                               "\t$(CXX) -shared $^ -o $@\n"
+                               "%.so: %.cc\n";
+  BuildDescription description =
+    read({{"Makefile", makefile}}, {"Makefile", "zero_out/cc/kernels/z.cc", "zero_out/cc/ops/z_ops.cc",
+                                    "time_two/ops.cc", "time_two/kernels.cu.cc", "time_two/util.h"});
+  ASSERT_EQ(description.libraries.size(), 2u);
+  const DeclaredLibrary* zero_out = find(description, "_zero_out_ops.so");
+  ASSERT_NE(zero_out, nullptr);
+  EXPECT_EQ(zero_out->origin(), "Makefile:8 make rule \"_zero_out_ops.so\"");
+  EXPECT_EQ(zero_out->sources, (Strings{"zero_out/cc/kernels/z.cc", "zero_out/cc/ops/z_ops.cc"}));
+  const DeclaredLibrary* time_two = find(description, "time_two.so");
+  ASSERT_NE(time_two, nullptr);
+  EXPECT_EQ(time_two->sources, (Strings{"time_two/ops.cc", "time_two/kernels.cu.cc", "time_two/util.h"}));
+}
+
+TEST(AdoptBuildFiles, ReadsTheNamesPythonLoadersLoad)
+{
+  const char* const loader = R"(
+import os
+import tensorflow as tf
+from tensorflow.python.platform import resource_loader
+_ops = tf.load_op_library(
+    resource_loader.get_path_to_datafile("_text_ops.so"))
+_other = tf.load_op_library(os.path.join(os.path.dirname(__file__), 'lib' '_other.so'))
+_lazy = LazySO("custom_ops/image/_image_ops.so")
+NOT_LOADED = "_mentioned.so"
+def f():
+    return load_op_library(r"_inner_ops.so")  # in a function
+)";
+  BuildDescription description = read({}, {"py/ops.py"}, {{"py/ops.py", loader}});
+  Strings names;
+  for (const adopt::LoadedName& loaded : description.loaded) {
+    names.push_back(loaded.output + "@" + loaded.place.str());
+  }
+  EXPECT_EQ(names, (Strings{"_text_ops.so@py/ops.py:6", "lib_other.so@py/ops.py:7", "_image_ops.so@py/ops.py:8",
+                            "_inner_ops.so@py/ops.py:11"}));
+}
+
+TEST(AdoptBuildFiles, CallReaderEvaluatesWhatItCanAndStaysBounded)
+{
+  adopt::ReadCalls read =
+    adopt::read_calls("A = ['x'] + ['y']\nf(A + ['z'], k='a' \"b\", n=1, *rest)\nf([i for i in A])\n"
+                      "f({'a': 1})\nf(\"\"\"multi\nline\"\"\")\n",
+                      {"f"});
+  ASSERT_EQ(read.calls.size(), 4u);
+  const adopt::CallValue& first = read.calls[0];
+  ASSERT_EQ(first.items.size(), 1u);
+  ASSERT_EQ(first.items[0].kind, adopt::CallValue::Kind::list);
+  ASSERT_EQ(first.items[0].items.size(), 3u);
+  EXPECT_EQ(first.items[0].items[2].text, "z");
+  EXPECT_EQ(first.keyword("k")->text, "ab");
+  EXPECT_EQ(first.keyword("n")->text, "1");
+  EXPECT_EQ(read.calls[1].items.at(0).kind, adopt::CallValue::Kind::list); // a comprehension: its items unread
+  EXPECT_EQ(read.calls[2].items.at(0).kind, adopt::CallValue::Kind::unknown);
+  EXPECT_EQ(read.calls[3].items.at(0).text, "multi\nline");
+  EXPECT_EQ(read.calls[3].line, 5);
+
+  std::string deep = "f(" + std::string(200000, '(') + std::string(200000, ')') + ")\nf('after')\n";
+  read = adopt::read_calls(deep, {"f"});
+  ASSERT_EQ(read.calls.size(), 2u);
+  EXPECT_EQ(read.calls[1].items.at(0).text, "after");
+}
+
+TEST(AdoptBuildFiles, GlobsAndExpansionsStopAtTheirBudget)
+{
+  Strings files;
+  for (int i = 0; i < 20000; ++i) {
+    files.push_back("f" + std::to_string(i) + ".cc");
+  }
+  std::string patterns;
+  for (int i = 0; i < 2000; ++i) {
+    patterns += "'f" + std::to_string(i) + ".cc', ";
+  }
+  std::string build = "tf_custom_op_library(name = '_g.so', srcs = glob([" + patterns + "]))\n";
+  BuildDescription description = read({{"BUILD", build}}, files);
+  ASSERT_NE(find(description, "_g.so"), nullptr);
+  EXPECT_LT(find(description, "_g.so")->sources.size(), 2000u);
+  EXPECT_TRUE(has_note(description, "more globs or variable expansions than opkit does"));
+
+  std::string makefile = "A := " + std::string(60000, 'a') + "\n";
+  for (int i = 0; i < 2000; ++i) {
+    makefile += "x" + std::to_string(i) + ".so: $(A)\n";
+  }
+  description = read({{"Makefile", makefile}}, {"Makefile"});
+  EXPECT_EQ(description.libraries.size(), 2000u);
+  EXPECT_TRUE(has_note(description, "more globs or variable expansions than opkit does"));
+}
