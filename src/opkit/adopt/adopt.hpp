@@ -14,6 +14,7 @@ struct AdoptOptions
   std::string name;                     // the project's name (default: the folder's)
   std::vector<std::string> tf_versions; // targets.tensorflow (default: none written)
   std::string single_library;           // one library of every op source, named so ("" = one per folder)
+  bool write_ops = false;               // `init --ops`: write each library's `ops:` (else opkit.lock is the contract)
 };
 
 // What `opkit init` writes, and what it says about it.

@@ -182,6 +182,9 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     }
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
+    if (!python && spec.kind == project::TemplateKind::tensorflow) {
+      probe::read_lock(manifest.root); // a damaged opkit.lock stops the test before anything is built
+    }
     if (python || spec.kind == project::TemplateKind::tensorflow) {
       build_out_of_date(manifest, split_versions(versions), build_dir, libraries, no_build);
     }

@@ -133,11 +133,7 @@ void
 check_lock(const project::Manifest& manifest, TestReport& report, bool update)
 {
   stdfs::path path = manifest.root / k_lock_file;
-  std::optional<std::string> text;
-  if (stdfs::exists(path)) {
-    text = fs::read_file(path);
-  }
-  LockFile old = text ? parse_lock(*text, path.string()) : LockFile{};
+  auto [text, old] = read_lock(manifest.root);
   LockFile lock;
   for (const LockEntry& entry : old.entries) {
     if (std::any_of(manifest.libraries.begin(), manifest.libraries.end(),
@@ -177,6 +173,18 @@ check_lock(const project::Manifest& manifest, TestReport& report, bool update)
 }
 
 } // namespace
+
+LockOnDisk
+read_lock(const stdfs::path& project_root)
+{
+  stdfs::path path = project_root / k_lock_file;
+  LockOnDisk on_disk;
+  if (stdfs::exists(path)) {
+    on_disk.text = fs::read_file(path);
+    on_disk.lock = parse_lock(*on_disk.text, path.string());
+  }
+  return on_disk;
+}
 
 bool
 TestReport::ok() const

@@ -1,10 +1,12 @@
 #pragma once
 
+#include "opkit/probe/lock.hpp"
 #include "opkit/probe/probe.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/json.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,16 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
 // Loads prebuilt libraries, with no project, into each SDK's real framework
 // (as TF's Python loads them) and reports what each registered. Each path
 // must be a regular file (else Error(usage)); each spec an imported SDK.
+// The project's opkit.lock as it is on disk: its text (none when absent) and
+// what it holds. A damaged one is Error(usage) "opkit.lock:line:col: cause".
+struct LockOnDisk
+{
+  std::optional<std::string> text;
+  LockFile lock;
+};
+LockOnDisk
+read_lock(const std::filesystem::path& project_root);
+
 TestReport
 test_libraries(const std::vector<std::filesystem::path>& libraries, const std::vector<std::string>& specs);
 

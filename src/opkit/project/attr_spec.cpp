@@ -165,6 +165,7 @@ private:
 std::string
 dtype_name(Cursor& in)
 {
+  in.skip_spaces();
   size_t at = in.position();
   std::string name = in.identifier("a dtype");
   if (name.rfind("DT_", 0) == 0) {
@@ -229,6 +230,7 @@ value(const std::string& type, Cursor& in, bool top)
   if (type.rfind("list(", 0) == 0) {
     return list_value(type.substr(5, type.size() - 6), in);
   }
+  in.skip_spaces();
   size_t at = in.position();
   if (type == "string") {
     return quoted_text(in.string_literal());
@@ -291,6 +293,7 @@ attr_type(Cursor& in, OpAttr& attr)
   if (in.peek() == '{') {
     std::tie(attr.type, attr.allowed) = enumeration(in);
   } else {
+    in.skip_spaces();
     size_t at = in.position();
     attr.type = in.identifier("an attr type");
     if (std::find(k_scalar_types.begin(), k_scalar_types.end(), attr.type) == k_scalar_types.end()) {
@@ -378,13 +381,16 @@ parse_attr_spec(std::string_view spec)
   attr.name = in.identifier("an attr name");
   in.expect(":", "a");
   attr_type(in, attr);
+  in.skip_spaces();
+  size_t minimum_at = in.position();
   if (in.accept(">=")) {
     if (attr.type != "int" && attr.type.rfind("list(", 0) != 0) {
-      in.fail(fmt::format("a minimum (>=) is for int and list attrs, not {}", attr.type));
+      throw SpecError(minimum_at, fmt::format("a minimum (>=) is for int and list attrs, not {}", attr.type));
     }
     attr.minimum = std::stoll(value("int", in, false));
   }
   if (in.accept("=")) {
+    in.skip_spaces();
     size_t at = in.position();
     std::string rest = in.rest();
     try {
