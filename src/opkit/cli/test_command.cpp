@@ -81,6 +81,8 @@ print_lock(const probe::TestReport& report)
     fmt::print("{}: written: each library's interface in each version recorded (commit it)\n", report.lock_file);
   } else if (report.lock_action == "updated") {
     fmt::print("{}: updated\n", report.lock_file);
+  } else if (report.lock_action == "none") {
+    fmt::print("{}: not written: no library loaded\n", report.lock_file);
   } else if (report.lock_action == "kept") {
     fmt::print("{}: not updated: an interface changed (`opkit test --update` accepts it)\n", report.lock_file);
   } else {

@@ -162,6 +162,8 @@ check_lock(const project::Manifest& manifest, TestReport& report, bool update)
   std::string rendered = render_lock(lock);
   if (refused) {
     report.lock_action = "kept";
+  } else if (!text && lock.entries.empty()) {
+    report.lock_action = "none"; // no library loaded: nothing to record, no file written
   } else if (!text) {
     report.lock_action = "written";
   } else {

@@ -35,7 +35,7 @@ struct TestReport
   std::vector<TestTarget> targets;
   // The project's lock file ("opkit.lock", relative to the project) and what this run did to it:
   // "written" (it did not exist), "updated", "unchanged", "kept" (a change not accepted:
-  // not written); "" with no project.
+  // not written), "none" (no lock and nothing loaded to record); "" with no project.
   std::string lock_file;
   std::string lock_action;
   // Where one library's SDKs differ from each other: "hash_ops: tensorflow-1.12.0 -> tensorflow-2.10.1:
