@@ -8,8 +8,15 @@ cp -r "$OPKIT_SOURCE_DIR/tests/fixtures/acme_ops" acme_ops
 cd acme_ops
 [ ! -e opkit.yaml ] || fail "the fixture must not carry an opkit.yaml"
 
-run_opkit 0 init --tf 1.12,2.10.1
+# Without --ops, init writes no `ops:`: opkit.lock (`opkit test`) records each op's interface.
+run_opkit 0 init --tf 1.12,2.10.1 --dry-run
+if grep -q '^ *ops:' "$work/out"; then fail "init wrote ops: without --ops"; fi
+expect_contains "$work/out" '^    sources: '
+[ ! -e opkit.yaml ] || fail "init --dry-run wrote opkit.yaml"
+# --ops: each op's interface as a contract opkit test compares (the steps below need it).
+run_opkit 0 init --tf 1.12,2.10.1 --ops
 [ -f opkit.yaml ] || fail "opkit init wrote no opkit.yaml"
+grep -q '^    ops:' opkit.yaml || fail "init --ops wrote no ops:"
 cp "$work/out" "$work/init.out"
 for lib in text embed resampler; do expect_contains "$work/init.out" "$lib"; done
 expect_contains "$work/init.out" 'Acme>LoadKVEmbed'

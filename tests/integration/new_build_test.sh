@@ -77,7 +77,8 @@ for target in report["targets"]:
     assert probe["loaded"] and probe["tf_version"] == target["version"], probe
     (op,) = probe["ops"]
     assert op["name"] == "ZeroOut"
-    assert op["attrs"] == [{"name": "T", "type": "type", "allowed": ["int32", "float"]}], op["attrs"]
+    assert op["attrs"] == [{"name": "T", "type": "type", "allowed": ["int32", "float"], "spec": "T: {int32, float}"}], op["attrs"]
+    assert op["stateful"] is False and op["inputs"][0]["spec"] == "to_zero: T", op
     assert sorted((k["device"], k["constraints"][0]["allowed"][0]) for k in probe["kernels"]) == [
         ("CPU", "float"), ("CPU", "int32")], probe["kernels"]
 PY

@@ -8,7 +8,7 @@ source "$(dirname "$0")/common.sh"
 
 cp -r "$OPKIT_SOURCE_DIR/tests/fixtures/acme_ops" acme_ops
 cd acme_ops
-run_opkit 0 init --tf 1.12,2.10.1
+run_opkit 0 init --tf 1.12,2.10.1 --ops
 
 # The vectors, under each op of the opkit.yaml that init wrote.
 python3 - <<'PY'

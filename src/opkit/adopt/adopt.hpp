@@ -15,6 +15,7 @@ struct AdoptOptions
   std::vector<std::string> tf_versions; // targets.tensorflow (default: none written)
   std::string single_library;           // one library of every op source, named so ("" = as the build files say)
   bool per_folder = false;              // one library per folder, whatever the build files say
+  bool write_ops = false;               // `init --ops`: write each library's `ops:` (else opkit.lock is the contract)
 };
 
 // What `opkit init` writes, and what it says about it.

@@ -198,7 +198,13 @@ init_project(const stdfs::path& dir, const AdoptOptions& options, bool dry_run)
     fail(ExitCode::usage, "{}: already exists; opkit init never overwrites it", result.manifest);
   }
   result.adoption = plan_adoption(read_tree(root), root.string(), options);
-  result.text = render_manifest(result.adoption);
+  Adoption written = result.adoption;
+  for (project::LibrarySpec& library : written.libraries) {
+    if (!options.write_ops) {
+      library.ops.clear(); // opkit.lock records the interface; `ops:` only when asked (init --ops)
+    }
+  }
+  result.text = render_manifest(written);
   try {
     project::parse_manifest(result.text, result.manifest.string(), root);
   } catch (const Error& e) {

@@ -22,6 +22,8 @@ add_init_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   cmd->add_option("--single-library", options.single_library, "One library of every op source, named NAME")
     ->option_text("NAME")
     ->excludes(folder);
+  cmd->add_flag("--ops", options.write_ops,
+                "Also write each op's interface (ops:) as a contract; without it, opkit test's opkit.lock records it");
   cmd->add_flag("--dry-run", dry_run, "Print opkit.yaml to stdout (the findings to stderr) instead of writing it");
   cmd->callback([&exit_code] {
     options.tf_versions = split_versions(versions);

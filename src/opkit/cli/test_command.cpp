@@ -3,6 +3,7 @@
 #include "opkit/probe/python_runner.hpp"
 #include "opkit/probe/python_vectors.hpp"
 #include "opkit/probe/tester.hpp"
+#include "opkit/project/attr_spec.hpp"
 #include "opkit/project/template_spec.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/error.hpp"
@@ -18,17 +19,6 @@
 namespace opkit::cli {
 
 namespace {
-
-std::string
-args_text(const std::vector<project::OpArg>& args)
-{
-  std::vector<std::string> parts;
-  parts.reserve(args.size());
-  for (const project::OpArg& arg : args) {
-    parts.push_back(arg.name + ": " + arg.type);
-  }
-  return join(parts, ", ");
-}
 
 std::string
 constraints_text(const std::vector<probe::RegisteredAttr>& constraints)
@@ -52,10 +42,10 @@ print_target(const probe::TestTarget& target)
   fmt::print("{}: loaded {} into the real libtensorflow_framework ({})\n", target.sdk_id, target.library,
              report.tf_version);
   for (const probe::RegisteredOp& op : report.ops) {
-    fmt::print("  op     {}({}) -> ({})\n", op.name, args_text(op.inputs), args_text(op.outputs));
-    for (const probe::RegisteredAttr& attr : op.attrs) {
-      fmt::print("  attr   {}: {}{}\n", attr.name, attr.type,
-                 attr.allowed.empty() ? "" : " in {" + join(attr.allowed, ", ") + "}");
+    fmt::print("  op     {}({}) -> ({})\n", op.name, project::render_arg_specs(op.inputs),
+               project::render_arg_specs(op.outputs));
+    for (const project::OpAttr& attr : op.attrs) {
+      fmt::print("  attr   {}\n", project::render_attr_spec(attr));
     }
   }
   for (const probe::RegisteredKernel& kernel : report.kernels) {
@@ -66,6 +56,37 @@ print_target(const probe::TestTarget& target)
   }
   if (target.compared) {
     fmt::print("  {}\n", target.differences.empty() ? "matches opkit.yaml" : "does not match opkit.yaml");
+  }
+  const char* change = target.lock_state == "accepted" ? "ACCEPTED" : "CHANGED";
+  for (const std::string& line : target.lock_changes) {
+    fmt::print("  {} {}\n", change, line);
+  }
+  if (target.lock_state == "changed") {
+    fmt::print("  interface changed since opkit.lock (`opkit test --update` accepts it)\n");
+  } else if (target.lock_state == "same") {
+    fmt::print("  matches opkit.lock\n");
+  }
+}
+
+void
+print_lock(const probe::TestReport& report)
+{
+  if (report.lock_file.empty()) {
+    return;
+  }
+  for (const std::string& line : report.version_differences) {
+    fmt::print("differs between versions: {}\n", line);
+  }
+  if (report.lock_action == "written") {
+    fmt::print("{}: written: each library's interface in each version recorded (commit it)\n", report.lock_file);
+  } else if (report.lock_action == "updated") {
+    fmt::print("{}: updated\n", report.lock_file);
+  } else if (report.lock_action == "none") {
+    fmt::print("{}: not written: no library loaded\n", report.lock_file);
+  } else if (report.lock_action == "kept") {
+    fmt::print("{}: not updated: an interface changed (`opkit test --update` accepts it)\n", report.lock_file);
+  } else {
+    fmt::print("{}: unchanged\n", report.lock_file);
   }
 }
 
@@ -82,6 +103,7 @@ print_test_report(const probe::TestReport& report, bool json)
   for (const probe::TestTarget& target : report.targets) {
     print_target(target);
   }
+  print_lock(report);
 }
 
 // {"outputs": {"a": 1, "b": [2]}} as `a = 1, b = [2]`; {"error": "x"} as `error containing "x"` (expected)
@@ -147,12 +169,15 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_flag("--python", python, "Run the ops on opkit.yaml's test vectors in a real TensorFlow of each version");
   static bool no_build = false;
   add_no_build_flag(cmd, no_build);
+  static bool update = false;
+  cmd->add_flag("--update", update, "Accept changed op interfaces: rewrite opkit.lock with what registered");
   static std::vector<std::string> prebuilt;
   cmd->add_option("library", prebuilt, "Prebuilt libraries to load, with no project (needs --tf)");
   cmd->callback([&global, &exit_code] {
     if (!prebuilt.empty()) {
-      if (python || !libraries.empty() || !build_dir.empty()) {
-        fail(ExitCode::usage, "opkit test LIBRARY...: --python, --lib and --build-dir are for a project's libraries");
+      if (python || update || !libraries.empty() || !build_dir.empty()) {
+        fail(ExitCode::usage,
+             "opkit test LIBRARY...: --python, --update, --lib and --build-dir are for a project's libraries");
       }
       std::vector<std::filesystem::path> paths(prebuilt.begin(), prebuilt.end());
       probe::TestReport report = probe::test_libraries(paths, split_versions(versions));
@@ -162,8 +187,14 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     }
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
+    if (!python && spec.kind == project::TemplateKind::tensorflow) {
+      probe::read_lock(manifest.root); // a damaged opkit.lock stops the test before anything is built
+    }
     if (python || spec.kind == project::TemplateKind::tensorflow) {
       build_out_of_date(manifest, split_versions(versions), build_dir, libraries, no_build);
+    }
+    if (python && update) {
+      fail(ExitCode::usage, "opkit test --python runs test vectors; --update is for the op interfaces (opkit.lock)");
     }
     if (python) {
       std::vector<probe::PythonVectorsReport> reports =
@@ -186,7 +217,7 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       exit_code = static_cast<int>(result.ok() ? ExitCode::ok : ExitCode::failed);
       return;
     }
-    probe::TestReport report = probe::test_project(manifest, split_versions(versions), build_dir, libraries);
+    probe::TestReport report = probe::test_project(manifest, split_versions(versions), build_dir, libraries, update);
     print_test_report(report, global.json);
     exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
   });

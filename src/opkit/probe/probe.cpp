@@ -3,6 +3,7 @@
 #include "opkit/build/builder.hpp"
 #include "opkit/build/plan.hpp"
 #include "opkit/check/profile.hpp"
+#include "opkit/project/attr_spec.hpp"
 #include "opkit/cpu/scan.hpp"
 #include "opkit/cpu/verdict.hpp"
 #include "opkit/sdk/store.hpp"
@@ -34,9 +35,28 @@ args_from_json(const Json& list)
 {
   std::vector<project::OpArg> args;
   for (const Json& arg : list) {
-    args.push_back({arg.at("name").get<std::string>(), arg.at("type").get<std::string>()});
+    args.push_back({arg.at("name").get<std::string>(), arg.at("type").get<std::string>(),
+                    arg.value("number_attr", std::string()), arg.value("is_ref", false)});
   }
   return args;
+}
+
+std::vector<project::OpAttr>
+op_attrs_from_json(const Json& list)
+{
+  std::vector<project::OpAttr> attrs;
+  for (const Json& attr : list) {
+    project::OpAttr one{attr.at("name").get<std::string>(), attr.at("type").get<std::string>(),
+                        attr.at("allowed").get<std::vector<std::string>>()};
+    if (attr.contains("default")) {
+      one.default_value = attr.at("default").get<std::string>();
+    }
+    if (attr.contains("minimum")) {
+      one.minimum = attr.at("minimum").get<int64_t>();
+    }
+    attrs.push_back(one);
+  }
+  return attrs;
 }
 
 std::vector<RegisteredAttr>
@@ -50,17 +70,6 @@ attrs_from_json(const Json& list)
   return attrs;
 }
 
-std::string
-describe_args(const std::vector<project::OpArg>& args)
-{
-  std::vector<std::string> parts;
-  parts.reserve(args.size());
-  for (const project::OpArg& arg : args) {
-    parts.push_back(arg.name + ": " + arg.type);
-  }
-  return "(" + join(parts, ", ") + ")";
-}
-
 void
 compare_args(const char* what, const std::vector<project::OpArg>& expected, const std::vector<project::OpArg>& actual,
              std::vector<std::string>& differences)
@@ -70,9 +79,15 @@ compare_args(const char* what, const std::vector<project::OpArg>& expected, cons
     same = expected[i].name == actual[i].name && expected[i].type == actual[i].type;
   }
   if (!same) {
-    differences.push_back(fmt::format("{}: opkit.yaml declares {}, the library registered {}", what,
-                                      describe_args(expected), describe_args(actual)));
+    differences.push_back(fmt::format("{}: opkit.yaml declares ({}), the library registered ({})", what,
+                                      project::render_arg_specs(expected), project::render_arg_specs(actual)));
   }
+}
+
+std::string
+optional_text(const std::optional<std::string>& value)
+{
+  return value ? *value : "none";
 }
 
 void
@@ -80,7 +95,7 @@ compare_attrs(const project::OpSpec& spec, const RegisteredOp& op, std::vector<s
 {
   for (const project::OpAttr& attr : spec.attrs) {
     auto found =
-      std::find_if(op.attrs.begin(), op.attrs.end(), [&](const RegisteredAttr& a) { return a.name == attr.name; });
+      std::find_if(op.attrs.begin(), op.attrs.end(), [&](const project::OpAttr& a) { return a.name == attr.name; });
     if (found == op.attrs.end()) {
       differences.push_back(fmt::format("attr {}: declared in opkit.yaml but not registered", attr.name));
       continue;
@@ -88,12 +103,24 @@ compare_attrs(const project::OpSpec& spec, const RegisteredOp& op, std::vector<s
     std::set<std::string> want(attr.allowed.begin(), attr.allowed.end());
     std::set<std::string> got(found->allowed.begin(), found->allowed.end());
     if (found->type != attr.type || want != got) {
-      differences.push_back(fmt::format("attr {}: opkit.yaml declares {} {{{}}}, the library registered {} {{{}}}",
-                                        attr.name, attr.type, join(attr.allowed, ", "), found->type,
-                                        join(found->allowed, ", ")));
+      differences.push_back(fmt::format("attr {}: opkit.yaml declares {}, the library registered {}", attr.name,
+                                        project::render_attr_type(attr), project::render_attr_type(*found)));
+    }
+    if (!attr.full_spec) {
+      continue; // {name, type, allowed} says nothing of defaults and minimums
+    }
+    if (found->default_value != attr.default_value) {
+      differences.push_back(fmt::format("attr {}: opkit.yaml declares default {}, the library registered default {}",
+                                        attr.name, optional_text(attr.default_value),
+                                        optional_text(found->default_value)));
+    }
+    if (found->minimum != attr.minimum) {
+      auto text = [](const std::optional<int64_t>& minimum) { return minimum ? std::to_string(*minimum) : "none"; };
+      differences.push_back(fmt::format("attr {}: opkit.yaml declares minimum {}, the library registered minimum {}",
+                                        attr.name, text(attr.minimum), text(found->minimum)));
     }
   }
-  for (const RegisteredAttr& attr : op.attrs) {
+  for (const project::OpAttr& attr : op.attrs) {
     if (std::none_of(spec.attrs.begin(), spec.attrs.end(),
                      [&](const project::OpAttr& a) { return a.name == attr.name; })) {
       differences.push_back(fmt::format("attr {}: registered but not declared in opkit.yaml", attr.name));
@@ -156,11 +183,12 @@ parse_probe_output(const std::string& json_text)
     report.tf_version = json.value("tf_version", std::string());
     for (const Json& op : json.value("ops", Json::array())) {
       report.ops.push_back({op.at("name").get<std::string>(), args_from_json(op.at("inputs")),
-                            args_from_json(op.at("outputs")), attrs_from_json(op.at("attrs"))});
+                            args_from_json(op.at("outputs")), op_attrs_from_json(op.at("attrs")),
+                            op.value("stateful", false)});
     }
     for (const Json& kernel : json.value("kernels", Json::array())) {
       report.kernels.push_back({kernel.at("op").get<std::string>(), kernel.at("device").get<std::string>(),
-                                attrs_from_json(kernel.at("constraints"))});
+                                attrs_from_json(kernel.at("constraints")), kernel.value("label", std::string())});
     }
     return report;
   } catch (const Json::exception& e) {

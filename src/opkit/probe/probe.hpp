@@ -17,12 +17,15 @@ struct RegisteredAttr
   std::vector<std::string> allowed; // dtype names, for type attrs with a restriction
 };
 
+// An op as TensorFlow's op registry holds it: attrs with their defaults,
+// allowed values and minimums in canonical text (project/attr_spec).
 struct RegisteredOp
 {
   std::string name;
   std::vector<project::OpArg> inputs;
   std::vector<project::OpArg> outputs;
-  std::vector<RegisteredAttr> attrs;
+  std::vector<project::OpAttr> attrs;
+  bool stateful = false;
 };
 
 struct RegisteredKernel
@@ -30,6 +33,7 @@ struct RegisteredKernel
   std::string op;
   std::string device;
   std::vector<RegisteredAttr> constraints; // name + allowed dtypes
+  std::string label = {};
 };
 
 struct ProbeReport

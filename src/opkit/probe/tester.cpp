@@ -1,6 +1,9 @@
 #include "opkit/probe/tester.hpp"
 
 #include "opkit/build/builder.hpp"
+#include "opkit/probe/lock.hpp"
+#include "opkit/project/attr_spec.hpp"
+#include "opkit/project/version.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -20,7 +23,30 @@ args_json(const std::vector<project::OpArg>& args)
 {
   Json list = Json::array();
   for (const project::OpArg& arg : args) {
-    list.push_back({{"name", arg.name}, {"type", arg.type}});
+    list.push_back({{"name", arg.name},
+                    {"type", arg.type},
+                    {"number_attr", arg.number_attr},
+                    {"is_ref", arg.is_ref},
+                    {"spec", project::render_arg_spec(arg)}});
+  }
+  return list;
+}
+
+// An op's attr: the registry's fields, and the whole as TensorFlow's attr grammar (`spec`).
+Json
+op_attrs_json(const std::vector<project::OpAttr>& attrs)
+{
+  Json list = Json::array();
+  for (const project::OpAttr& attr : attrs) {
+    Json one = {{"name", attr.name}, {"type", attr.type}, {"allowed", attr.allowed}};
+    if (attr.default_value) {
+      one["default"] = *attr.default_value;
+    }
+    if (attr.minimum) {
+      one["minimum"] = *attr.minimum;
+    }
+    one["spec"] = project::render_attr_spec(attr);
+    list.push_back(one);
   }
   return list;
 }
@@ -41,13 +67,17 @@ report_json(const ProbeReport& report)
   Json ops = Json::array();
   for (const RegisteredOp& op : report.ops) {
     ops.push_back({{"name", op.name},
+                   {"stateful", op.stateful},
                    {"inputs", args_json(op.inputs)},
                    {"outputs", args_json(op.outputs)},
-                   {"attrs", attrs_json(op.attrs)}});
+                   {"attrs", op_attrs_json(op.attrs)}});
   }
   Json kernels = Json::array();
   for (const RegisteredKernel& kernel : report.kernels) {
-    kernels.push_back({{"op", kernel.op}, {"device", kernel.device}, {"constraints", attrs_json(kernel.constraints)}});
+    kernels.push_back({{"op", kernel.op},
+                       {"device", kernel.device},
+                       {"label", kernel.label},
+                       {"constraints", attrs_json(kernel.constraints)}});
   }
   return {{"loaded", report.loaded},
           {"error", report.error},
@@ -56,7 +86,107 @@ report_json(const ProbeReport& report)
           {"kernels", kernels}};
 }
 
+const char* k_lock_file = "opkit.lock";
+
+// tensorflow-2.10.1-cuda as (2.10.1, the id): SDK ids in version order.
+std::pair<project::Version, std::string>
+sdk_order(const std::string& id)
+{
+  std::string version = id.substr(id.find('-') + 1);
+  version = version.substr(0, version.find('-'));
+  return {project::parse_version(version).value_or(project::Version{}), id};
+}
+
+// For each library tested here, each SDK's interface against the one before it
+// (SDK ids sorted as versions: tensorflow-1.12.0 before tensorflow-2.10.1).
+std::vector<std::string>
+version_differences(const LockFile& lock, const TestReport& report)
+{
+  std::vector<std::string> out;
+  std::vector<std::string> libraries;
+  for (const TestTarget& target : report.targets) {
+    if (std::find(libraries.begin(), libraries.end(), target.library_name) == libraries.end()) {
+      libraries.push_back(target.library_name);
+    }
+  }
+  for (const std::string& library : libraries) {
+    std::vector<const LockEntry*> entries;
+    for (const LockEntry& entry : lock.entries) {
+      if (entry.library == library) {
+        entries.push_back(&entry);
+      }
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const LockEntry* a, const LockEntry* b) { return sdk_order(a->sdk) < sdk_order(b->sdk); });
+    for (size_t i = 1; i < entries.size(); ++i) {
+      for (const std::string& line : diff_interfaces(entries[i - 1]->interface, entries[i]->interface)) {
+        out.push_back(fmt::format("{}: {} -> {}: {}", library, entries[i - 1]->sdk, entries[i]->sdk, line));
+      }
+    }
+  }
+  return out;
+}
+
+// Compares each loaded target with its entry of opkit.lock and writes the lock
+// when there is something to record and nothing refused (or `update`).
+void
+check_lock(const project::Manifest& manifest, TestReport& report, bool update)
+{
+  stdfs::path path = manifest.root / k_lock_file;
+  auto [text, old] = read_lock(manifest.root);
+  LockFile lock;
+  for (const LockEntry& entry : old.entries) {
+    if (std::any_of(manifest.libraries.begin(), manifest.libraries.end(),
+                    [&](const project::LibrarySpec& l) { return l.name == entry.library; })) {
+      lock.put(entry); // a library no longer in opkit.yaml leaves the lock
+    }
+  }
+  bool refused = false;
+  for (TestTarget& target : report.targets) {
+    if (!target.report.loaded) {
+      continue;
+    }
+    Interface now = interface_of(target.report);
+    const LockEntry* before = old.find(target.library_name, target.sdk_id);
+    if (before == nullptr) {
+      target.lock_state = "recorded";
+    } else {
+      target.lock_changes = diff_interfaces(before->interface, now);
+      target.lock_state = target.lock_changes.empty() ? "same" : update ? "accepted" : "changed";
+      refused = refused || target.lock_state == "changed";
+    }
+    lock.put({target.library_name, target.sdk_id, now});
+  }
+  report.version_differences = version_differences(lock, report);
+  report.lock_file = k_lock_file;
+  std::string rendered = render_lock(lock);
+  if (refused) {
+    report.lock_action = "kept";
+  } else if (!text && lock.entries.empty()) {
+    report.lock_action = "none"; // no library loaded: nothing to record, no file written
+  } else if (!text) {
+    report.lock_action = "written";
+  } else {
+    report.lock_action = rendered == *text ? "unchanged" : "updated";
+  }
+  if (report.lock_action == "written" || report.lock_action == "updated") {
+    fs::write_file_atomic(path, rendered);
+  }
+}
+
 } // namespace
+
+LockOnDisk
+read_lock(const stdfs::path& project_root)
+{
+  stdfs::path path = project_root / k_lock_file;
+  LockOnDisk on_disk;
+  if (stdfs::exists(path)) {
+    on_disk.text = fs::read_file(path);
+    on_disk.lock = parse_lock(*on_disk.text, path.string());
+  }
+  return on_disk;
+}
 
 bool
 TestReport::ok() const
@@ -66,7 +196,7 @@ TestReport::ok() const
 
 TestReport
 test_project(const project::Manifest& manifest, const std::vector<std::string>& specs, const stdfs::path& build_root,
-             const std::vector<std::string>& libraries)
+             const std::vector<std::string>& libraries, bool update)
 {
   std::vector<std::string> wanted = specs.empty() ? manifest.tf_versions : specs;
   if (wanted.empty()) {
@@ -79,15 +209,17 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
       report.skipped.push_back(one.skip_line("test"));
     }
     for (const auto& [library, path] : one.libraries) {
-      TestTarget target{one.spec, one.sdk.id, one.sdk.version.str(), library->name, path, {}, {}};
+      TestTarget target{one.spec, one.sdk.id, one.sdk.version.str(), library->name, path, {}, {}, true, {}, {}};
       log_info("probing {} in {} ...", path.filename(), one.sdk.id);
       target.report = run_probe(ensure_probe(one.sdk), path);
-      if (target.report.loaded) {
+      target.compared = !library->ops.empty(); // no `ops:`: the lock alone is its contract
+      if (target.report.loaded && target.compared) {
         target.differences = compare_with_spec(*library, target.report, one.sdk.cuda.is_cuda_build);
       }
       report.targets.push_back(target);
     }
   }
+  check_lock(manifest, report, update);
   return report;
 }
 
@@ -108,7 +240,7 @@ test_libraries(const std::vector<stdfs::path>& libraries, const std::vector<std:
     std::shared_ptr<const fs::FileLock> in_use = sdk::use_sdk(sdk);
     stdfs::path probe = ensure_probe(sdk);
     for (const stdfs::path& library : libraries) {
-      TestTarget target{spec, sdk.id, sdk.version.str(), library.filename().string(), library, {}, {}};
+      TestTarget target{spec, sdk.id, sdk.version.str(), library.filename().string(), library, {}, {}, false, {}, {}};
       target.compared = false;
       log_info("probing {} in {} ...", library.filename(), sdk.id);
       target.report = run_probe(probe, library);
@@ -131,9 +263,15 @@ to_json(const TestReport& report)
                        {"ok", target.ok()},
                        {"differences", target.differences},
                        {"compared", target.compared},
+                       {"lock", {{"state", target.lock_state}, {"changes", target.lock_changes}}},
                        {"probe", report_json(target.report)}});
   }
-  return {{"schema", "opkit.test/1"}, {"ok", report.ok()}, {"targets", targets}, {"skipped", report.skipped}};
+  Json json = {{"schema", "opkit.test/1"}, {"ok", report.ok()}, {"targets", targets}, {"skipped", report.skipped}};
+  if (!report.lock_file.empty()) {
+    json["lock"] = {{"file", report.lock_file}, {"action", report.lock_action}};
+    json["version_differences"] = report.version_differences;
+  }
+  return json;
 }
 
 } // namespace opkit::probe

@@ -1,10 +1,12 @@
 #pragma once
 
+#include "opkit/probe/lock.hpp"
 #include "opkit/probe/probe.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/json.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,28 +22,54 @@ struct TestTarget
   std::filesystem::path library;
   ProbeReport report;
   std::vector<std::string> differences; // from opkit.yaml
-  bool compared = true;                 // false for a prebuilt library: no opkit.yaml to compare with
-  bool ok() const { return report.loaded && differences.empty(); }
+  bool compared = true;                 // false for a prebuilt library, or a library with no `ops:`
+  // Against opkit.lock: "recorded" (not in it before), "same", "changed" (lock_changes: exit 1),
+  // "accepted" (changed, --update); "" when not locked (prebuilt, or not loaded).
+  std::string lock_state;
+  std::vector<std::string> lock_changes;
+  bool ok() const { return report.loaded && differences.empty() && lock_state != "changed"; }
 };
 
 struct TestReport
 {
   std::vector<TestTarget> targets;
   std::vector<std::string> skipped; // a line per version no library is for (skipped, never a failure)
+  // The project's lock file ("opkit.lock", relative to the project) and what this run did to it:
+  // "written" (it did not exist), "updated", "unchanged", "kept" (a change not accepted:
+  // not written), "none" (no lock and nothing loaded to record); "" with no project.
+  std::string lock_file;
+  std::string lock_action;
+  // Where one library's SDKs differ from each other: "hash_ops: tensorflow-1.12.0 -> tensorflow-2.10.1:
+  // HashStrings: attr clip: default 100 -> 50" (informational).
+  std::vector<std::string> version_differences;
   bool ok() const;
 };
 
 // Loads each selected library built for each target into that SDK's real
-// framework and compares what registered with opkit.yaml. A library not built
-// yet is Error(missing) naming the `opkit build` command; a library whose
-// `tensorflow:` range leaves a version out is not tested there.
+// framework and compares what registered with opkit.yaml's `ops:` (where a
+// library has them) and with opkit.lock (probe/lock), which it writes when
+// absent, extends with interfaces not in it, and rewrites with changed ones
+// only when `update`. A library not built yet is Error(missing) naming the
+// `opkit build` command; a library whose `tensorflow:` range leaves a version
+// out is not tested there. A damaged opkit.lock is Error(usage).
 TestReport
 test_project(const project::Manifest& manifest, const std::vector<std::string>& specs,
-             const std::filesystem::path& build_root, const std::vector<std::string>& libraries = {});
+             const std::filesystem::path& build_root, const std::vector<std::string>& libraries = {},
+             bool update = false);
 
 // Loads prebuilt libraries, with no project, into each SDK's real framework
 // (as TF's Python loads them) and reports what each registered. Each path
 // must be a regular file (else Error(usage)); each spec an imported SDK.
+// The project's opkit.lock as it is on disk: its text (none when absent) and
+// what it holds. A damaged one is Error(usage) "opkit.lock:line:col: cause".
+struct LockOnDisk
+{
+  std::optional<std::string> text;
+  LockFile lock;
+};
+LockOnDisk
+read_lock(const std::filesystem::path& project_root);
+
 TestReport
 test_libraries(const std::vector<std::filesystem::path>& libraries, const std::vector<std::string>& specs);
 

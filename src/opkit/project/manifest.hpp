@@ -3,6 +3,7 @@
 #include "opkit/project/build_settings.hpp"
 #include "opkit/project/settings_file.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -11,20 +12,28 @@
 
 namespace opkit::project {
 
-// An input or output: `type` is a dtype ("float") or the name of a type attr ("T").
+// An input or output: `type` is a dtype ("float") or the name of a type attr ("T")
+// or type-list attr; `number_attr` makes it `N * T`, `is_ref` `Ref(T)`.
 struct OpArg
 {
   std::string name;
   std::string type;
+  std::string number_attr = {};
+  bool is_ref = false;
 };
 
-// An attr: `type` is TensorFlow's attr type ("type", "int", "float", "string", "bool", ...);
-// for "type" attrs, `allowed` lists the dtypes ("int32", "float").
+// An attr: `type` is TensorFlow's attr type ("type", "int", "float", "string", "bool",
+// "list(type)", ...); `allowed` lists the dtypes ("int32", "float") of a type attr, or the
+// strings of a string enum (unquoted); `default_value` is canonical text (project/attr_spec:
+// `100`, `"NHWC"`, `float`), `minimum` an int's least value or a list's least length.
 struct OpAttr
 {
   std::string name;
   std::string type;
   std::vector<std::string> allowed;
+  std::optional<std::string> default_value = {};
+  std::optional<int64_t> minimum = {};
+  bool full_spec = false; // written in the spec grammar: its default and minimum (or none) are declared too
 };
 
 // A kernel the library must register: a device ("CPU", "GPU") and its type

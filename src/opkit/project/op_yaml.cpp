@@ -1,5 +1,6 @@
 #include "opkit/project/op_yaml.hpp"
 
+#include "opkit/project/attr_spec.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/project/names.hpp"
 #include "opkit/util/error.hpp"
@@ -40,11 +41,41 @@ dtype_named(const std::string& spelling, const YAML::Node& where, const std::str
   return dtype;
 }
 
+// "name:line:col" of the byte `offset` of a scalar's spec (a quoted scalar starts one column later).
+std::string
+where_in(const std::string& name, const YAML::Node& node, size_t offset)
+{
+  YAML::Mark mark = node.Mark();
+  if (mark.is_null()) {
+    return name;
+  }
+  mark.column += static_cast<int>(offset) + (node.Tag() == "!" ? 1 : 0);
+  return yaml::at(name, mark);
+}
+
+// A spec item in TensorFlow's REGISTER_OP grammar (project/attr_spec), or its error at file:line:col.
+template<typename Parse>
+auto
+parse_spec(const YAML::Node& item, const char* what, const std::string& name, Parse parse)
+{
+  try {
+    return parse(item.Scalar());
+  } catch (const project::SpecError& e) {
+    fail(ExitCode::usage, "{}: {} '{}': {}", where_in(name, item, e.offset), what, item.Scalar(), e.what());
+  }
+}
+
+// - {name: T, type: type, allowed: [float, int32]}
+// - "clip: float = 100.0"      (TensorFlow's attr grammar: defaults, enums, minimums)
 std::vector<OpAttr>
 parse_attrs(const YAML::Node& op, const std::string& name)
 {
   std::vector<OpAttr> attrs;
   for (const YAML::Node& item : yaml::get_list(op, "attrs", name)) {
+    if (item.IsScalar()) {
+      attrs.push_back(parse_spec(item, "attr", name, parse_attr_spec));
+      continue;
+    }
     yaml::expect_keys(item, {"name", "type", "allowed"}, name);
     OpAttr attr{yaml::get_string(item, "name", name), yaml::get_string(item, "type", name),
                 yaml::get_string_list(item, "allowed", name)};
@@ -68,16 +99,28 @@ parse_args(const YAML::Node& op, const char* key, const std::vector<OpAttr>& att
 {
   std::vector<OpArg> args;
   for (const YAML::Node& item : yaml::get_list(op, key, name)) {
-    yaml::expect_keys(item, {"name", "type"}, name);
-    OpArg arg{yaml::get_string(item, "name", name), yaml::get_string(item, "type", name)};
-    if (!is_valid_arg_name(arg.name)) {
-      fail(ExitCode::usage, "{}: invalid argument name '{}'", yaml::where(name, item["name"]), arg.name);
+    OpArg arg;
+    if (item.IsScalar()) {
+      arg = parse_spec(item, "argument", name, parse_arg_spec); // "keys: string", "values: N * T"
+    } else {
+      yaml::expect_keys(item, {"name", "type"}, name);
+      arg = {yaml::get_string(item, "name", name), yaml::get_string(item, "type", name)};
     }
-    bool is_attr =
-      std::any_of(attrs.begin(), attrs.end(), [&](const OpAttr& a) { return a.name == arg.type && a.type == "type"; });
+    auto at = [&](const char* field) { return yaml::where(name, item.IsScalar() ? item : item[field]); };
+    if (!is_valid_arg_name(arg.name)) {
+      fail(ExitCode::usage, "{}: invalid argument name '{}'", at("name"), arg.name);
+    }
+    if (!arg.number_attr.empty() && std::none_of(attrs.begin(), attrs.end(), [&](const OpAttr& a) {
+          return a.name == arg.number_attr && a.type == "int";
+        })) {
+      fail(ExitCode::usage, "{}: '{}' in '{} * {}' is not an int attr of this op", at("type"), arg.number_attr,
+           arg.number_attr, arg.type);
+    }
+    bool is_attr = std::any_of(attrs.begin(), attrs.end(), [&](const OpAttr& a) {
+      return a.name == arg.type && (a.type == "type" || a.type == "list(type)");
+    });
     if (!is_attr && canonical_dtype(arg.type).empty()) {
-      fail(ExitCode::usage, "{}: type '{}' is neither a dtype nor a type attr of this op",
-           yaml::where(name, item["type"]), arg.type);
+      fail(ExitCode::usage, "{}: type '{}' is neither a dtype nor a type attr of this op", at("type"), arg.type);
     }
     arg.type = is_attr ? arg.type : canonical_dtype(arg.type);
     args.push_back(arg);
