@@ -61,7 +61,12 @@ for lib in _normalize_ops _wordpiece_ops _blur_ops; do
   [ -f "build/tf-1.12.0/$lib.so" ] || fail "build/tf-1.12.0/$lib.so missing"
 done
 run_opkit 0 test
-[ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 8 ] || fail "expected 8 libraries matched (3 on 1.12, 5 on 2.10.1)"
+[ "$(grep -c '^tensorflow-[0-9.]*: loaded ' "$work/out")" -eq 8 ] || fail "expected 8 libraries loaded (3 on 1.12, 5 on 2.10.1)"
+# init wrote no ops: (none asked for): the first test records every interface in opkit.lock, the next compares.
+if grep -q '^  matches opkit.yaml$' "$work/out"; then fail "a library with no ops: cannot match opkit.yaml"; fi
+[ -f opkit.lock ] || fail "opkit test wrote no opkit.lock"
+run_opkit 0 test --no-build
+[ "$(grep -c '^  matches opkit\.lock$' "$work/out")" -eq 8 ] || fail "expected 8 libraries matching opkit.lock"
 expect_contains "$work/out" '^  kernel Lumen>Resize1D on CPU: T in \{double\}$'
 expect_contains "$work/out" '^  op     WordpieceCount\(words: string\) -> \(counts: int32\)$'
 
@@ -78,7 +83,7 @@ assert not any("blur" in c["file"] for c in commands), "the blur library was bui
 PY
 run_opkit 0 test --tf tensorflow-2.10.1-cuda --lib resize_ops
 expect_contains "$work/out" '^  kernel Lumen>Resize1D on GPU: T in \{float\}$'
-expect_contains "$work/out" '^  matches opkit\.yaml$'
+if grep -q 'CHANGED\|MISMATCH' "$work/out"; then fail "the CUDA build's interface differs"; fi
 
 # --lib-per-folder reads the folders only: the two image libraries become one,
 # whose GPU source would be compiled with the CPU-only blur op.
