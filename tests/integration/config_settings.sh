@@ -113,3 +113,14 @@ printf 'cxx: clang++\n' >"$work/other.yaml"
 OPKIT_CONFIG="$work/other.yaml" run_opkit 0 config list
 expect_contains "$work/out" "^cxx +clang\+\+ +config file \($work/other\.yaml:1\)$"
 expect_contains "$work/out" "^home +$HOME/\.cache/opkit +default$"
+
+# An index URL's password never shows (config list is what people paste into
+# bug reports): list, get and --json mask it as pip does; a user name alone stays.
+OPKIT_INDEX_URL='https://ci-bot:s3cr3t-t0ken@mirror.example/simple' run_opkit 0 config list
+expect_contains "$work/out" '^index_url +https://ci-bot:\*\*\*\*@mirror\.example/simple +environment'
+OPKIT_INDEX_URL='https://ci-bot:s3cr3t-t0ken@mirror.example/simple' run_opkit 0 config get index_url
+[ "$(cat "$work/out")" = 'https://ci-bot:****@mirror.example/simple' ] || fail "config get index_url printed $(cat "$work/out")"
+OPKIT_INDEX_URL='https://ci-bot:s3cr3t-t0ken@mirror.example/simple' run_opkit 0 config list --json
+if grep -q 's3cr3t' "$work/out" "$work/err"; then fail "config printed the password"; fi
+OPKIT_INDEX_URL='https://ci-bot@mirror.example/simple' run_opkit 0 config get index_url
+[ "$(cat "$work/out")" = 'https://ci-bot@mirror.example/simple' ] || fail "a user name alone was changed"

@@ -82,6 +82,16 @@ TEST(Http, DisplayUrlHidesSecrets)
   EXPECT_EQ(http_display_url("http://127.0.0.1:8080/files/a.whl"), "http://127.0.0.1:8080/files/a.whl");
 }
 
+TEST(Http, MaskedUrlKeepsAllButThePassword)
+{
+  EXPECT_EQ(mask_url_password("https://bot:t0k@en@mirror.example:8443/simple?x=1"),
+            "https://bot:****@mirror.example:8443/simple?x=1");
+  EXPECT_EQ(mask_url_password("redis://:pw@cache:6379/0"), "redis://:****@cache:6379/0");
+  EXPECT_EQ(mask_url_password("https://bot@mirror.example/simple"), "https://bot@mirror.example/simple");
+  EXPECT_EQ(mask_url_password("https://mirror.example/a@b"), "https://mirror.example/a@b"); // '@' in the path
+  EXPECT_EQ(mask_url_password("/home/me/.cache/opkit"), "/home/me/.cache/opkit");
+}
+
 TEST(Http, UrlAndHeaderChecks)
 {
   EXPECT_NO_THROW(check_http_url("https://pypi.org/simple/tensorflow/"));

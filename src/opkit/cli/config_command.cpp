@@ -4,6 +4,7 @@
 #include "opkit/cli/commands.hpp"
 #include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
+#include "opkit/util/http.hpp"
 #include "opkit/util/json.hpp"
 
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ value_json(const settings::Value& value)
 {
   const project::SettingSpec& spec = *value.spec;
   Json json = {{"key", value.key},
-               {"value", value.is_set() ? Json(value.value) : Json()},
+               {"value", value.is_set() ? Json(mask_url_password(value.value)) : Json()},
                {"source", settings::source_name(value.source)},
                {"origin", value.origin()},
                {"variable", value.variable.empty() ? Json() : Json(value.variable)},
@@ -59,12 +60,12 @@ run_list(const GlobalOptions& global)
   size_t value_width = 5;
   for (const settings::Value& value : values) {
     key_width = std::max(key_width, value.key.size());
-    value_width = std::max(value_width, value.is_set() ? value.value.size() : 1);
+    value_width = std::max(value_width, value.is_set() ? mask_url_password(value.value).size() : 1);
   }
   fmt::print("{:<{}}  {:<{}}  {}\n", "KEY", key_width, "VALUE", value_width, "ORIGIN");
   for (const settings::Value& value : values) {
-    fmt::print("{:<{}}  {:<{}}  {}\n", value.key, key_width, value.is_set() ? value.value : "-", value_width,
-               value.origin());
+    fmt::print("{:<{}}  {:<{}}  {}\n", value.key, key_width, value.is_set() ? mask_url_password(value.value) : "-",
+               value_width, value.origin());
   }
 }
 
@@ -95,7 +96,7 @@ add_config_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   get->callback([key, &exit_code] {
     settings::Value value = settings::current().resolve(*key);
     if (value.is_set()) {
-      fmt::print("{}\n", value.value);
+      fmt::print("{}\n", mask_url_password(value.value)); // a password never goes to a terminal or a bug report
     } else {
       fmt::print(stderr, "{}: {}\n", value.key, value.origin());
       exit_code = static_cast<int>(ExitCode::failed);

@@ -127,6 +127,26 @@ http_display_url(const std::string& url)
   return shown;
 }
 
+std::string
+mask_url_password(const std::string& text)
+{
+  size_t authority = text.find("://");
+  if (authority == std::string::npos) {
+    return text;
+  }
+  authority += 3;
+  size_t end = text.find_first_of("/?#", authority);
+  size_t at = text.rfind('@', end == std::string::npos ? std::string::npos : end);
+  if (at == std::string::npos || at < authority) {
+    return text;
+  }
+  size_t colon = text.find(':', authority);
+  if (colon == std::string::npos || colon > at || colon + 1 == at) {
+    return text; // a user name alone ("https://me@host/"): nothing secret
+  }
+  return text.substr(0, colon + 1) + "****" + text.substr(at);
+}
+
 HttpResult
 http_put_file(const std::string& url, const std::filesystem::path& file, const HttpOptions& options)
 {

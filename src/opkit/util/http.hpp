@@ -77,6 +77,11 @@ http_download(const std::string& url, const std::filesystem::path& partial_file,
 std::string
 http_display_url(const std::string& url);
 
+// `text` with a URL's password masked, as pip shows it ("https://me:****@host/simple");
+// anything else unchanged. For settings printed where people paste them (`opkit config`).
+std::string
+mask_url_password(const std::string& text);
+
 // Throws Error(usage) unless `url` parses and its scheme is http or https.
 void
 check_http_url(const std::string& url);
