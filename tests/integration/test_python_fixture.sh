@@ -137,6 +137,16 @@ run_opkit 2 test --python --no-build --tf 2.10.1 --lib text
 expect_one_error_line
 expect_contains "$work/err" 'opkit\.yaml:[0-9]+:[0-9]+: test data file .*acme/text/testdata/missing\.txt does not exist'
 cp "$work/good.yaml" opkit.yaml
+# A file of the project only: a symlink out of it is refused where it is read
+# (absolute paths and ../ are refused by opkit.yaml's parser: unit tests).
+echo secret >"$work/outside.txt"
+ln -s "$work/outside.txt" acme/text/testdata/link.txt
+sed -i 's#{file: acme/text/testdata/vocab.txt}, default_id: 7#{file: acme/text/testdata/link.txt}, default_id: 7#' opkit.yaml
+run_opkit 2 test --python --no-build --tf 2.10.1 --lib text
+expect_one_error_line
+expect_contains "$work/err" 'opkit\.yaml:[0-9]+:[0-9]+: test data file .*acme/text/testdata/link\.txt leads outside the project'
+rm acme/text/testdata/link.txt
+cp "$work/good.yaml" opkit.yaml
 sed -i 's/            error: num_rows must be positive, got 0/&\n            outputs: {table_grad: [[1]]}/' opkit.yaml
 run_opkit 2 test --python --no-build --tf 2.10.1 --lib embed
 expect_one_error_line

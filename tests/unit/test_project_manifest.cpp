@@ -288,6 +288,11 @@ TEST(Manifest, BadTestVectorsAreNamedWhereTheyAre)
             "opkit.yaml:18:26: input 'to_zero' names a file, so its dtype must be string");
   EXPECT_EQ(error_of(with_test("inputs: {to_zero: {dtype: int32}}, error: x")),
             "opkit.yaml:18:26: input 'to_zero' needs exactly one of value: and file:");
+  for (const char* outside : {"/etc/passwd", "../secret.txt", "data/../../x.txt"}) {
+    EXPECT_EQ(error_of(with_test(std::string("inputs: {to_zero: {dtype: string, file: ") + outside + "}}, error: x")),
+              std::string("opkit.yaml:18:48: test data file '") + outside
+                + "' must be a file of the project: a path relative to it, inside it");
+  }
   EXPECT_EQ(error_of(with_test(in + ", error: x, tolerance: lots")),
             "opkit.yaml:18:76: tolerance must be a number >= 0, got 'lots'");
 }

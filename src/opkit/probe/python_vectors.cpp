@@ -32,6 +32,13 @@ value_json(const project::TestVector::Value& value, const stdfs::path& root)
   if (!stdfs::exists(file, ec)) {
     fail(ExitCode::usage, "{}: test data file {} does not exist", value.where, file);
   }
+  // Through symlinks too: a link out of the project is not a file of it.
+  stdfs::path real = stdfs::weakly_canonical(file, ec);
+  stdfs::path inside = ec ? stdfs::path() : real.lexically_relative(stdfs::weakly_canonical(root, ec));
+  if (ec || inside.empty() || !fs::stays_inside(inside)) {
+    fail(ExitCode::usage, "{}: test data file {} leads outside the project (to {}): only a file of the project is read",
+         value.where, file, real);
+  }
   return file.string();
 }
 

@@ -5,6 +5,7 @@
 #include "opkit/project/names.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
 #include "opkit/util/strings.hpp"
 #include "opkit/util/suggest.hpp"
 
@@ -135,11 +136,24 @@ is_file_value(const YAML::Node& node)
   return node.IsMap() && node["file"].IsDefined();
 }
 
+// `file:`'s path: relative, and inside the project once "." and ".." apply
+// (a symlink out of it is refused where the file is read, python_vectors).
+std::string
+project_file(const YAML::Node& node, const std::string& name)
+{
+  std::string path = yaml::get_string(node, "file", name);
+  if (path.empty() || !fs::stays_inside(path)) {
+    fail(ExitCode::usage, "{}: test data file '{}' must be a file of the project: a path relative to it, inside it",
+         yaml::where(name, node["file"]), path);
+  }
+  return path;
+}
+
 TestVector::Value
 file_value(const std::string& arg, const std::string& type, const YAML::Node& node, const std::string& name)
 {
   yaml::expect_keys(node, {"file"}, name);
-  return {arg, type, "", yaml::get_string(node, "file", name), yaml::where(name, node["file"])};
+  return {arg, type, "", project_file(node, name), yaml::where(name, node["file"])};
 }
 
 // An input: {dtype: string, value: [...]}, {dtype: string, file: path}, or the
@@ -165,7 +179,7 @@ parse_input_value(const OpArg& arg, const YAML::Node& node, const std::string& n
       fail(ExitCode::usage, "{}: input '{}' names a file, so its dtype must be string", yaml::where(name, node),
            arg.name);
     }
-    return {arg.name, dtype, "", yaml::get_string(node, "file", name), yaml::where(name, node["file"])};
+    return {arg.name, dtype, "", project_file(node, name), yaml::where(name, node["file"])};
   }
   return {arg.name, dtype, yaml::to_json_text(node["value"]), "", yaml::where(name, node["value"])};
 }
