@@ -19,7 +19,7 @@ run_opkit 0 build --dry-run
 expect_contains "$work/out" '^tf-1\.12\.0 +would run 3 compiles and 1 link from build/'
 expect_contains "$work/out" '^tf-2\.10\.1 +would run 3 compiles and 1 link from build/'
 expect_contains "$work/out" "g\+\+ .*-std=c\+\+11 .* -c $PWD/src/zero_out_kernels\.cc -o tf-1\.12\.0/obj/zero_out/src/zero_out_kernels\.cc\.o"
-expect_contains "$work/out" '-o tf-2\.10\.1/libzero_out\.so\.tmp -shared .* && mv -f tf-2\.10\.1/libzero_out\.so\.tmp tf-2\.10\.1/libzero_out\.so$'
+expect_contains "$work/out" '-o tf-2\.10\.1/libzero_out\.so\.\$\$\.tmp -shared .* && mv -f tf-2\.10\.1/libzero_out\.so\.\$\$\.tmp tf-2\.10\.1/libzero_out\.so$'
 run_opkit 0 build --dry-run --json
 expect_json_schema opkit.build-1 "$work/out"
 [ "$before" = "$(tree_state)" ] || fail "--dry-run --json changed the project"

@@ -124,3 +124,10 @@ OPKIT_INDEX_URL='https://ci-bot:s3cr3t-t0ken@mirror.example/simple' run_opkit 0 
 if grep -q 's3cr3t' "$work/out" "$work/err"; then fail "config printed the password"; fi
 OPKIT_INDEX_URL='https://ci-bot@mirror.example/simple' run_opkit 0 config get index_url
 [ "$(cat "$work/out")" = 'https://ci-bot@mirror.example/simple' ] || fail "a user name alone was changed"
+# A query's token is a secret too (the config file's value this time); --show-secrets shows it as it is.
+printf 'index_url: https://mirror.example/simple?token=s3cr3t\n' >"$work/token.yaml"
+OPKIT_CONFIG="$work/token.yaml" run_opkit 0 config list
+expect_contains "$work/out" '^index_url +https://mirror\.example/simple\?token=\*\*\*\* +config file'
+if grep -q 's3cr3t' "$work/out" "$work/err"; then fail "config list printed the query's token"; fi
+OPKIT_CONFIG="$work/token.yaml" run_opkit 0 config get index_url --show-secrets
+[ "$(cat "$work/out")" = 'https://mirror.example/simple?token=s3cr3t' ] || fail "--show-secrets printed $(cat "$work/out")"

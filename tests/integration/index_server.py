@@ -41,6 +41,8 @@ Modes (comma-separated) for fault injection:
   single-quote   HTML pages quote their attributes with ' (href='...'), as HTML allows
   scheme-relative  links are "//127.0.0.1:<port>/files/<file>" (HTML and JSON),
              as an index links to its file host
+  trickle    every body (pages and files) is sent one byte per second, as a
+             broken mirror or proxy sends it
 
 A request path that starts with "//" (what a client makes of a scheme-relative
 link it resolved as a relative path) answers 404, as real servers do.
@@ -73,7 +75,7 @@ HTML_TYPE = "application/vnd.pypi.simple.v1+html"
 CHUNK = 1 << 20
 SEND_CHUNK = 1 << 18  # what one sendfile call sends: the most "sent" can miss when a client goes away
 MODES = {"normal", "cut-once", "corrupt", "json-only", "html-only", "redirect", "ignore-ranges", "unknown-size",
-         "single-quote", "scheme-relative"}
+         "single-quote", "scheme-relative", "trickle"}
 
 
 def normalize(name):
@@ -262,7 +264,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def send_body(self, code, content_type, body, head, extra=()):
         self.start(code, [("Content-Type", content_type), ("Content-Length", str(len(body))), *extra])
-        if not head:
+        if not head and "trickle" in self.server.modes:
+            for i in range(len(body)):
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                self.sent += 1
+                time.sleep(1)
+        elif not head:
             self.wfile.write(body)
             self.sent = len(body)
 
@@ -425,7 +433,10 @@ class Handler(BaseHTTPRequestHandler):
         start = time.monotonic()
         while position < end:
             piece = min(SEND_CHUNK, end - position)
-            if self.server.rate:  # a piece leaves once the link would have carried it
+            if "trickle" in self.server.modes:
+                piece = 1
+                time.sleep(1)
+            elif self.server.rate:  # a piece leaves once the link would have carried it
                 ahead = (self.sent + piece) / self.server.rate - (time.monotonic() - start)
                 if ahead > 0:
                     time.sleep(ahead)

@@ -61,6 +61,28 @@ echo "range fetch: the server sent $sent of $size210 bytes in $requests requests
 [ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || fail "the download was kept after the import"
 cp -a "$OPKIT_HOME/sdks/tensorflow-2.10.1" "$work/sdk-ranges"
 
+# --- a server that sends one byte a second: the deadline ends the fetch (exit 4, one line, the URL and the
+# setting named, nothing kept); a transfer slower than net_min_speed is cut, retried, then refused the same way
+start_index trickle --mode trickle
+nothing_kept() {
+  [ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || fail "$1 kept a download: $(ls -A "$OPKIT_HOME/downloads")"
+  [ ! -e "$OPKIT_HOME/sdks/tensorflow-1.12.0" ] || fail "$1 made an SDK"
+  [ -z "$(find "$OPKIT_HOME" -name '.opkit-partial*')" ] || fail "$1 left staging behind"
+}
+started=$SECONDS
+OPKIT_NET_DEADLINE=3 run_opkit 4 sdk fetch tensorflow==1.12.0 --index-url "$url_trickle"
+expect_one_error_line
+expect_contains "$work/err" "^opkit: error: http://127\.0\.0\.1:[0-9]+/simple/tensorflow/: download stopped: not done within the setting net_deadline, 3 s$"
+[ $((SECONDS - started)) -le 8 ] || fail "a 3 s deadline took $((SECONDS - started)) s"
+nothing_kept "the deadline"
+OPKIT_NET_MIN_SPEED=100 OPKIT_NET_SPEED_WINDOW=1 run_opkit 4 sdk fetch tensorflow==1.12.0 --index-url "$url_trickle"
+expect_one_error_line
+expect_contains "$work/err" "simple/tensorflow/: download failed: slower than the setting net_min_speed, 100 bytes/s over 1 s, in 4 attempts$"
+nothing_kept "the minimum speed"
+OPKIT_NET_DEADLINE=soon run_opkit 2 sdk fetch tensorflow==1.12.0 --index-url "$url_trickle"
+expect_one_error_line
+expect_contains "$work/err" "OPKIT_NET_DEADLINE: must be a positive number, got 'soon'"
+
 # --- TF 1.12's cp36/manylinux1 wheel, from a PEP 503 HTML-only index, found through pip's configuration
 start_index html --mode html-only
 printf '[global]\nindex-url = %s\n' "$url_html" >"$work/pip.conf"

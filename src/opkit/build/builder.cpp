@@ -1,6 +1,7 @@
 #include "opkit/build/builder.hpp"
 
 #include "opkit/build/check_cache.hpp"
+#include "opkit/build/folder_lock.hpp"
 #include "opkit/build/pch.hpp"
 #include "opkit/build/portable.hpp"
 #include "opkit/project/cpu_baselines.hpp"
@@ -467,8 +468,16 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   std::vector<std::shared_ptr<const fs::FileLock>> in_use; // `sdk remove` waits for the build
   std::vector<std::vector<LibraryInput>> inputs;
   std::optional<std::string> device_source;
-  for (const std::string& spec : specs) {
-    sdks.push_back(sdk::resolve_sdk(spec));
+  for (auto spec = specs.begin(); spec != specs.end();) {
+    sdk::Sdk sdk = sdk::resolve_sdk(*spec);
+    auto same = std::find_if(sdks.begin(), sdks.end(), [&sdk](const sdk::Sdk& other) { return other.id == sdk.id; });
+    if (same != sdks.end()) { // "1.12" and "1.12.0": one SDK, one target (under the first spelling)
+      log_info("{}: the same SDK as {}: built once", *spec, specs[static_cast<size_t>(same - sdks.begin())]);
+      spec = specs.erase(spec);
+      continue;
+    }
+    ++spec;
+    sdks.push_back(std::move(sdk));
     in_use.push_back(sdk::use_sdk(sdks.back()));
     inputs.push_back(library_inputs(manifest, selected, sdks.back()));
     check_target_sources(manifest, sdks.back(), inputs.back(), selected);
@@ -506,6 +515,10 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
                       identity,   options.pch && sharing.pch,
                       jobs,       static_cast<int>(sdks.size()),
                       texts};
+  std::unique_ptr<fs::FileLock> folder; // from the first file written to the last result read
+  if (!options.dry_run) {
+    folder = lock_build_folder(build_root, options.wait);
+  }
   std::vector<PreparedTarget> targets;
   for (size_t t = 0; t < sdks.size(); ++t) {
     targets.push_back(prepare_target(context, specs[t], sdks[t], inputs[t]));

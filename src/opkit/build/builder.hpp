@@ -34,6 +34,7 @@ struct BuildOptions
   std::optional<bool> cache;          // --cache/--no-cache: ccache on or off, whatever the settings say
   std::vector<std::string> libraries; // --lib: only these (empty: every library)
   bool dry_run = false;               // plan only: each target's steps, nothing written in the project
+  bool wait = true;                   // the build folder in use by another opkit: wait for it (--no-wait: fail at once)
   // Given to every compile through the environment (k_diagnostics_env), so
   // they never make a rebuild: -fdiagnostics-color=always on a terminal.
   std::vector<std::string> diagnostics_flags;

@@ -316,15 +316,17 @@ render_ninja(const TargetPlan& plan)
   if (!plan.nvcc.empty()) {
     writer.rule("nvcc", "$nvcc -MD -MF $out.d $flags -c $in -o $out", "NVCC $name ($opkit_target)", "$out.d", "gcc");
   }
-  // Linked (and archived) under a temporary name and renamed: a build killed
-  // mid-link never leaves a truncated library where packages look for one.
-  writer.rule("link", "$cxx $in -o $out.tmp $link_flags && mv -f $out.tmp $out", "LINK $name ($opkit_target)");
+  // Linked (and archived) under a temporary name of the linking shell ($$) and
+  // renamed: a build killed mid-link never leaves a truncated library where
+  // packages look for one, and no two links share a temporary.
+  writer.rule("link", "$cxx $in -o $out.$$$$.tmp $link_flags && mv -f $out.$$$$.tmp $out",
+              "LINK $name ($opkit_target)");
   std::string pool = link_pool_name(plan);
   if (plan.link_jobs > 0) {
     writer.pool(pool, plan.link_jobs);
   }
   // D: no timestamps or uids, so the archive is reproducible; rm: ar only ever adds.
-  writer.rule("ar", "rm -f $out.tmp && ar rcsD $out.tmp $in && mv -f $out.tmp $out", "AR $name ($opkit_target)");
+  writer.rule("ar", "ar rcsD $out.$$$$.tmp $in && mv -f $out.$$$$.tmp $out", "AR $name ($opkit_target)");
   writer.newline();
   for (const CompileStep& step : plan.compiles) {
     writer.build({prefix + step.object}, step.device ? "nvcc" : "cxx", {step.source},
@@ -378,15 +380,15 @@ planned_steps(const TargetPlan& plan)
   }
   for (const LinkStep& link : plan.links) {
     std::string output = prefix + link.output;
-    std::string temp = shell_quote(output + ".tmp");
+    std::string temp = shell_quote(output) + ".$$.tmp";
     steps.push_back({"link", output,
                      fmt::format("{} {} -o {} {} && mv -f {} {}", cxx, shell_join(prefixed(prefix, link.objects)), temp,
                                  shell_join(link.flags), temp, shell_quote(output))});
     if (!link.static_output.empty()) {
       std::string archive = shell_quote(prefix + link.static_output);
-      std::string archive_temp = shell_quote(prefix + link.static_output + ".tmp");
+      std::string archive_temp = archive + ".$$.tmp";
       steps.push_back({"archive", prefix + link.static_output,
-                       fmt::format("rm -f {} && ar rcsD {} {} && mv -f {} {}", archive_temp, archive_temp,
+                       fmt::format("ar rcsD {} {} && mv -f {} {}", archive_temp,
                                    shell_join(prefixed(prefix, archive_objects(link))), archive_temp, archive)});
     }
   }

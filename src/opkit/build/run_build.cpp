@@ -120,6 +120,32 @@ step_log(const NinjaStep& step)
   return text + strip_ansi(step.output);
 }
 
+// Removes what killed or failed links left in `plan`'s folder: each output's
+// "<output>.<pid>.tmp". The caller holds the build folder's lock, so no link runs.
+void
+remove_link_leftovers(const TargetPlan& plan)
+{
+  std::vector<std::string> outputs;
+  for (const LinkStep& link : plan.links) {
+    outputs.push_back(stdfs::path(link.output).filename().string() + ".");
+    if (!link.static_output.empty()) {
+      outputs.push_back(stdfs::path(link.static_output).filename().string() + ".");
+    }
+  }
+  std::error_code ec;
+  for (stdfs::directory_iterator it(plan.build_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    for (const std::string& output : outputs) {
+      std::string_view pid = std::string_view(name).substr(std::min(name.size(), output.size()));
+      if (starts_with(name, output) && ends_with(pid, ".tmp") && pid.size() > 4
+          && pid.find_first_not_of("0123456789") == pid.size() - 4) {
+        std::error_code ignored;
+        stdfs::remove(it->path(), ignored);
+      }
+    }
+  }
+}
+
 // Writes what the plans need, then makes the PCHs (at most `jobs` at once: they
 // are compiles too); returns the plan each target builds with.
 std::vector<const TargetPlan*>
@@ -134,6 +160,7 @@ prepare_files(std::vector<PreparedTarget>& targets, int jobs)
       continue; // no folder, no build.ninja: the top-level one leaves it out
     }
     fs::create_dirs(target.plan.build_dir);
+    remove_link_leftovers(target.plan);
     for (const auto& [path, text] : target.files) {
       fs::create_dirs(path.parent_path());
       fs::write_file_if_changed(path, text);

@@ -55,7 +55,7 @@ report_failure(const build::TargetResult& target)
 
 void
 build_out_of_date(const project::Manifest& manifest, const std::vector<std::string>& specs,
-                  const stdfs::path& build_root, const std::vector<std::string>& libraries, bool no_build)
+                  const stdfs::path& build_root, const std::vector<std::string>& libraries, bool no_build, bool wait)
 {
   if (no_build) {
     return;
@@ -67,6 +67,7 @@ build_out_of_date(const project::Manifest& manifest, const std::vector<std::stri
   build::BuildOptions options;
   options.build_root = build_root;
   options.libraries = libraries;
+  options.wait = wait;
   for (const build::OutdatedTarget& target : outdated) {
     log_info("building {} first: {}", target.sdk_id, target.reason);
     options.tf_specs.push_back(target.spec);

@@ -18,6 +18,10 @@ namespace opkit::cli {
 build::BuildReport
 build_on_console(const project::Manifest& manifest, build::BuildOptions options);
 
+// --no-wait's help: the build folder's lock (build/folder_lock.hpp).
+inline constexpr const char* k_no_wait_help =
+  "When another opkit builds in this build folder, fail at once naming it (exit 4) instead of waiting";
+
 // Adds --no-build to a command that uses the built libraries.
 void
 add_no_build_flag(CLI::App* cmd, bool& no_build);
@@ -25,9 +29,10 @@ add_no_build_flag(CLI::App* cmd, bool& no_build);
 // Builds the targets of `specs` whose libraries (`libraries`, every one when
 // empty) are missing or out of date, with opkit.yaml's settings, progress on
 // stderr. A failed build is Error(failed) naming the targets (and their
-// build.log). Nothing when `no_build`.
+// build.log). Nothing when `no_build`. `wait`: for the build folder's lock.
 void
 build_out_of_date(const project::Manifest& manifest, const std::vector<std::string>& specs,
-                  const std::filesystem::path& build_root, const std::vector<std::string>& libraries, bool no_build);
+                  const std::filesystem::path& build_root, const std::vector<std::string>& libraries, bool no_build,
+                  bool wait = true);
 
 } // namespace opkit::cli

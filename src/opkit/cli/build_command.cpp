@@ -129,6 +129,8 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
                                "against it; none: no CPU check (default: the compiler's default code, checked "
                                "against the runtime's CPU)"),
                cpu_baseline_names);
+  static bool no_wait = false;
+  cmd->add_flag("--no-wait", no_wait, k_no_wait_help);
   cmd->add_flag("--dry-run", options.dry_run,
                 "Print each target's compiles and links (the commands ninja would run); write nothing");
   cmd->add_flag("--json", global.json, "Print the report as JSON (schema opkit.build/1)");
@@ -159,6 +161,7 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     }
     options.check = !no_check;
     options.pch = !no_pch;
+    options.wait = !no_wait;
     if (cache || no_cache) {
       options.cache = cache;
     }

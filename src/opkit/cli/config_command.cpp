@@ -15,6 +15,15 @@ namespace opkit::cli {
 
 namespace {
 
+bool show_secrets = false; // --show-secrets: values as they are, passwords and tokens too
+
+// A value as printed: secrets masked (config output is what people paste into bug reports).
+std::string
+shown(const settings::Value& value)
+{
+  return show_secrets ? value.value : mask_secrets(value.value);
+}
+
 Json
 file_json(const settings::SettingsFile& file)
 {
@@ -27,7 +36,7 @@ value_json(const settings::Value& value)
 {
   const project::SettingSpec& spec = *value.spec;
   Json json = {{"key", value.key},
-               {"value", value.is_set() ? Json(mask_url_password(value.value)) : Json()},
+               {"value", value.is_set() ? Json(shown(value)) : Json()},
                {"source", settings::source_name(value.source)},
                {"origin", value.origin()},
                {"variable", value.variable.empty() ? Json() : Json(value.variable)},
@@ -60,12 +69,12 @@ run_list(const GlobalOptions& global)
   size_t value_width = 5;
   for (const settings::Value& value : values) {
     key_width = std::max(key_width, value.key.size());
-    value_width = std::max(value_width, value.is_set() ? mask_url_password(value.value).size() : 1);
+    value_width = std::max(value_width, value.is_set() ? shown(value).size() : 1);
   }
   fmt::print("{:<{}}  {:<{}}  {}\n", "KEY", key_width, "VALUE", value_width, "ORIGIN");
   for (const settings::Value& value : values) {
-    fmt::print("{:<{}}  {:<{}}  {}\n", value.key, key_width, value.is_set() ? mask_url_password(value.value) : "-",
-               value_width, value.origin());
+    fmt::print("{:<{}}  {:<{}}  {}\n", value.key, key_width, value.is_set() ? shown(value) : "-", value_width,
+               value.origin());
   }
 }
 
@@ -88,15 +97,17 @@ add_config_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 
   CLI::App* list = config->add_subcommand("list", "Every setting: its effective value and its origin");
   list->add_flag("--json", global.json, "Print JSON (schema opkit.config/1)");
+  list->add_flag("--show-secrets", show_secrets, "Show passwords and tokens in URLs as they are (masked: ****)");
   list->callback([&global] { run_list(global); });
 
   auto key = std::make_shared<std::string>();
   CLI::App* get = config->add_subcommand("get", "Print one setting's effective value (exit 1 when it is unset)");
   get->add_option("KEY", *key, "The setting, e.g. home or cache")->required();
+  get->add_flag("--show-secrets", show_secrets, "Show passwords and tokens in URLs as they are (masked: ****)");
   get->callback([key, &exit_code] {
     settings::Value value = settings::current().resolve(*key);
     if (value.is_set()) {
-      fmt::print("{}\n", mask_url_password(value.value)); // a password never goes to a terminal or a bug report
+      fmt::print("{}\n", shown(value)); // a password never goes to a terminal or a bug report
     } else {
       fmt::print(stderr, "{}: {}\n", value.key, value.origin());
       exit_code = static_cast<int>(ExitCode::failed);

@@ -1,4 +1,5 @@
 #include "opkit/cli/commands.hpp"
+#include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/hash.hpp"
@@ -92,6 +93,7 @@ add_publish_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     uintmax_t size = input_file_size(file);
     Sha256Digest digest = sha256_digest_file(file);
     options.headers = request_headers(digest, user_headers);
+    options.limits = settings::net_limits();
     options.progress = verbosity() >= Verbosity::normal && ::isatty(STDERR_FILENO) == 1;
     HttpResult result = http_put_file(url, file, options);
     exit_code = static_cast<int>(ExitCode::ok);

@@ -169,6 +169,8 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_flag("--python", python, "Run the ops on opkit.yaml's test vectors in a real TensorFlow of each version");
   static bool no_build = false;
   add_no_build_flag(cmd, no_build);
+  static bool no_wait = false;
+  cmd->add_flag("--no-wait", no_wait, k_no_wait_help);
   static bool update = false;
   cmd->add_flag("--update", update, "Accept changed op interfaces: rewrite opkit.lock with what registered");
   static std::vector<std::string> prebuilt;
@@ -191,7 +193,7 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       probe::read_lock(manifest.root); // a damaged opkit.lock stops the test before anything is built
     }
     if (python || spec.kind == project::TemplateKind::tensorflow) {
-      build_out_of_date(manifest, split_versions(versions), build_dir, libraries, no_build);
+      build_out_of_date(manifest, split_versions(versions), build_dir, libraries, no_build, !no_wait);
     }
     if (python && update) {
       fail(ExitCode::usage, "opkit test --python runs test vectors; --update is for the op interfaces (opkit.lock)");

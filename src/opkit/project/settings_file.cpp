@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::string_view k_family_suffix = "_X_Y";
 
-const std::vector<std::string> k_types = {"string", "path", "list", "choice"};
+const std::vector<std::string> k_types = {"string", "path", "list", "choice", "number"};
 
 // "3_6" in python_3_6: digits, '_', digits.
 bool
@@ -167,6 +167,10 @@ fail_unknown_setting(const std::string& subject, const std::string& key)
 std::string
 setting_value_problem(const SettingSpec& spec, const std::string& value)
 {
+  if (spec.type == "number") {
+    double number = 0;
+    return parse_positive_number(value, number) ? "" : fmt::format("must be a positive number, got '{}'", value);
+  }
   if (spec.type != "choice" || std::find(spec.choices.begin(), spec.choices.end(), value) != spec.choices.end()) {
     return "";
   }

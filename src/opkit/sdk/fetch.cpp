@@ -15,6 +15,7 @@
 #include "opkit/util/process.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -108,6 +109,7 @@ http_options(const std::string& accept)
   HttpOptions options;
   options.headers = {"Accept: " + accept};
   options.progress = false;
+  options.limits = settings::net_limits();
   return options;
 }
 
@@ -207,6 +209,8 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
                                      "--quiet",
                                      "--no-deps",
                                      "--only-binary=:all:",
+                                     "--timeout", // pip's stall limit: its socket's, per read
+                                     fmt::format("{}", std::lround(settings::net_limits().window_s)),
                                      "--python-version",
                                      digits.substr(0, 1) + "." + digits.substr(1),
                                      "--implementation",

@@ -368,6 +368,17 @@ get(const std::string& key)
   return current().get(key);
 }
 
+NetLimits
+net_limits()
+{
+  // Each value was checked (a positive number) where it was read.
+  NetLimits limits;
+  parse_positive_number(get("net_deadline"), limits.deadline_s);
+  parse_positive_number(get("net_min_speed"), limits.min_bytes_per_s);
+  parse_positive_number(get("net_speed_window"), limits.window_s);
+  return limits;
+}
+
 stdfs::path
 set_user_setting(const std::string& key, const std::string& value)
 {

@@ -7,6 +7,7 @@
 // project/settings_file); this folder only decides which source wins and
 // says where each value came from (`opkit config list`).
 #include "opkit/project/settings_file.hpp"
+#include "opkit/util/http.hpp"
 
 #include <filesystem>
 #include <functional>
@@ -120,6 +121,10 @@ current();
 // current().resolve(key, ...).value: the shorthand the rest of opkit uses.
 std::string
 get(const std::string& key);
+
+// Every network operation's limits: net_deadline, net_min_speed, net_speed_window.
+NetLimits
+net_limits();
 
 // `opkit config set`: writes `key: value` into the user config file
 // (atomically, other keys and comments kept) and returns the file.

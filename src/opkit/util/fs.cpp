@@ -4,6 +4,7 @@
 #include "opkit/util/file_handle.hpp"
 
 #include "opkit/util/format.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -422,6 +423,24 @@ FileLock::~FileLock()
   if (m_fd >= 0) {
     ::close(m_fd); // closing releases the lock
   }
+}
+
+void
+FileLock::set_holder(std::string_view holder) const
+{
+  if (m_fd >= 0 && ::ftruncate(m_fd, 0) == 0) {
+    ssize_t written = ::pwrite(m_fd, holder.data(), holder.size(), 0);
+    (void)written; // the description is a courtesy to a waiter, never needed
+  }
+}
+
+std::string
+FileLock::holder(const stdfs::path& path)
+{
+  UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  char text[256];
+  ssize_t size = file.valid() ? ::pread(file.get(), text, sizeof text, 0) : -1;
+  return size > 0 ? escape_text(std::string_view(text, static_cast<size_t>(size))) : std::string("another process");
 }
 
 } // namespace opkit::fs

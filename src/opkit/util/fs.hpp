@@ -197,6 +197,11 @@ public:
 
   bool held() const { return m_fd >= 0; }
 
+  // Who holds it, in words ("opkit build --tf 1.12 (pid 4242)"): written into
+  // the lock file by the holder, read by whoever waits for it.
+  void set_holder(std::string_view holder) const;
+  static std::string holder(const stdfs::path& path);
+
 private:
   int m_fd = -1;
 };

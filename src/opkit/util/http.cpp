@@ -99,52 +99,68 @@ check_http_header(const std::string& header)
   bool valid = colon != std::string::npos && colon > 0 && header.find_first_of("\r\n") == std::string::npos
                && std::all_of(header.begin(), header.begin() + static_cast<long>(colon), is_token_char);
   if (!valid) {
-    throw Error(ExitCode::usage, fmt::format("'{}': invalid HTTP header", header), "expected 'Name: value'");
+    throw Error(ExitCode::usage, fmt::format("'{}': invalid HTTP header", escape_text(mask_secrets(header))),
+                "expected 'Name: value'");
   }
 }
 
 std::string
 http_display_url(const std::string& url)
 {
-  std::string shown = url;
-  size_t fragment = shown.find('#');
-  if (fragment != std::string::npos) {
-    shown.erase(fragment);
-  }
-  size_t query = shown.find('?');
-  if (query != std::string::npos) {
-    shown.replace(query, std::string::npos, "?...");
-  }
-  size_t authority = shown.find("://");
-  if (authority != std::string::npos) {
-    authority += 3;
-    size_t end = shown.find('/', authority);
-    size_t at = shown.rfind('@', end == std::string::npos ? std::string::npos : end);
-    if (at != std::string::npos && at >= authority) {
-      shown.erase(authority, at + 1 - authority); // user:password@
-    }
-  }
-  return shown;
+  return mask_secrets(url.substr(0, url.find('#')));
 }
 
-std::string
-mask_url_password(const std::string& text)
+namespace {
+
+const char* const k_mask = "****";
+
+// "Name: value" (a header as -H takes it, not a URL): the value masked.
+bool
+mask_header(std::string& text)
 {
-  size_t authority = text.find("://");
+  size_t colon = text.find(':');
+  if (colon == std::string::npos || colon == 0 || text.compare(colon, 3, "://") == 0
+      || !std::all_of(text.begin(), text.begin() + static_cast<long>(colon), is_token_char) || colon + 1 == text.size()
+      || text[colon + 1] != ' ') {
+    return false;
+  }
+  text = text.substr(0, colon + 2) + k_mask;
+  return true;
+}
+
+} // namespace
+
+std::string
+mask_secrets(const std::string& text)
+{
+  std::string shown = text;
+  if (mask_header(shown)) {
+    return shown;
+  }
+  size_t authority = shown.find("://");
   if (authority == std::string::npos) {
-    return text;
+    return shown;
   }
   authority += 3;
-  size_t end = text.find_first_of("/?#", authority);
-  size_t at = text.rfind('@', end == std::string::npos ? std::string::npos : end);
-  if (at == std::string::npos || at < authority) {
-    return text;
+  size_t end = shown.find_first_of("/?#", authority);
+  size_t at = shown.rfind('@', end == std::string::npos ? std::string::npos : end);
+  size_t colon = shown.find(':', authority);
+  if (at != std::string::npos && at >= authority && colon != std::string::npos && colon < at && colon + 1 != at) {
+    shown = shown.substr(0, colon + 1) + k_mask + shown.substr(at); // a user name alone is no secret
   }
-  size_t colon = text.find(':', authority);
-  if (colon == std::string::npos || colon > at || colon + 1 == at) {
-    return text; // a user name alone ("https://me@host/"): nothing secret
+  size_t query = shown.find('?', authority);
+  size_t stop = shown.find('#', query == std::string::npos ? shown.size() : query);
+  for (size_t pos = query; pos != std::string::npos && pos < stop;) {
+    size_t next = std::min(shown.find('&', pos + 1), stop);
+    size_t equals = shown.find('=', pos + 1);
+    if (equals != std::string::npos && equals < next && equals + 1 < next) {
+      shown.replace(equals + 1, next - equals - 1, k_mask);
+      stop = shown.find('#', pos);
+      next = std::min(shown.find('&', pos + 1), stop);
+    }
+    pos = next < stop ? next : std::string::npos;
   }
-  return text.substr(0, colon + 1) + "****" + text.substr(at);
+  return shown;
 }
 
 HttpResult

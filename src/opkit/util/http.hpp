@@ -9,12 +9,25 @@
 
 namespace opkit {
 
+// Every operation's limits (the settings net_deadline, net_min_speed and
+// net_speed_window; sdk/ and cli/ read them): the whole operation, retries and
+// their waits included, ends at the deadline (Error(system) naming the URL and
+// the setting); an attempt slower than min_bytes_per_s over window_s is cut
+// and retried (resumed), as a stall is.
+struct NetLimits
+{
+  double deadline_s = 1800;
+  double min_bytes_per_s = 1e6;
+  double window_s = 30;
+};
+
 struct HttpOptions
 {
   std::vector<std::string> headers; // "Name: value", sent as given (after validation)
   int retries = 3;                  // further attempts after the first, with backoff 0.5 s, 1 s, 2 s, ...
   std::filesystem::path ca_file;    // empty: the system CA bundle; verification is never turned off
   bool progress = false;            // draw a progress bar on stderr, when it is a terminal (the caller checks -q)
+  NetLimits limits;                 // how long the whole operation may take, how slow a transfer may be
 };
 
 struct HttpResult
@@ -72,15 +85,16 @@ http_get(const std::string& url, const HttpOptions& options);
 DownloadResult
 http_download(const std::string& url, const std::filesystem::path& partial_file, const HttpOptions& options);
 
-// The URL as it may be shown in messages and logs: without a password and
-// with any query (a presigned URL's signature) replaced by "?...".
+// The URL as it may be shown in messages and logs: mask_secrets'd, without its fragment.
 std::string
 http_display_url(const std::string& url);
 
-// `text` with a URL's password masked, as pip shows it ("https://me:****@host/simple");
-// anything else unchanged. For settings printed where people paste them (`opkit config`).
+// The one masking of secrets in text that is shown: a URL's password and its
+// query's values become "****", as pip shows a password
+// ("https://me:****@host/simple?token=****", a presigned URL's signature
+// too), and a header's value ("Authorization: ****"). Anything else is unchanged.
 std::string
-mask_url_password(const std::string& text);
+mask_secrets(const std::string& text);
 
 // Throws Error(usage) unless `url` parses and its scheme is http or https.
 void

@@ -16,7 +16,6 @@ namespace {
 const long k_max_redirects = 5; // GETs only: a package index sends downloads to a file host
 const int k_max_resumes = 20;   // attempts cut off after progress that do not use up a retry
 const long k_connect_timeout_s = 30;
-const long k_stall_time_s = 60; // abort (and retry) when below 1 byte/s for this long
 const double k_first_backoff_s = 0.5;
 const double k_max_retry_after_s = 60; // a server's Retry-After is honoured up to this
 
@@ -177,13 +176,40 @@ set_common_options(CURL* curl, const std::string& url, const HttpOptions& option
   set_option(curl, CURLOPT_NOSIGNAL, 1L);
   set_option(curl, CURLOPT_USERAGENT, "opkit/" OPKIT_VERSION);
   set_option(curl, CURLOPT_CONNECTTIMEOUT, k_connect_timeout_s);
-  set_option(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  set_option(curl, CURLOPT_LOW_SPEED_TIME, k_stall_time_s);
+  // Slower than the limit over the window: cut, and retried (a download resumes).
+  set_option(curl, CURLOPT_LOW_SPEED_LIMIT, std::max(1L, std::lround(options.limits.min_bytes_per_s)));
+  set_option(curl, CURLOPT_LOW_SPEED_TIME, std::max(1L, std::lround(options.limits.window_s)));
   set_option(curl, CURLOPT_ERRORBUFFER, attempt.error);
   set_option(curl, CURLOPT_HEADERFUNCTION, on_header);
   set_option(curl, CURLOPT_HEADERDATA, &attempt);
   set_option(curl, CURLOPT_WRITEFUNCTION, on_body);
   set_option(curl, CURLOPT_WRITEDATA, &attempt);
+}
+
+// 30, 0.5, 1000000: a setting's value as the user wrote it.
+std::string
+format_number(double value)
+{
+  return value == std::floor(value) && value < 1e15 ? fmt::format("{}", static_cast<long long>(value))
+                                                    : fmt::format("{}", value);
+}
+
+// What ended an operation that ran out of time, naming the setting that set the limit.
+Error
+past_deadline(const std::string& shown, std::string_view operation, const NetLimits& limits)
+{
+  return Error(ExitCode::system, fmt::format("{}: {} stopped: not done within the setting net_deadline, {} s", shown,
+                                             operation, format_number(limits.deadline_s)));
+}
+
+Error
+too_slow(const std::string& shown, std::string_view operation, const NetLimits& limits, int attempts)
+{
+  return Error(ExitCode::system,
+               fmt::format("{}: {} failed: slower than the setting net_min_speed, {} bytes/s over {} s, "
+                           "in {} attempts",
+                           shown, operation, format_number(limits.min_bytes_per_s), format_number(limits.window_s),
+                           attempts));
 }
 
 } // namespace
@@ -271,6 +297,13 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
   std::string shown = http_display_url(url);
   bool show_progress = options.progress && ::isatty(STDERR_FILENO) == 1; // never into a log file
   ProgressBar progress(show_progress);
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline =
+    Clock::now()
+    + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.limits.deadline_s));
+  auto left_ms = [&deadline] {
+    return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+  };
   Attempt attempt;
   int attempts = 0;
   int retries = 0;
@@ -294,11 +327,18 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
       set_option(handle, CURLOPT_XFERINFOFUNCTION, transfer.download ? &on_download_progress : &on_upload_progress);
       set_option(handle, CURLOPT_XFERINFODATA, &progress);
     }
+    if (left_ms() <= 0) {
+      throw past_deadline(shown, transfer.operation, options.limits);
+    }
+    set_option(handle, CURLOPT_TIMEOUT_MS, left_ms()); // the whole operation's time left, not each attempt's
     progress.restart();
     transfer.prepare(handle, attempt);
     ++attempts;
     attempt.code = curl_easy_perform(handle);
     progress.clear();
+    if (attempt.code == CURLE_OPERATION_TIMEDOUT && left_ms() <= 0) {
+      throw past_deadline(shown, transfer.operation, options.limits);
+    }
     if (attempt.code == CURLE_OK) {
       record_answer(handle, attempt);
     }
@@ -319,7 +359,8 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
     double delay = backoff_seconds(retries, attempt);
     ++retries;
     log_debug("retrying in {} s", delay);
-    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+    std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(
+      std::chrono::duration<double>(delay), std::chrono::milliseconds(std::max(0L, left_ms()))));
   }
   if (!attempt.body.empty()) {
     log_debug("the server answered: {}", tail_lines(attempt.body, 20));
@@ -332,6 +373,10 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
   }
   if (attempts > 1 && attempt.location.empty()) {
     hints.push_back(fmt::format("after {} attempts", attempts));
+  }
+  if (attempt.code == CURLE_OPERATION_TIMEDOUT
+      && std::string_view(attempt.error).find("too slow") != std::string::npos) {
+    throw too_slow(shown, transfer.operation, options.limits, attempts);
   }
   throw Error(ExitCode::failed, fmt::format("{}: {} failed: {}", shown, transfer.operation, describe_failure(attempt)),
               join(hints, ", "));

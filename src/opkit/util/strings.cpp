@@ -1,5 +1,9 @@
 #include "opkit/util/strings.hpp"
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
 namespace opkit {
 
 std::vector<std::string>
@@ -160,6 +164,23 @@ is_utf8(std::string_view text)
       return false;
     }
   }
+  return true;
+}
+
+bool
+parse_positive_number(std::string_view text, double& number)
+{
+  if (text.empty() || text.size() > 32 || text.find_first_not_of("0123456789.eE+-") != std::string_view::npos) {
+    return false;
+  }
+  std::string copy(text);
+  char* end = nullptr;
+  errno = 0;
+  double value = std::strtod(copy.c_str(), &end);
+  if (errno != 0 || end != copy.c_str() + copy.size() || !std::isfinite(value) || value <= 0) {
+    return false;
+  }
+  number = value;
   return true;
 }
 

@@ -27,6 +27,10 @@ tail_lines(std::string_view text, size_t max_lines);
 std::string
 escape_text(std::string_view text);
 
+// A positive, finite decimal number written alone ("30", "0.5", "1e6"), into `number`.
+bool
+parse_positive_number(std::string_view text, double& number);
+
 // Whether `text` is valid UTF-8 (what JSON strings must hold).
 bool
 is_utf8(std::string_view text);

@@ -1,0 +1,60 @@
+#include "opkit/build/folder_lock.hpp"
+
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iterator>
+
+#include <unistd.h>
+
+namespace opkit::build {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// This process as its user typed it ("opkit build --tf 1.12"), for a waiter to read.
+std::string
+own_command_line()
+{
+  std::ifstream file("/proc/self/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::vector<std::string> argv = split(text, '\0');
+  if (argv.empty() || argv.front().empty()) {
+    return "opkit";
+  }
+  argv.front() = stdfs::path(argv.front()).filename().string();
+  while (!argv.empty() && argv.back().empty()) {
+    argv.pop_back();
+  }
+  std::string line = join(argv, " ");
+  return line.size() <= 160 ? line : line.substr(0, 157) + "...";
+}
+
+} // namespace
+
+std::unique_ptr<fs::FileLock>
+lock_build_folder(const stdfs::path& build_root, bool wait)
+{
+  stdfs::path path = build_root / ".opkit-build.lock";
+  auto lock = std::make_unique<fs::FileLock>(path, fs::FileLock::Kind::exclusive, fs::FileLock::Wait::give_up);
+  if (!lock->held()) {
+    std::string holder = fs::FileLock::holder(path);
+    if (!wait) {
+      fail(ExitCode::system,
+           "{}: in use by {}: another build of this folder is running (without --no-wait, opkit waits)", build_root,
+           holder);
+    }
+    log_info("waiting for {} to finish with {} ...", holder, build_root.string());
+    lock = std::make_unique<fs::FileLock>(path);
+  }
+  lock->set_holder(fmt::format("{} (pid {})", escape_text(own_command_line()), ::getpid()));
+  return lock;
+}
+
+} // namespace opkit::build
