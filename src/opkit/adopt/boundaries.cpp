@@ -87,9 +87,7 @@ struct Mention
 std::vector<Mention>
 so_mentions(const std::vector<TreeText>& python)
 {
-  auto name_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
-  };
+  auto name_char = [](char c) { return is_identifier_char(c) || c == '-' || c == '.'; };
   std::vector<Mention> found;
   for (const TreeText& file : python) {
     const std::string& text = file.text;

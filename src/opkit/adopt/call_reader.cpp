@@ -1,5 +1,7 @@
 #include "opkit/adopt/call_reader.hpp"
 
+#include "opkit/util/strings.hpp"
+
 #include <cctype>
 #include <map>
 
@@ -27,18 +29,6 @@ struct Token
   std::string text;
   int line;
 };
-
-bool
-name_start(char c)
-{
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-
-bool
-name_char(char c)
-{
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
 
 // A string literal's body from `at` (after its prefix), unescaped unless raw.
 std::string
@@ -105,9 +95,9 @@ tokenize(std::string_view text)
       while (at < text.size() && text[at] != '\n') {
         ++at;
       }
-    } else if (name_start(c)) {
+    } else if (is_identifier_start(c)) {
       size_t begin = at;
-      while (at < text.size() && name_char(text[at])) {
+      while (at < text.size() && is_identifier_char(text[at])) {
         ++at;
       }
       std::string word(text.substr(begin, at - begin));
@@ -125,7 +115,7 @@ tokenize(std::string_view text)
       tokens.push_back({Tok::string, value, start});
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
       size_t begin = at;
-      while (at < text.size() && (name_char(text[at]) || text[at] == '.')) {
+      while (at < text.size() && (is_identifier_char(text[at]) || text[at] == '.')) {
         ++at;
       }
       tokens.push_back({Tok::number, std::string(text.substr(begin, at - begin)), line});

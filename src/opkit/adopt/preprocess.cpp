@@ -11,12 +11,6 @@
 namespace opkit::adopt::preprocess_detail {
 
 bool
-is_ident_char(char c)
-{
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-bool
 is_punct(const Token& token, std::string_view text)
 {
   return token.kind == Kind::punct && token.text == text;
@@ -194,7 +188,7 @@ Scanner::lex()
   char c = m_text[m_pos];
   if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
     size_t start = m_pos;
-    while (m_pos < m_text.size() && is_ident_char(m_text[m_pos])) {
+    while (m_pos < m_text.size() && is_identifier_char(m_text[m_pos])) {
       ++m_pos;
     }
     token.text = std::string(m_text.substr(start, m_pos - start));
@@ -212,7 +206,7 @@ Scanner::lex()
              || (c == '.' && std::isdigit(static_cast<unsigned char>(at(1))))) {
     size_t start = m_pos;
     while (m_pos < m_text.size()
-           && (is_ident_char(m_text[m_pos]) || m_text[m_pos] == '.' || m_text[m_pos] == '\''
+           && (is_identifier_char(m_text[m_pos]) || m_text[m_pos] == '.' || m_text[m_pos] == '\''
                || ((m_text[m_pos] == '+' || m_text[m_pos] == '-')
                    && std::string_view("eEpP").find(m_text[m_pos - 1]) != std::string_view::npos))) {
       ++m_pos;

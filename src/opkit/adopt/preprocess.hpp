@@ -33,9 +33,6 @@ struct Token
 };
 
 bool
-is_ident_char(char c);
-
-bool
 is_punct(const Token& token, std::string_view text);
 
 // The arguments of a call whose "(" is at `open`: split at top-level commas;

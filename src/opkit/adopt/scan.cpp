@@ -270,8 +270,7 @@ parse_arg_spec(const std::string& spec, std::string& problem)
   if (type.find('*') != std::string::npos) {
     type = trim(type.substr(type.find('*') + 1));
   }
-  if (!project::is_valid_arg_name(name) || type.empty()
-      || !std::all_of(type.begin(), type.end(), [](char c) { return is_ident_char(c); })) {
+  if (!project::is_valid_arg_name(name) || type.empty() || !std::all_of(type.begin(), type.end(), is_identifier_char)) {
     problem = "expected \"name: type\"";
     return std::nullopt;
   }

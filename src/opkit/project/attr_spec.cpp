@@ -17,18 +17,6 @@ namespace {
 
 const std::vector<std::string> k_scalar_types = {"string", "int", "float", "bool", "type", "shape", "tensor", "func"};
 
-bool
-is_ident_start(char c)
-{
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-
-bool
-is_ident_char(char c)
-{
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
 // A cursor over a spec; every problem is a SpecError at the cursor.
 class Cursor
 {
@@ -74,8 +62,8 @@ public:
   {
     skip_spaces();
     size_t start = m_pos;
-    if (m_pos < m_text.size() && is_ident_start(m_text[m_pos])) {
-      while (m_pos < m_text.size() && is_ident_char(m_text[m_pos])) {
+    if (m_pos < m_text.size() && is_identifier_start(m_text[m_pos])) {
+      while (m_pos < m_text.size() && is_identifier_char(m_text[m_pos])) {
         ++m_pos;
       }
     }
@@ -242,7 +230,7 @@ value(const std::string& type, Cursor& in, bool top)
     return shape_value(in);
   }
   if (type == "bool") {
-    std::string word = in.token(is_ident_char);
+    std::string word = in.token(is_identifier_char);
     if (word != "true" && word != "false") {
       throw SpecError(at, fmt::format("expected true or false, found '{}'", word));
     }

@@ -57,9 +57,8 @@ parse_settings(const YAML::Node& node, const std::string& name, bool with_source
   block.defines = yaml::get_string_list(node, "defines", name);
   for (const std::string& define : block.defines) {
     std::string macro = define.substr(0, define.find('='));
-    bool ok = !macro.empty() && !std::isdigit(static_cast<unsigned char>(macro[0]))
-              && std::all_of(macro.begin(), macro.end(),
-                             [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    bool ok =
+      !macro.empty() && is_identifier_start(macro[0]) && std::all_of(macro.begin(), macro.end(), is_identifier_char);
     if (!ok) {
       fail(ExitCode::usage, "{}: define '{}' must be NAME or NAME=VALUE (without -D)",
            yaml::where(name, node["defines"]), define);

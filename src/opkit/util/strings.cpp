@@ -184,4 +184,16 @@ parse_positive_number(std::string_view text, double& number)
   return true;
 }
 
+bool
+is_identifier_start(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+bool
+is_identifier_char(char c)
+{
+  return is_identifier_start(c) || (c >= '0' && c <= '9');
+}
+
 } // namespace opkit

@@ -27,6 +27,13 @@ tail_lines(std::string_view text, size_t max_lines);
 std::string
 escape_text(std::string_view text);
 
+// C/C++/Python identifier characters (ASCII): a letter or '_' starts one,
+// letters, digits and '_' continue it.
+bool
+is_identifier_start(char c);
+bool
+is_identifier_char(char c);
+
 // A positive, finite decimal number written alone ("30", "0.5", "1e6"), into `number`.
 bool
 parse_positive_number(std::string_view text, double& number);
