@@ -27,6 +27,11 @@ tail_lines(std::string_view text, size_t max_lines);
 std::string
 escape_text(std::string_view text);
 
+// escape_text of at most the first `max` bytes, with "..." when there were
+// more: a 65,000-character name from an archive stays a readable line.
+std::string
+escape_clipped(std::string_view text, size_t max);
+
 // Whether `text` is valid UTF-8 (what JSON strings must hold).
 bool
 is_utf8(std::string_view text);
