@@ -154,6 +154,11 @@ on_full_disk 16k 'cp "$work/exp/saved_model.pbtxt" "$work/full/"
 expect_disk_full 'full/assets/libpk\.so: cannot write'
 expect_left '/full/saved_model\.pbtxt$'
 
+# package tf-serving's bundle folder on a full disk: named as the bundle's file, no staging folder left.
+on_full_disk 4k 'run_opkit 4 -q package tf-serving -o "$work/full/ts"'
+expect_disk_full 'full/ts/pk/[^ ]+: cannot write'
+expect_left '/full/ts$'
+
 # sdk add into a full store: the wheel named, not the staging folder; nothing left.
 python3 "$OPKIT_SOURCE_DIR/tests/integration/hostile_wheel.py" "$work/big.whl" --zeros tensorflow/include/big.h=1000000
 on_full_disk 256k 'OPKIT_HOME="$work/full" run_opkit 4 -q sdk add "$work/big.whl"'
