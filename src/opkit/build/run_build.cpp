@@ -110,8 +110,24 @@ struct TargetSteps
   bool failed = false;
   double last = 0; // seconds from the build's start to its last step
   std::string log;
-  std::string full_disk; // the first step that failed saying the disk is full
+  std::string full_disk; // the first step that failed saying the disk is full, and its line saying so
 };
+
+// "STEP: the tool's line" when a failed step says the disk is full ("...: No
+// space left on device": the line tells which file, so which disk), else "".
+std::string
+full_disk_step(const NinjaStep& step)
+{
+  if (!step.failed) {
+    return "";
+  }
+  for (const std::string& line : split(strip_ansi(step.output), '\n')) {
+    if (line.find(std::strerror(ENOSPC)) != std::string::npos) {
+      return fmt::format("{}: {}", step.description, escape_clipped(trim(line), 500));
+    }
+  }
+  return "";
+}
 
 // A build that failed for want of disk space (a compiler, the linker or ninja
 // said "No space left on device") ends with that as its one error, exit 4:
@@ -123,7 +139,7 @@ refuse_full_disk(const std::map<std::string, TargetSteps>& steps, const std::str
   const std::string no_space = std::strerror(ENOSPC);
   for (const auto& [target, done] : steps) {
     if (!done.full_disk.empty()) {
-      fail(ExitCode::system, "{}: cannot build {}: {}", build_root, done.full_disk, no_space);
+      fail(ExitCode::system, "{}: cannot build {}", build_root, done.full_disk);
     }
   }
   if (ninja_text.find(no_space) != std::string::npos) {
@@ -298,20 +314,20 @@ run_targets(std::vector<PreparedTarget>& targets, const BuildOptions& options, c
   BuildObserver silent;
   BuildObserver& observer = options.observer != nullptr ? *options.observer : silent;
   observer.begin(named);
-  NinjaOutputParser parser(
-    [&observer](const NinjaStep& step) { observer.status(step); },
-    [&](const NinjaStep& step) {
-      TargetSteps& target = steps[step.target];
-      ++target.steps;
-      target.compiled += step.compile() ? 1 : 0;
-      target.failed = target.failed || step.failed;
-      target.last = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      target.log += step_log(step);
-      if (step.failed && target.full_disk.empty() && step.output.find(std::strerror(ENOSPC)) != std::string::npos) {
-        target.full_disk = step.description;
-      }
-      observer.step(step);
-    });
+  NinjaOutputParser parser([&observer](const NinjaStep& step) { observer.status(step); },
+                           [&](const NinjaStep& step) {
+                             TargetSteps& target = steps[step.target];
+                             ++target.steps;
+                             target.compiled += step.compile() ? 1 : 0;
+                             target.failed = target.failed || step.failed;
+                             target.last =
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                             target.log += step_log(step);
+                             if (target.full_disk.empty()) {
+                               target.full_disk = full_disk_step(step);
+                             }
+                             observer.step(step);
+                           });
   ProcessOptions process;
   process.cwd = settings.build_root;
   // Ninja keeps the compilers' colours (stripped again here when they are not wanted).
