@@ -66,6 +66,28 @@ TEST(SdkImporter, RefusesEntriesThatEscape)
   EXPECT_EQ(classify_entry("/abs/tensorflow/include/x.h").dest, "include/x.h");
 }
 
+TEST(SdkImporter, RefusesNamesNoFileSystemHolds)
+{
+  // Once "cannot create: File name too long" naming the staging folder: exit 4, a 65 KB line.
+  std::string deep; // five parts of 250 bytes: each fits, the whole does not
+  for (int i = 0; i < 5; ++i) {
+    deep += std::string(250, 'c') + "/";
+  }
+  for (const std::string& path :
+       {"tensorflow/include/" + std::string(65000, 'a') + ".h", "tensorflow/include/" + std::string(256, 'b') + "/x.h",
+        "tensorflow/include/" + deep + ".h"}) {
+    try {
+      classify_entry(path);
+      ADD_FAILURE() << "accepted a name of " << path.size() << " bytes";
+    } catch (const opkit::Error& e) {
+      EXPECT_EQ(e.code(), opkit::ExitCode::usage);
+      EXPECT_NE(std::string(e.what()).find("a name longer than opkit keeps"), std::string::npos) << e.what();
+      EXPECT_LT(std::string(e.what()).size(), 400u);
+    }
+  }
+  EXPECT_EQ(classify_entry("tensorflow/include/" + std::string(253, 'd') + ".h").kind, EntryKind::header);
+}
+
 TEST(SdkImporter, TheDistributionIsTheDistInfoThatOwnsTheFramework)
 {
   using opkit::sdk::dist_info_owns_framework;

@@ -150,3 +150,54 @@ TEST(Fs, AtomicFileNotCommittedLeavesNothing)
   }
   EXPECT_TRUE(names_in(dir.path()).empty());
 }
+
+// What an Error thrown by `work` says; "" when it throws none.
+template<typename Work>
+std::string
+error_of(Work work)
+{
+  try {
+    work();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Fs, ADiskFullIsReportedAsSuch)
+{
+  // /dev/full answers every write with ENOSPC, as a full disk does.
+  if (::access("/dev/full", W_OK) != 0) {
+    GTEST_SKIP() << "no writable /dev/full";
+  }
+  fs::TempDir dir;
+  fs::write_file_atomic(dir.path() / "source", std::string(100000, 'x'));
+  // std::filesystem::copy_file said "Input/output error" here.
+  std::string copied = error_of([&] { fs::copy_file(dir.path() / "source", "/dev/full"); });
+  EXPECT_EQ(copied, "/dev/full: cannot write: No space left on device");
+  UniqueFd full{::open("/dev/full", O_WRONLY | O_CLOEXEC)};
+  EXPECT_EQ(error_of([&] { fs::write_all(full.get(), "x", "out"); }), "out: cannot write: No space left on device");
+}
+
+TEST(Fs, CopyFileKeepsTheBytesAndTheMode)
+{
+  fs::TempDir dir;
+  fs::write_file_atomic(dir.path() / "tool", "#!/bin/sh\n", /*executable=*/true);
+  fs::copy_file(dir.path() / "tool", dir.path() / "copy");
+  EXPECT_EQ(fs::read_file(dir.path() / "copy"), "#!/bin/sh\n");
+  EXPECT_NE(stdfs::status(dir.path() / "copy").permissions() & stdfs::perms::owner_exec, stdfs::perms::none);
+  EXPECT_NE(error_of([&] { fs::copy_file(dir.path() / "missing", dir.path() / "x"); }).find("missing: cannot read"),
+            std::string::npos);
+}
+
+TEST(Fs, ErrorsNameTheFileNotItsTemporaryOrStaging)
+{
+  fs::TempDir dir;
+  std::string created = error_of([&] { fs::write_file_atomic(dir.path() / "no-such-folder" / "f", "x"); });
+  EXPECT_EQ(created.rfind((dir.path() / "no-such-folder" / "f").string() + ": cannot create: ", 0), 0u) << created;
+  fs::StagingDir staging(dir.path());
+  std::string filled =
+    error_of([&] { staging.fill("exp/assets/", [&] { fs::read_file(staging.path() / "a" / "missing"); }); });
+  EXPECT_EQ(filled.rfind("exp/assets/a/missing: cannot read: ", 0), 0u) << filled;
+  EXPECT_EQ(filled.find(".opkit-partial"), std::string::npos);
+}

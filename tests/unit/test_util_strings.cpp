@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+using opkit::escape_clipped;
 using opkit::escape_text;
 using opkit::is_utf8;
 
@@ -26,4 +27,11 @@ TEST(UtilStrings, IsUtf8)
   EXPECT_FALSE(is_utf8("\xff"));
   EXPECT_FALSE(is_utf8("caf\xc3"));
   EXPECT_FALSE(is_utf8("\xf4\x90\x80\x80")); // past U+10FFFF
+}
+
+TEST(UtilStrings, EscapeClippedShowsTheStartOfALongName)
+{
+  EXPECT_EQ(escape_clipped("short", 10), "short");
+  EXPECT_EQ(escape_clipped(std::string(65000, 'a'), 4), "aaaa...");
+  EXPECT_EQ(escape_clipped("a\nbcdef", 3), "a\\nb...");
 }

@@ -6,6 +6,7 @@
 #include "opkit/build/portable.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/cpu/verdict.hpp"
+#include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/hash.hpp"
 #include "opkit/util/fs.hpp"
@@ -17,6 +18,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <iterator>
 #include <chrono>
 #include <future>
@@ -107,7 +110,42 @@ struct TargetSteps
   bool failed = false;
   double last = 0; // seconds from the build's start to its last step
   std::string log;
+  std::string full_disk; // the first step that failed saying the disk is full, and its line saying so
 };
+
+// "STEP: the tool's line" when a failed step says the disk is full ("...: No
+// space left on device": the line tells which file, so which disk), else "".
+std::string
+full_disk_step(const NinjaStep& step)
+{
+  if (!step.failed) {
+    return "";
+  }
+  for (const std::string& line : split(strip_ansi(step.output), '\n')) {
+    if (line.find(std::strerror(ENOSPC)) != std::string::npos) {
+      return fmt::format("{}: {}", step.description, escape_clipped(trim(line), 500));
+    }
+  }
+  return "";
+}
+
+// A build that failed for want of disk space (a compiler, the linker or ninja
+// said "No space left on device") ends with that as its one error, exit 4:
+// no failed target is to blame, and its build.log could not be written.
+void
+refuse_full_disk(const std::map<std::string, TargetSteps>& steps, const std::string& ninja_text,
+                 const stdfs::path& build_root)
+{
+  const std::string no_space = std::strerror(ENOSPC);
+  for (const auto& [target, done] : steps) {
+    if (!done.full_disk.empty()) {
+      fail(ExitCode::system, "{}: cannot build {}", build_root, done.full_disk);
+    }
+  }
+  if (ninja_text.find(no_space) != std::string::npos) {
+    fail(ExitCode::system, "{}: cannot build: {}", build_root, no_space);
+  }
+}
 
 // A step as build.log keeps it: ninja's lines, without colours.
 std::string
@@ -312,6 +350,9 @@ run_targets(std::vector<PreparedTarget>& targets, const BuildOptions& options, c
                              target.last =
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                              target.log += step_log(step);
+                             if (target.full_disk.empty()) {
+                               target.full_disk = full_disk_step(step);
+                             }
                              observer.step(step);
                            });
   ProcessOptions process;
@@ -327,6 +368,7 @@ run_targets(std::vector<PreparedTarget>& targets, const BuildOptions& options, c
   observer.end();
   bool any_failed = std::any_of(steps.begin(), steps.end(), [](const auto& s) { return s.second.failed; });
   std::string ninja_text = parser.ninja_lines() + strip_ansi(ninja.err);
+  refuse_full_disk(steps, ninja_text, settings.build_root);
 
   std::vector<std::future<TargetResult>> finishing;
   for (size_t i = 0; i < targets.size(); ++i) {

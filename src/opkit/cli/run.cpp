@@ -13,6 +13,14 @@
 
 namespace opkit::cli {
 
+namespace {
+
+// An error line's limit: messages clip untrusted names themselves; this
+// stops any that does not from printing a 65 KB line.
+constexpr size_t k_max_error_bytes = 4096;
+
+} // namespace
+
 std::vector<std::string>
 split_versions(const std::vector<std::string>& values)
 {
@@ -89,7 +97,7 @@ run(int argc, char** argv)
     // Paths and names in it may come from untrusted files: escaped, so the line
     // stays one printable line.
     std::string hint = e.hint().empty() ? "" : " (" + e.hint() + ")";
-    std::fprintf(stderr, "opkit: error: %s\n", escape_text(e.what() + hint).c_str());
+    std::fprintf(stderr, "opkit: error: %s\n", escape_clipped(e.what() + hint, k_max_error_bytes).c_str());
     return static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
     std::fflush(stdout);

@@ -37,15 +37,44 @@ is_executable(const stdfs::path& path)
   return (stdfs::status(path, ec).permissions() & stdfs::perms::owner_exec) != stdfs::perms::none;
 }
 
-// A folder as `tar -h` packs it: links followed, *.pyc left out (deploy_ext.sh deletes them).
+// Refuses `path` when it is a link whose target leaves `inside` (the
+// checkout or the project, canonical): the resource is uploaded, and a link
+// to /etc/passwd must not take that file along.
 void
-add_tree(const stdfs::path& root, const std::string& prefix, std::map<std::string, ArchiveMember>& members)
+require_inside(const stdfs::path& path, const stdfs::path& inside)
 {
   std::error_code ec;
+  if (!stdfs::is_symlink(path, ec)) {
+    return;
+  }
+  stdfs::path target = stdfs::canonical(path, ec);
+  std::string text = target.string();
+  if (!ec && (target == inside || starts_with(text, inside.string() + "/"))) {
+    return;
+  }
+  fail(ExitCode::usage,
+       "{}: a symbolic link to {}, outside {}: refusing to pack it into a resource meant for upload (copy the file "
+       "in if it belongs there)",
+       path, ec ? stdfs::read_symlink(path, ec) : target, inside);
+}
+
+// A folder as `tar -h` packs it: links followed, *.pyc left out (deploy_ext.sh
+// deletes them), but only links that stay inside `inside` (see require_inside).
+void
+add_tree(const stdfs::path& root, const std::string& prefix, const stdfs::path& inside,
+         std::map<std::string, ArchiveMember>& members)
+{
+  std::error_code ec;
+  stdfs::path boundary = stdfs::canonical(inside, ec);
+  require_inside(root, boundary);
   auto options = stdfs::directory_options::follow_directory_symlink;
   for (auto it = stdfs::recursive_directory_iterator(root, options, ec);
        !ec && it != stdfs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file(ec) || it->path().extension() == ".pyc") {
+    std::error_code entry_ec;
+    if (it->is_symlink(entry_ec) && stdfs::exists(it->path(), entry_ec)) {
+      require_inside(it->path(), boundary);
+    }
+    if (!it->is_regular_file(entry_ec) || it->path().extension() == ".pyc") {
       continue;
     }
     std::string path = prefix + "/" + it->path().lexically_relative(root).generic_string();
@@ -60,8 +89,9 @@ add_easyrec_checkout(const stdfs::path& dir, std::map<std::string, ArchiveMember
   if (!stdfs::is_regular_file(dir / "easy_rec" / "__init__.py", ec)) {
     fail(ExitCode::usage, "{}: not an EasyRec checkout (no easy_rec/__init__.py)", dir);
   }
-  add_tree(dir / "easy_rec", "easy_rec", members);
+  add_tree(dir / "easy_rec", "easy_rec", dir, members);
   if (stdfs::is_regular_file(dir / "pai_jobs" / "run.py", ec)) {
+    require_inside(dir / "pai_jobs" / "run.py", stdfs::canonical(dir, ec));
     members["run.py"] = {"run.py", dir / "pai_jobs" / "run.py", {}, false};
   } else {
     result.notes.push_back("no pai_jobs/run.py in the EasyRec checkout: the package has no entry point");
@@ -69,7 +99,7 @@ add_easyrec_checkout(const stdfs::path& dir, std::map<std::string, ArchiveMember
   std::vector<std::string> absent;
   for (const std::string& name : project::easyrec_rules().third_party) {
     if (stdfs::is_directory(dir / "pai_jobs" / name, ec)) {
-      add_tree(dir / "pai_jobs" / name, name, members);
+      add_tree(dir / "pai_jobs" / name, name, dir, members);
     } else {
       absent.push_back(name);
     }
@@ -92,7 +122,7 @@ add_project_overlay(const stdfs::path& project_root, std::map<std::string, Archi
     return;
   }
   std::map<std::string, ArchiveMember> overlay;
-  add_tree(project_root / "easy_rec", "easy_rec", overlay);
+  add_tree(project_root / "easy_rec", "easy_rec", project_root, overlay);
   for (auto& [path, member] : overlay) {
     if (!ends_with(path, ".add")) {
       members[path] = member;
@@ -186,7 +216,7 @@ validate_easyrec_version(const std::string& version)
     fail(ExitCode::usage,
          "'{}': invalid EasyRec resource version (letters, digits, '.', '_' and '-', starting with a letter or "
          "digit, at most 100: it names the file and MaxCompute resource easy_rec_ext_<V>_res.tar.gz)",
-         escape_text(version.substr(0, 120)) + (version.size() > 120 ? "..." : ""));
+         escape_clipped(version, 120));
   }
 }
 

@@ -41,6 +41,9 @@ member_size(const ArchiveMember& member)
 // path -> (size, sha256) of everything in a package, the manifest aside.
 using Listing = std::map<std::string, std::pair<int64_t, std::string>>;
 
+// How much of an untrusted member path an error line shows.
+constexpr size_t k_max_shown_path = 200;
+
 // The manifest's own size limit: it lists files, it does not hold them.
 constexpr size_t k_max_manifest = size_t{16} << 20;
 
@@ -56,17 +59,43 @@ is_manifest_place(const std::string& path)
          && ends_with(path.substr(0, slash), ".dist-info");
 }
 
+// Whether a member's path keeps what it names inside the folder the package
+// is unpacked in: relative, and no ".." above its top ("./" itself is fine).
+bool
+member_stays_inside(const std::string& path)
+{
+  return fs::stays_inside(stdfs::path(path) / "x");
+}
+
+// A member no package opkit writes holds, and that an extraction would turn
+// against the machine: a path out of the folder, a link, a device.
+void
+refuse_hostile_member(const stdfs::path& package, const ArchiveEntry& entry)
+{
+  if (!member_stays_inside(entry.path)) {
+    fail(ExitCode::usage, "{}: member '{}': a path out of the folder it is unpacked in; refusing a hostile archive",
+         package, escape_clipped(entry.path, k_max_shown_path));
+  }
+  if (!entry.is_regular && !entry.is_folder) {
+    fail(ExitCode::usage,
+         "{}: member '{}': a link or a device, which no opkit package holds; refusing a hostile archive", package,
+         escape_clipped(entry.path, k_max_shown_path));
+  }
+}
+
 Listing
 list_archive(const stdfs::path& package, std::string& manifest_text)
 {
   Listing listing;
   bool have_manifest = false;
   for_each_archive_entry(package, [&](ArchiveEntry& entry) {
+    refuse_hostile_member(package, entry);
     if (!entry.is_regular) {
       return;
     }
     if (listing.count(entry.path) != 0 || (have_manifest && is_manifest_place(entry.path))) {
-      fail(ExitCode::usage, "{}: {} appears twice in the package", package, escape_text(entry.path));
+      fail(ExitCode::usage, "{}: {} appears twice in the package", package,
+           escape_clipped(entry.path, k_max_shown_path));
     }
     char buffer[1 << 16];
     if (is_manifest_place(entry.path)) {
@@ -102,6 +131,10 @@ manifest_file(const Json& file, size_t index, const std::string& where)
   }
   if (!file.contains("path") || !file["path"].is_string() || file["path"].get<std::string>().empty()) {
     wrong("path is not a non-empty string");
+  }
+  if (!member_stays_inside(file["path"].get<std::string>())) {
+    fail(ExitCode::usage, "{}: files[{}]: path '{}' leaves the package's folder; refusing a hostile manifest", where,
+         index, escape_clipped(file["path"].get<std::string>(), k_max_shown_path));
   }
   if (!file.contains("size") || !file["size"].is_number_integer()) {
     wrong("size is not an integer");
@@ -296,7 +329,7 @@ verify_package(const stdfs::path& package)
   for (const Json& file : manifest["files"]) {
     auto [path, want] = manifest_file(file, index++, where);
     if (!listed.insert(path).second) {
-      fail(ExitCode::usage, "{}: {} is listed twice", where, escape_text(path));
+      fail(ExitCode::usage, "{}: {} is listed twice", where, escape_clipped(path, k_max_shown_path));
     }
     auto found = actual.find(path);
     if (found == actual.end()) {

@@ -163,16 +163,6 @@ major_minor(const project::Version& version)
   return {version.parts.empty() ? 0 : version.parts[0], version.parts.size() > 1 ? version.parts[1] : 0};
 }
 
-void
-copy_into(const stdfs::path& source, const stdfs::path& dest)
-{
-  std::error_code ec;
-  stdfs::copy_file(source, dest, stdfs::copy_options::overwrite_existing, ec);
-  if (ec) {
-    fail(ExitCode::system, "{}: cannot copy to {}: {}", source, dest, ec.message());
-  }
-}
-
 // What the manifest of the assets/ an earlier run made says.
 struct Previous
 {
@@ -247,10 +237,8 @@ carry_over(const stdfs::path& source, const stdfs::path& dest)
     stdfs::create_hard_link(source, dest, ec);
     if (ec) {
       ec.clear();
-      stdfs::copy_file(source, dest, ec);
-      if (!ec) {
-        stdfs::last_write_time(dest, stdfs::last_write_time(source, ec), ec);
-      }
+      fs::copy_file(source, dest);
+      stdfs::last_write_time(dest, stdfs::last_write_time(source, ec), ec);
     }
   } else {
     fail(ExitCode::usage, "{}: neither a file, a folder nor a link, so it cannot be kept in the new assets/", source);
@@ -386,7 +374,16 @@ package_saved_model(const project::Manifest& manifest, const SavedModelOptions& 
   }
   result.assets_dir = options.export_dir / "assets";
   std::error_code ec;
-  bool had_assets = stdfs::exists(stdfs::symlink_status(result.assets_dir, ec));
+  stdfs::file_status assets_status = stdfs::symlink_status(result.assets_dir, ec);
+  bool had_assets = stdfs::exists(assets_status);
+  if (stdfs::is_symlink(assets_status)) {
+    // Replacing the link would hard-link the folder's files into the export
+    // (and leave the folder behind it stale): its files are someone else's.
+    fail(ExitCode::usage,
+         "{}: a symbolic link (to {}), not a folder: opkit replaces assets/ as a whole and writes through no link; "
+         "make it a folder",
+         result.assets_dir, stdfs::read_symlink(result.assets_dir, ec));
+  }
   if (had_assets && !stdfs::is_directory(result.assets_dir, ec)) {
     fail(ExitCode::usage, "{}: not a folder", result.assets_dir);
   }
@@ -478,13 +475,15 @@ package_saved_model(const project::Manifest& manifest, const SavedModelOptions& 
     return result;
   }
   fs::StagingDir staging(options.export_dir);
-  for (const stdfs::path& path : keep) {
-    carry_over(path, staging.path() / path.filename());
-  }
-  for (const std::string& file : added) {
-    copy_into(wanted[file], staging.path() / file);
-  }
-  write_assets_manifest(staging.path(), manifest.name, libraries, added, result);
+  staging.fill(result.assets_dir.string() + "/", [&] {
+    for (const stdfs::path& path : keep) {
+      carry_over(path, staging.path() / path.filename());
+    }
+    for (const std::string& file : added) {
+      fs::copy_file(wanted[file], staging.path() / file);
+    }
+    write_assets_manifest(staging.path(), manifest.name, libraries, added, result);
+  });
   staging.commit(result.assets_dir, /*replace=*/true);
   result.written = true;
   return result;

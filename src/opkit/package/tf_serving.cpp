@@ -153,11 +153,13 @@ write_bundle(const stdfs::path& dir, const std::vector<ArchiveMember>& members)
     return false;
   }
   fs::StagingDir staging(dir.parent_path());
-  for (const ArchiveMember& member : members) {
-    fs::create_dirs((staging.path() / member.path).parent_path());
-    fs::write_file_atomic(staging.path() / member.path,
-                          member.source.empty() ? member.content : fs::read_file(member.source));
-  }
+  staging.fill(dir.string() + "/", [&] {
+    for (const ArchiveMember& member : members) {
+      fs::create_dirs((staging.path() / member.path).parent_path());
+      fs::write_file_atomic(staging.path() / member.path,
+                            member.source.empty() ? member.content : fs::read_file(member.source));
+    }
+  });
   staging.commit(dir, /*replace=*/true);
   return true;
 }

@@ -142,7 +142,7 @@ require_plain(const std::string& value, const char* what, size_t limit)
                });
   if (!plain) {
     fail(ExitCode::usage, "{} '{}': not a plausible value (at most {} letters, digits and . - _ +)", what,
-         escape_text(value.substr(0, 64)) + (value.size() > 64 ? "..." : ""), limit);
+         escape_clipped(value, 64), limit);
   }
 }
 

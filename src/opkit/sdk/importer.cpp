@@ -347,6 +347,13 @@ find_framework_dist_info(const stdfs::path& site_packages)
   return {};
 }
 
+// What a kept entry's name may be: NAME_MAX a part, and a bound on the whole
+// that leaves room for the store's own path within PATH_MAX.
+constexpr size_t k_max_name_part = 255;
+constexpr size_t k_max_kept_path = 1024;
+// How much of an untrusted entry name an error line shows.
+constexpr size_t k_max_shown_entry = 200;
+
 EntryPlan
 classify_entry(std::string_view path)
 {
@@ -356,14 +363,26 @@ classify_entry(std::string_view path)
   }
   if (!fs::stays_inside(plan.dest)) {
     fail(ExitCode::usage, "archive entry '{}' would be written outside the SDK folder; refusing the archive",
-         escape_text(path));
+         escape_clipped(path, k_max_shown_entry));
+  }
+  // A name no file system holds would fail at create, as if the disk had
+  // failed (exit 4); TensorFlow's longest kept path is about 200 bytes.
+  size_t longest_part = 0;
+  for (const stdfs::path& part : stdfs::path(plan.dest)) {
+    longest_part = std::max(longest_part, part.native().size());
+  }
+  if (longest_part > k_max_name_part || plan.dest.size() > k_max_kept_path) {
+    fail(ExitCode::usage,
+         "archive entry '{}' ({} bytes): a name longer than opkit keeps ({} bytes a part, {} in all); refusing the "
+         "archive",
+         escape_clipped(path, k_max_shown_entry), path.size(), k_max_name_part, k_max_kept_path);
   }
   // A kept file's path is plain: a '.' or '..' part (tensorflow/include/a/..)
   // names a folder or another file, never a file of its own.
   for (const stdfs::path& part : stdfs::path(plan.dest)) {
     if (part == "." || part == "..") {
       fail(ExitCode::usage, "archive entry '{}': a path with '{}' in it names no file of its own; refusing the archive",
-           escape_text(path), part.string());
+           escape_clipped(path, k_max_shown_entry), part.string());
     }
   }
   return plan;
@@ -401,29 +420,33 @@ import_sdk(const stdfs::path& source, bool process_libraries)
   stats.source = source.string();
   log_info("importing {} ...", source);
   RecordCheck record(source.string());
-  if (folder) {
-    import_folder(source, staging.path(), stats);
-  } else {
-    import_archive(source, staging.path(), stats, record, process_libraries);
-  }
-  if (stats.libraries == 0 || !stdfs::exists(staging.path() / "include/tensorflow/core/framework/op.h", ec)) {
-    fail(ExitCode::usage, "{}: not a TensorFlow wheel or package: it lacks {}", source,
-         stats.libraries == 0 ? "libtensorflow_framework.so*" : "include/tensorflow/core/framework/op.h");
-  }
-  if (!folder) {
-    record.verify(); // before anything reads the files
-  }
-  Sdk sdk = derive_facts(staging.path(), stdfs::absolute(source).string());
-  // The id comes from the wheel's own files: it must name a folder right under the store.
-  if (!is_valid_sdk_id(sdk.id) || (store / sdk.id).parent_path() != store) {
-    fail(ExitCode::usage, "{}: its SDK id '{}' is not a plain folder name; refusing the wheel", source,
-         escape_text(sdk.id));
-  }
-  sdk.root = staging.path();
-  check::write_symbol_index(sdk.lib_dir() / sdk.framework_library, sdk.symbol_index());
-  index_process_libraries(staging.path());
-  sdk.root = store / sdk.id;
-  fs::write_file_atomic(staging.path() / "sdk.json", json_text(to_json(sdk), 2) + "\n");
+  Sdk sdk;
+  // An error names the file as the wheel holds it, not in the hidden staging folder.
+  staging.fill(source.string() + ": ", [&] {
+    if (folder) {
+      import_folder(source, staging.path(), stats);
+    } else {
+      import_archive(source, staging.path(), stats, record, process_libraries);
+    }
+    if (stats.libraries == 0 || !stdfs::exists(staging.path() / "include/tensorflow/core/framework/op.h", ec)) {
+      fail(ExitCode::usage, "{}: not a TensorFlow wheel or package: it lacks {}", source,
+           stats.libraries == 0 ? "libtensorflow_framework.so*" : "include/tensorflow/core/framework/op.h");
+    }
+    if (!folder) {
+      record.verify(); // before anything reads the files
+    }
+    sdk = derive_facts(staging.path(), stdfs::absolute(source).string());
+    // The id comes from the wheel's own files: it must name a folder right under the store.
+    if (!is_valid_sdk_id(sdk.id) || (store / sdk.id).parent_path() != store) {
+      fail(ExitCode::usage, "{}: its SDK id '{}' is not a plain folder name; refusing the wheel", source,
+           escape_text(sdk.id));
+    }
+    sdk.root = staging.path();
+    check::write_symbol_index(sdk.lib_dir() / sdk.framework_library, sdk.symbol_index());
+    index_process_libraries(staging.path());
+    sdk.root = store / sdk.id;
+    fs::write_file_atomic(staging.path() / "sdk.json", json_text(to_json(sdk), 2) + "\n");
+  });
   fs::FileLock lock(store_lock_path()); // one commit into the store at a time
   staging.commit(sdk.root, /*replace=*/true);
   log_info("imported {}: {} headers, {} framework librar{}, {:.1f} MB", sdk.id, stats.headers, stats.libraries,

@@ -59,6 +59,7 @@ for_each_archive_entry(const std::filesystem::path& path, const std::function<vo
     ArchiveEntry item;
     item.path = name != nullptr ? name : "";
     item.is_regular = archive_entry_filetype(entry) == AE_IFREG && archive_entry_hardlink(entry) == nullptr;
+    item.is_folder = archive_entry_filetype(entry) == AE_IFDIR && archive_entry_hardlink(entry) == nullptr;
     item.size = archive_entry_size(entry);
     item.read = [a, &path, &item](char* buffer, size_t capacity) -> size_t {
       la_ssize_t n = archive_read_data(a, buffer, capacity);
@@ -83,30 +84,40 @@ struct EntryDeleter
   void operator()(archive_entry* e) const { archive_entry_free(e); }
 };
 
+// Why a write failed: the system's cause where libarchive kept one ("Write
+// error" is all its message says of a full disk), else its message.
+std::string
+write_error(archive* a)
+{
+  int error = archive_errno(a);
+  return error > 0 && error != EINVAL ? std::string(std::strerror(error)) : archive_error(a);
+}
+
 void
 check_rc(archive* a, int rc, const std::filesystem::path& output)
 {
   if (rc < ARCHIVE_WARN) {
-    fail(ExitCode::system, "{}: cannot write archive: {}", output, archive_error(a));
+    fail(ExitCode::system, "{}: cannot write archive: {}", output, write_error(a));
   }
 }
 
+// Errors name `output`, the archive the user asked for, never its hidden temporary.
 archive*
-open_writer(std::unique_ptr<archive, WriteArchiveDeleter>& writer, ArchiveFormat format, const fs::AtomicFile& file)
+open_writer(std::unique_ptr<archive, WriteArchiveDeleter>& writer, ArchiveFormat format, const fs::AtomicFile& file,
+            const std::filesystem::path& output)
 {
-  const std::filesystem::path& tmp = file.temp_path();
   writer.reset(archive_write_new());
   archive* a = writer.get();
   if (format == ArchiveFormat::tar_gz) {
     // pax-restricted: plain ustar unless a name needs an extension header.
-    check_rc(a, archive_write_set_format_pax_restricted(a), tmp);
-    check_rc(a, archive_write_add_filter_gzip(a), tmp);
-    check_rc(a, archive_write_set_options(a, "gzip:!timestamp"), tmp);
+    check_rc(a, archive_write_set_format_pax_restricted(a), output);
+    check_rc(a, archive_write_add_filter_gzip(a), output);
+    check_rc(a, archive_write_set_options(a, "gzip:!timestamp"), output);
   } else {
-    check_rc(a, archive_write_set_format_zip(a), tmp);
-    check_rc(a, archive_write_set_options(a, "zip:compression=deflate"), tmp);
+    check_rc(a, archive_write_set_format_zip(a), output);
+    check_rc(a, archive_write_set_options(a, "zip:compression=deflate"), output);
   }
-  check_rc(a, archive_write_open_fd(a, file.fd()), tmp);
+  check_rc(a, archive_write_open_fd(a, file.fd()), output);
   return a;
 }
 
@@ -132,7 +143,7 @@ write_member(archive* a, const ArchiveMember& member, int64_t mtime, const std::
   if (member.source.empty()) {
     write_header(a, member.path, false, mode, static_cast<int64_t>(member.content.size()), mtime, output);
     if (!member.content.empty() && archive_write_data(a, member.content.data(), member.content.size()) < 0) {
-      fail(ExitCode::system, "{}: cannot write {}: {}", output, member.path, archive_error(a));
+      fail(ExitCode::system, "{}: cannot write {}: {}", output, member.path, write_error(a));
     }
     return;
   }
@@ -146,7 +157,7 @@ write_member(archive* a, const ArchiveMember& member, int64_t mtime, const std::
   char buffer[1 << 16];
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
     if (archive_write_data(a, buffer, static_cast<size_t>(in.gcount())) < 0) {
-      fail(ExitCode::system, "{}: cannot write {}: {}", output, member.path, archive_error(a));
+      fail(ExitCode::system, "{}: cannot write {}: {}", output, member.path, write_error(a));
     }
   }
 }
@@ -173,20 +184,19 @@ write_archive(const std::filesystem::path& output, ArchiveFormat format, std::ve
   std::sort(members.begin(), members.end(),
             [](const ArchiveMember& x, const ArchiveMember& y) { return x.path < y.path; });
   fs::AtomicFile file(output); // unique: concurrent runs never share it
-  const std::filesystem::path& tmp = file.temp_path();
   {
     std::unique_ptr<archive, WriteArchiveDeleter> writer;
-    archive* a = open_writer(writer, format, file);
+    archive* a = open_writer(writer, format, file, output);
     // Zip (wheels) lists files only; tar lists folders too, as tar -c does.
     if (format == ArchiveFormat::tar_gz) {
       for (const std::string& folder : parent_folders(members)) {
-        write_header(a, folder, true, 0755, 0, mtime, tmp);
+        write_header(a, folder, true, 0755, 0, mtime, output);
       }
     }
     for (const ArchiveMember& member : members) {
-      write_member(a, member, mtime, tmp);
+      write_member(a, member, mtime, output);
     }
-    check_rc(a, archive_write_close(a), tmp);
+    check_rc(a, archive_write_close(a), output);
   }
   file.commit();
 }

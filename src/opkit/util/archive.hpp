@@ -15,6 +15,7 @@ struct ArchiveEntry
 {
   std::string path;        // as stored in the archive: untrusted
   bool is_regular = false; // symlinks, hard links and devices are reported with false
+  bool is_folder = false;  // neither is_regular nor is_folder: a link, a device, a FIFO
   int64_t size = 0;
   std::function<size_t(char* buffer, size_t capacity)> read;
 };

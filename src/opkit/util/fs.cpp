@@ -144,7 +144,8 @@ AtomicFile::AtomicFile(const stdfs::path& path, int mode)
   m_temp = path.parent_path() / fmt::format(".{}.tmp.{}.{}", path.filename().string(), ::getpid(), random_suffix());
   m_fd.reset(::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
   if (!m_fd.valid()) {
-    fail(ExitCode::system, "{}: cannot create: {}", m_temp, std::strerror(errno));
+    // Named as the file it becomes: the hidden temporary means nothing to the user.
+    fail(ExitCode::system, "{}: cannot create: {}", path, std::strerror(errno));
   }
   // Blocking: a sweeper may hold it for an instant, judging it.
   while (::flock(m_fd.get(), LOCK_EX) != 0 && errno == EINTR) {
@@ -172,8 +173,41 @@ void
 write_file_atomic(const stdfs::path& path, std::string_view content, bool executable)
 {
   AtomicFile file(path, executable ? 0755 : 0644);
-  write_all(file.fd(), content, file.temp_path());
+  write_all(file.fd(), content, path);
   file.commit();
+}
+
+void
+copy_file(const stdfs::path& source, const stdfs::path& dest)
+{
+  UniqueFd in{::open(source.c_str(), O_RDONLY | O_CLOEXEC)};
+  struct stat st
+  {};
+  if (!in.valid() || ::fstat(in.get(), &st) != 0) {
+    fail(ExitCode::system, "{}: cannot read: {}", source, std::strerror(errno));
+  }
+  UniqueFd out{::open(dest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 07777)};
+  if (!out.valid()) {
+    fail(ExitCode::system, "{}: cannot create: {}", dest, std::strerror(errno));
+  }
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = ::read(in.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      fail(ExitCode::system, "{}: cannot read: {}", source, std::strerror(errno));
+    }
+    if (n == 0) {
+      break;
+    }
+    write_all(out.get(), std::string_view(buffer, static_cast<size_t>(n)), dest);
+  }
+  // A full disk may only be told when the file is closed (NFS, quotas).
+  if (::close(out.release()) != 0) {
+    fail(ExitCode::system, "{}: cannot write: {}", dest, std::strerror(errno));
+  }
 }
 
 bool
@@ -281,6 +315,21 @@ StagingDir::~StagingDir()
   }
   if (m_lock_fd >= 0) {
     ::close(m_lock_fd);
+  }
+}
+
+void
+StagingDir::fill(std::string_view shown, const std::function<void()>& work) const
+{
+  try {
+    work();
+  } catch (const Error& e) {
+    std::string message = e.what();
+    std::string hidden = m_path.string() + "/";
+    for (size_t at = message.find(hidden); at != std::string::npos; at = message.find(hidden, at + shown.size())) {
+      message.replace(at, hidden.size(), shown);
+    }
+    throw Error(e.code(), message, e.hint());
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -66,6 +67,12 @@ private:
   bool m_committed = false;
 };
 
+// Copies a regular file's bytes to `dest` (created with the source's mode,
+// or truncated). Error(system) names the file and the cause: a full disk says
+// "No space left on device" (std::filesystem::copy_file says EIO).
+void
+copy_file(const stdfs::path& source, const stdfs::path& dest);
+
 // Like write_file_atomic, but leaves the file (and its mtime) alone when the
 // content is already equal. Returns whether it wrote.
 bool
@@ -82,6 +89,11 @@ public:
   StagingDir& operator=(const StagingDir&) = delete;
 
   const stdfs::path& path() const { return m_path; }
+
+  // Runs `work`, which fills the folder. An Error it throws naming a path in
+  // here has the hidden "<staging>/" replaced by `shown` (the destination
+  // folder and a '/', or "<source>: "): the staging name means nothing to the user.
+  void fill(std::string_view shown, const std::function<void()>& work) const;
 
   // Renames the staging folder to `final_path`; replaces an existing folder
   // there when `replace` is set (swapping the two in one step where the file

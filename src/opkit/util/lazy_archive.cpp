@@ -28,6 +28,7 @@ extern "C"
                      (a, buffer, size))
   OPKIT_LAZY_FORWARD(k_archive, int, archive_read_free, (archive * a), (a))
   OPKIT_LAZY_FORWARD(k_archive, const char*, archive_error_string, (archive * a), (a))
+  OPKIT_LAZY_FORWARD(k_archive, int, archive_errno, (archive * a), (a))
 
   // --- writing
 

@@ -152,6 +152,12 @@ escape_text(std::string_view text)
   return out;
 }
 
+std::string
+escape_clipped(std::string_view text, size_t max)
+{
+  return escape_text(text.substr(0, max)) + (text.size() > max ? "..." : "");
+}
+
 bool
 is_utf8(std::string_view text)
 {

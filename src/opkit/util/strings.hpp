@@ -38,6 +38,11 @@ is_identifier_char(char c);
 bool
 parse_positive_number(std::string_view text, double& number);
 
+// escape_text of at most the first `max` bytes, with "..." when there were
+// more: a 65,000-character name from an archive stays a readable line.
+std::string
+escape_clipped(std::string_view text, size_t max);
+
 // Whether `text` is valid UTF-8 (what JSON strings must hold).
 bool
 is_utf8(std::string_view text);
