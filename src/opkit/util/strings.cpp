@@ -1,5 +1,7 @@
 #include "opkit/util/strings.hpp"
 
+#include <algorithm>
+
 namespace opkit {
 
 std::vector<std::string>
@@ -161,6 +163,13 @@ is_utf8(std::string_view text)
     }
   }
   return true;
+}
+
+bool
+has_control(std::string_view text)
+{
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
 } // namespace opkit
