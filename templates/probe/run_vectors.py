@@ -10,6 +10,7 @@ name). Runs on TF 1.x (a graph and a session; Python 3.6, numpy 1.16) and 2.x
 (eagerly).
 """
 import json
+import math
 import re
 import sys
 
@@ -18,6 +19,26 @@ import tensorflow as tf
 
 # TensorFlow's DataTypeString spellings, as opkit.yaml uses them.
 DTYPES = {"float": "float32", "double": "float64", "half": "float16"}
+
+
+def special_float(obj):
+    """json.load's object_hook: opkit writes NaN and the infinities, which JSON
+    has no number for, as {"$float": "nan" | "inf" | "-inf"}."""
+    return float(obj["$float"]) if len(obj) == 1 and "$float" in obj else obj
+
+
+def dumps(value):
+    """One JSON line, NaN and the infinities written as opkit reads them back
+    ({"$float": ...}), never as the NaN/Infinity that JSON parsers refuse."""
+    def encode(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            return {"$float": "nan" if math.isnan(v) else "inf" if v > 0 else "-inf"}
+        if isinstance(v, dict):
+            return {k: encode(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [encode(x) for x in v]
+        return v
+    return json.dumps(encode(value), allow_nan=False)
 
 
 def tf_dtype(name):
@@ -123,18 +144,18 @@ def main():
     module = tf.load_op_library(library)
     names = wrapper_for(module, op_name)
     if len(names) != 1:
-        print(json.dumps({"error": "TensorFlow generated %s Python function for op %s (%s)"
+        print(dumps({"error": "TensorFlow generated %s Python function for op %s (%s)"
                           % ("no" if not names else "more than one", op_name, ", ".join(names) or "none")}))
         return 1
-    print(json.dumps({"python_name": names[0]}))
+    print(dumps({"python_name": names[0]}))
     function = getattr(module, names[0])
     failures = 0
-    for index, vector in enumerate(json.load(open(vectors_path))):
+    for index, vector in enumerate(json.load(open(vectors_path), object_hook=special_float)):
         ok, actual = check(function, vector)
         failures += 0 if ok else 1
-        print(json.dumps({"vector": index, "ok": ok, "actual": actual}))
+        print(dumps({"vector": index, "ok": ok, "actual": actual}))
         sys.stdout.flush()
-    print(json.dumps({"tf_version": tf.__version__, "failures": failures}))
+    print(dumps({"tf_version": tf.__version__, "failures": failures}))
     return 1 if failures else 0
 
 

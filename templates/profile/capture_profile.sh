@@ -50,6 +50,7 @@ if sys.version_info < (2, 7):
                      % (sys.executable, sys.version_info[0], sys.version_info[1]))
     sys.exit(EXIT_MISSING)
 
+import errno
 import json
 import os
 import stat
@@ -339,6 +340,11 @@ def read_file(path):
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as error:
+        # A --lib that names nothing is the caller's mistake (exit 2), as opkit's own capture says.
+        if error.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise Failure(EXIT_USAGE, "%s: no such library" % path)
+        if error.errno == errno.ELOOP:
+            raise Failure(EXIT_USAGE, "%s: a loop of symbolic links" % path)
         raise Failure(EXIT_SYSTEM, "%s: cannot read: %s" % (path, error.strerror))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

@@ -63,9 +63,9 @@ expect_contains "$work/err" 'no opkit-build\.json beside it'
 # --- a missing library is an input error
 run_opkit 2 check missing.so
 expect_one_error_line
-expect_contains "$work/err" '^opkit: error: missing\.so: no such file$'
+expect_contains "$work/err" '^opkit: error: missing\.so: no such library$'
 run_opkit 2 check up_op
 expect_one_error_line
-expect_contains "$work/err" 'up_op: not a file'
+expect_contains "$work/err" 'up_op: a folder, not a library'
 
 echo "PASS: $test_name"

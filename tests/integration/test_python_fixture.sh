@@ -50,7 +50,10 @@ vectors = {
             outputs: {table_grad: [[6, 8], [0, 0], [3, 4]]}
           - name: no rows
             inputs: {ids: [0], grads: {dtype: double, value: [[1]]}, num_rows: 0}
-            error: num_rows must be positive, got 0""",
+            error: num_rows must be positive, got 0
+          - name: nan and inf
+            inputs: {ids: [0], grads: {dtype: float, value: [[.nan, -.inf, .inf]]}, num_rows: 2}
+            outputs: {table_grad: [[.nan, -.inf, .inf], [0, 0, 0]]}""",
     "Acme>Resampler": """
           - inputs:
               data: {dtype: float, value: [[0, 10, 20]]}
@@ -77,6 +80,8 @@ done
 expect_contains "$work/1.12.0" '^tensorflow 1\.12\.0 \(Python\): .*/tf-1\.12\.0-py3\.6/bin/python$'
 expect_contains "$work/2.10.1" '^tensorflow 2\.10\.1 \(Python\): .*/tf-2\.10\.1-py3\.10/bin/python$'
 expect_contains "$work/2.10.1" '^    Acme>LoadKVEmbed \(acme_load_kv_embed\) vector 0 "half rows": ok$'
+# YAML's .nan and .inf reach Python as floats, come back, and a NaN expected matches a NaN got.
+expect_contains "$work/2.10.1" '^    Acme>KVEmbedGrad \(acme_kv_embed_grad\) vector 2 "nan and inf": ok$'
 if grep -q 'Acme>' "$work/1.12.0"; then fail "namespaced ops ran in 1.12, which does not build them"; fi
 
 # --json: one record per (version, vector), with the values expected and got.
@@ -91,7 +96,7 @@ for r in records:
     per_version.setdefault(r["version"], []).append((r["op"], r["vector"]))
 assert sorted(per_version["1.12.0"]) == sorted(
     [("HashStrings", 0), ("LookupVocab", 0), ("LookupVocab", 1), ("LookupVocab", 2), ("JoinStrings", 0)]), per_version
-assert len(per_version["2.10.1"]) == 9, per_version
+assert len(per_version["2.10.1"]) == 10, per_version
 for r in records:
     assert r["ok"], r
     if r["op"] == "LookupVocab" and r["vector"] == 0:
@@ -102,6 +107,11 @@ for r in records:
     if r["op"] == "LookupVocab" and r["vector"] == 2:
         assert r["expected"] == {"error": "keys must be a vector"}, r
         assert r["actual"]["error"].startswith("InvalidArgumentError: keys must be a vector"), r
+    if r["op"] == "Acme>KVEmbedGrad" and r["vector"] == 2:
+        nan, inf = {"$float": "nan"}, {"$float": "inf"}
+        grad = [[nan, {"$float": "-inf"}, inf], [0.0, 0.0, 0.0]]
+        assert r["actual"] == {"outputs": {"table_grad": grad}}, r
+        assert r["expected"] == {"outputs": {"table_grad": [[nan, {"$float": "-inf"}, inf], [0, 0, 0]]}}, r
     if r["op"] == "Acme>LoadKVEmbed":
         assert r["python_name"] == "acme_load_kv_embed", r
         assert r["actual"]["outputs"]["embeddings"] == [[2.25, -1.0], [0.5, 1.5]], r

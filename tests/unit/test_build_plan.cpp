@@ -41,6 +41,21 @@ TEST(NinjaWriter, EscapesDollarEverywhereAndSpaceColonInPaths)
   EXPECT_EQ(build::ninja_escape_path("/my dir/c:d$e"), "/my$ dir/c$:d$$e");
 }
 
+TEST(NinjaWriter, APipeInAPathIsAVariableDefinedBeforeItsFirstUse)
+{
+  // ninja has no escape for '|', which starts a build line's implicit inputs.
+  EXPECT_EQ(build::ninja_escape_path("/a|b/c"), "/a${opkit_pipe}b/c");
+  build::NinjaWriter plain;
+  plain.build({"x.o"}, "cxx", {"/a/x.cc"});
+  EXPECT_EQ(plain.text(), "build x.o: cxx /a/x.cc\n");
+  build::NinjaWriter writer;
+  writer.build({"x.o"}, "cxx", {"/a|b/x.cc"}, {}, {"/a|b/x.h"});
+  writer.build({"y.o"}, "cxx", {"/a|b/y.cc"});
+  EXPECT_EQ(writer.text(), "opkit_pipe = |\n"
+                           "build x.o: cxx /a${opkit_pipe}b/x.cc | /a${opkit_pipe}b/x.h\n"
+                           "build y.o: cxx /a${opkit_pipe}b/y.cc\n");
+}
+
 TEST(BuildPlan, NinjaFileIsDeterministic)
 {
   std::string first = build::render_ninja(plan_for("2.10.1", 1, 17));

@@ -229,6 +229,28 @@ TEST(Manifest, LibraryErrorsSayWhichNameIsWrongAndWhere)
   }
 }
 
+TEST(Manifest, BuildValuesWithAControlCharacterAreRefusedWhereTheyAre)
+{
+  // A newline would end its line of build.ninja.
+  struct Case
+  {
+    const char* text;
+    const char* from;
+    const char* to;
+    const char* error;
+  };
+  for (const Case& c : {
+         Case{k_libraries, "defines: [WITH_GPU]", "defines: [\"NL=a\\nb\"]",
+              "opkit.yaml:25:19: define 'NL=a\nb': a build value must be one line without control characters"},
+         Case{k_good, "  - src/zero_out_op.cc", "  - \"src/a\\rb.cc\"",
+              "opkit.yaml:18:5: source 'src/a\rb.cc': a build value must be one line without control characters"},
+         Case{k_libraries, "output: _text_ops.so", "output: \"a\\nb.so\"",
+              "opkit.yaml:10:13: output 'a\nb.so' must be a plain file name, e.g. _text_ops_ops.so"},
+       }) {
+    EXPECT_EQ(error_of(replace(c.text, c.from, c.to)), c.error);
+  }
+}
+
 TEST(Manifest, VersionRanges)
 {
   auto range = *opkit::project::parse_version_range(">=1.15, <2.4");

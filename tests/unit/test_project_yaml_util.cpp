@@ -70,3 +70,12 @@ TEST(ProjectYamlUtil, ValuesBecomeJsonOfTheirYamlType)
   EXPECT_EQ(json["a"].dump(), R"([1,-2,1.5,1000.0,true,"7","8","x",5.0,"0x10","nan",1])");
   EXPECT_EQ(json["b"].get<std::string>(), "line\nnext \"q\"");
 }
+
+TEST(ProjectYamlUtil, NanAndInfinitiesBecomeTaggedObjectsJsonCanHold)
+{
+  // JSON has no NaN: nlohmann would write null, Python's json NaN, which nlohmann refuses.
+  YAML::Node node = project::yaml::load("a: [.nan, .NaN, .inf, +.INF, -.inf, '.nan', 1.5]\n", "t.yaml");
+  Json json = Json::parse(project::yaml::to_json_text(node));
+  EXPECT_EQ(json["a"].dump(), R"([{"$float":"nan"},{"$float":"nan"},{"$float":"inf"},{"$float":"inf"},)"
+                              R"({"$float":"-inf"},".nan",1.5])");
+}

@@ -334,19 +334,24 @@ read_tree(const stdfs::path& root)
   std::error_code ec;
   stdfs::path home = stdfs::weakly_canonical(sdk::opkit_home(), ec);
   stdfs::recursive_directory_iterator it(root, stdfs::directory_options::skip_permission_denied, ec);
+  std::vector<std::string> unfit; // names opkit.yaml cannot hold (not UTF-8, a newline), escaped for the warning
   for (; !ec && it != stdfs::recursive_directory_iterator(); it.increment(ec)) {
     const stdfs::directory_entry& entry = *it;
     std::error_code type_ec;
-    if (entry.is_directory(type_ec)) {
-      if (skipped_folder(entry.path(), home)) {
-        it.disable_recursion_pending();
-      }
-      continue;
-    }
-    if (!entry.is_regular_file(type_ec)) {
+    bool folder = entry.is_directory(type_ec);
+    if ((folder && skipped_folder(entry.path(), home)) || (!folder && !entry.is_regular_file(type_ec))) {
+      it.disable_recursion_pending();
       continue;
     }
     std::string path = entry.path().lexically_relative(root).generic_string();
+    if (!is_utf8(path) || has_control(path)) {
+      unfit.push_back(escape_text(path));
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (folder) {
+      continue;
+    }
     files.push_back(path);
     if (is_build_file(path) && !has_component(path, "third_party")) {
       read_build_file(entry, path, build_files, notes);
@@ -367,6 +372,11 @@ read_tree(const stdfs::path& root)
   }
   if (ec) {
     fail(ExitCode::system, "{}: cannot read the folder: {}", root, ec.message());
+  }
+  if (!unfit.empty()) {
+    std::sort(unfit.begin(), unfit.end());
+    log_warning("skipped {} name{} that opkit.yaml cannot hold (not UTF-8, or with a control character): {}",
+                unfit.size(), unfit.size() == 1 ? "" : "s", join(unfit, ", "));
   }
   AdoptedTree tree = scan_tree(std::move(files), cpp, std::move(python));
   tree.build_files = std::move(build_files);

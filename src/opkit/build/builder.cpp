@@ -107,10 +107,9 @@ check_target_sources(const project::Manifest& manifest, const sdk::Sdk& sdk, con
                                                                    sdk.version, sdk.cuda.is_cuda_build);
     for (const std::vector<std::string>* files : {&settings.sources, &settings.headers}) {
       for (const std::string& source : *files) {
-        std::error_code ec;
-        if (!stdfs::is_regular_file(manifest.root / source, ec)) {
-          fail(ExitCode::usage, "{}: source '{}' of library {} does not exist", manifest.root / "opkit.yaml", source,
-               library->name);
+        if (std::string problem = fs::file_problem(manifest.root / source, "file"); !problem.empty()) {
+          fail(ExitCode::usage, "{}: source '{}' of library {}: {}", manifest.root / "opkit.yaml", source,
+               library->name, problem);
         }
       }
     }

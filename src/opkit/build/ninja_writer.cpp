@@ -4,21 +4,6 @@
 
 namespace opkit::build {
 
-namespace {
-
-std::string
-escape_paths(const std::vector<std::string>& paths)
-{
-  std::vector<std::string> escaped;
-  escaped.reserve(paths.size());
-  for (const std::string& path : paths) {
-    escaped.push_back(ninja_escape_path(path));
-  }
-  return join(escaped, " ");
-}
-
-} // namespace
-
 std::string
 ninja_escape(std::string_view text)
 {
@@ -37,12 +22,31 @@ ninja_escape_path(std::string_view path)
 {
   std::string result;
   for (char c : path) {
+    if (c == '|') {
+      result += "${opkit_pipe}";
+      continue;
+    }
     if (c == '$' || c == ' ' || c == ':') {
       result += '$';
     }
     result += c;
   }
   return result;
+}
+
+std::string
+NinjaWriter::paths(const std::vector<std::string>& list)
+{
+  std::vector<std::string> escaped;
+  escaped.reserve(list.size());
+  for (const std::string& path : list) {
+    if (!m_pipe_defined && path.find('|') != std::string::npos) {
+      variable("opkit_pipe", "|");
+      m_pipe_defined = true;
+    }
+    escaped.push_back(ninja_escape_path(path));
+  }
+  return join(escaped, " ");
 }
 
 void
@@ -82,14 +86,14 @@ NinjaWriter::build(const std::vector<std::string>& outputs, std::string_view rul
                    const std::vector<std::pair<std::string, std::string>>& variables,
                    const std::vector<std::string>& implicit)
 {
-  m_text += "build " + escape_paths(outputs) + ": " + std::string(rule);
+  std::string line = "build " + paths(outputs) + ": " + std::string(rule);
   if (!inputs.empty()) {
-    m_text += " " + escape_paths(inputs);
+    line += " " + paths(inputs);
   }
   if (!implicit.empty()) {
-    m_text += " | " + escape_paths(implicit);
+    line += " | " + paths(implicit);
   }
-  m_text += "\n";
+  m_text += line + "\n";
   for (const auto& [name, value] : variables) {
     variable(name, value, 1);
   }
@@ -105,13 +109,15 @@ NinjaWriter::pool(std::string_view name, int depth)
 void
 NinjaWriter::default_target(const std::vector<std::string>& targets)
 {
-  m_text += "default " + escape_paths(targets) + "\n";
+  std::string line = "default " + paths(targets);
+  m_text += line + "\n";
 }
 
 void
 NinjaWriter::subninja(std::string_view path)
 {
-  m_text += "subninja " + ninja_escape_path(path) + "\n";
+  std::string line = "subninja " + paths({std::string(path)});
+  m_text += line + "\n";
 }
 
 void

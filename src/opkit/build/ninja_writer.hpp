@@ -10,7 +10,9 @@ namespace opkit::build {
 std::string
 ninja_escape(std::string_view text);
 
-// Escapes a path in a build line: '$', ' ' and ':' are special.
+// Escapes a path in a build line: '$', ' ' and ':' are special. ninja has no
+// escape for '|' (it starts a build line's implicit part), so a '|' becomes
+// ${opkit_pipe}, a variable NinjaWriter defines before the first line using it.
 std::string
 ninja_escape_path(std::string_view path);
 
@@ -36,7 +38,11 @@ public:
   const std::string& text() const { return m_text; }
 
 private:
+  // The paths escaped and joined by spaces; defines ${opkit_pipe} first when one holds a '|'.
+  std::string paths(const std::vector<std::string>& list);
+
   std::string m_text;
+  bool m_pipe_defined = false;
 };
 
 } // namespace opkit::build

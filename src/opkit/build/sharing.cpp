@@ -24,6 +24,25 @@ slots_of(const std::string& host)
   return slots > 0 ? slots : 4;
 }
 
+// ccache's remote_storage: URLs separated by spaces, each optionally with
+// |attribute=value parts. An unknown scheme is refused here, or every compile
+// would fail with ccache's own message in the build log.
+void
+check_cache_remote(const settings::Value& remote)
+{
+  for (const std::string& entry : split(remote.value, ' ')) {
+    std::string url = entry.substr(0, entry.find('|'));
+    std::string scheme = url.substr(0, url.find(':'));
+    bool known = scheme == "redis" || scheme == "redis+unix" || scheme == "http" || scheme == "file";
+    if (!entry.empty() && (!known || url.size() <= scheme.size() + 1 || has_control(entry))) {
+      fail(ExitCode::usage,
+           "cache_remote '{}' (from {}): not a ccache remote storage URL (redis://host:port, http://host/path, "
+           "file:/path)",
+           entry, remote.origin());
+    }
+  }
+}
+
 } // namespace
 
 project::CompileSharing
@@ -33,7 +52,9 @@ effective_sharing(const project::CompileSharing& manifest, std::optional<bool> c
   // The environment, then opkit.yaml (the manifest's own entries), then the user config file.
   settings::Settings resolved = settings::current().with_project(manifest.entries);
   result.cache = resolved.get("cache");
-  result.cache_remote = resolved.get("cache_remote");
+  settings::Value remote = resolved.resolve("cache_remote");
+  check_cache_remote(remote);
+  result.cache_remote = remote.value;
   result.distcc_hosts.clear();
   for (const std::string& host : split(resolved.get("distcc_hosts"), ' ')) {
     if (!host.empty()) {

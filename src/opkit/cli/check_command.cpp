@@ -162,10 +162,7 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_flag("--json", global.json, "Print the report as JSON (schema opkit.check/1)");
   cmd->callback([&global, &exit_code] {
     for (const std::string& library : libraries) {
-      std::error_code ec;
-      if (!std::filesystem::is_regular_file(library, ec)) {
-        fail(ExitCode::usage, "{}: {}", library, std::filesystem::exists(library, ec) ? "not a file" : "no such file");
-      }
+      fs::require_file(library, "library");
     }
     // One target for all, unless each library's own build record decides.
     std::optional<check::CheckTarget> shared;

@@ -1,6 +1,7 @@
 #include "opkit/adopt/adopt.hpp"
 #include "opkit/cli/commands.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
 
@@ -29,8 +30,9 @@ add_init_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
     options.tf_versions = split_versions(versions);
     adopt::InitResult result = adopt::init_project(dir, options, dry_run);
     std::FILE* report = dry_run ? stderr : stdout;
+    // The findings quote the tree's sources: printed escaped, one line each.
     for (const std::string& line : result.adoption.report) {
-      fmt::print(report, "{}\n", line);
+      fmt::print(report, "{}\n", escape_text(line));
     }
     if (dry_run) {
       std::fflush(stderr);

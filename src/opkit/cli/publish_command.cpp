@@ -2,6 +2,7 @@
 #include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
 #include "opkit/util/hash.hpp"
 #include "opkit/util/http.hpp"
 #include "opkit/util/json.hpp"
@@ -53,14 +54,7 @@ request_headers(const Sha256Digest& digest, const std::vector<std::string>& user
 uintmax_t
 input_file_size(const stdfs::path& file)
 {
-  std::error_code ec;
-  stdfs::file_status status = stdfs::status(file, ec);
-  if (!stdfs::exists(status)) {
-    fail(ExitCode::usage, "{}: no such file", file);
-  }
-  if (!stdfs::is_regular_file(status)) {
-    fail(ExitCode::usage, "{}: not a regular file", file);
-  }
+  fs::require_file(file, "file");
   return stdfs::file_size(file);
 }
 

@@ -105,9 +105,7 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
   // No TensorFlow requirement unless asked: see the README (`opkit package wheel`).
   result.requirement = options.requirement;
   // It becomes a METADATA header line: one line of printable text, or a header could be injected.
-  bool one_line = result.requirement.size() <= 512
-                  && std::all_of(result.requirement.begin(), result.requirement.end(),
-                                 [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; });
+  bool one_line = result.requirement.size() <= 512 && !has_control(result.requirement);
   if (!one_line) {
     fail(ExitCode::usage,
          "--requires '{}': a requirement is one line of printable text (PEP 508, e.g. 'tensorflow>=2.10,<2.11')",

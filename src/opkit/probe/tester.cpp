@@ -230,9 +230,7 @@ test_libraries(const std::vector<stdfs::path>& libraries, const std::vector<std:
     fail(ExitCode::usage, "opkit test LIBRARY...: --tf is required (the TensorFlow versions to load them into)");
   }
   for (const stdfs::path& library : libraries) {
-    if (fs::require_input(library, "library") != fs::InputKind::file) {
-      fail(ExitCode::usage, "{}: a folder, not a library", library);
-    }
+    fs::require_file(library, "library");
   }
   TestReport report;
   for (const std::string& spec : specs) {

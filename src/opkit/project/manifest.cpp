@@ -35,6 +35,23 @@ check_inside(const YAML::Node& node, const std::vector<std::string>& paths, cons
   }
 }
 
+// A list of build values (sources, flags, defines): each becomes part of one
+// line of build.ninja, so a newline or another control byte in one is refused
+// where it is written ("opkit.yaml:7:14: define 'A=a\nb': ...").
+std::vector<std::string>
+build_values(const YAML::Node& node, const char* key, const char* what, const std::string& name)
+{
+  std::vector<std::string> values = yaml::get_string_list(node, key, name);
+  std::vector<YAML::Node> items = yaml::get_list(node, key, name);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (has_control(values[i])) {
+      fail(ExitCode::usage, "{}: {} '{}': a build value must be one line without control characters",
+           yaml::where(name, items[i]), what, values[i]);
+    }
+  }
+  return values;
+}
+
 // The settings of one block (sources only where `with_sources`); its `when:`
 // condition is the caller's.
 SettingsBlock
@@ -42,10 +59,10 @@ parse_settings(const YAML::Node& node, const std::string& name, bool with_source
 {
   SettingsBlock block;
   if (with_sources) {
-    block.sources = yaml::get_string_list(node, "sources", name);
+    block.sources = build_values(node, "sources", "source", name);
     check_inside(node["sources"], block.sources, "source", name);
   }
-  block.include_dirs = yaml::get_string_list(node, "include_dirs", name);
+  block.include_dirs = build_values(node, "include_dirs", "include folder", name);
   for (const std::string& dir : block.include_dirs) {
     // Outside the project is allowed (a sibling checkout), but never absolute: the build must not depend on this
     // machine.
@@ -54,7 +71,7 @@ parse_settings(const YAML::Node& node, const std::string& name, bool with_source
            yaml::where(name, node["include_dirs"]), dir);
     }
   }
-  block.defines = yaml::get_string_list(node, "defines", name);
+  block.defines = build_values(node, "defines", "define", name);
   for (const std::string& define : block.defines) {
     std::string macro = define.substr(0, define.find('='));
     bool ok =
@@ -64,9 +81,9 @@ parse_settings(const YAML::Node& node, const std::string& name, bool with_source
            yaml::where(name, node["defines"]), define);
     }
   }
-  block.cflags = yaml::get_string_list(node, "cflags", name);
-  block.ldflags = yaml::get_string_list(node, "ldflags", name);
-  block.libs = yaml::get_string_list(node, "libs", name);
+  block.cflags = build_values(node, "cflags", "cflag", name);
+  block.ldflags = build_values(node, "ldflags", "ldflag", name);
+  block.libs = build_values(node, "libs", "lib", name);
   block.compat = yaml::get_string_list(node, "compat", name);
   const std::map<std::string, std::string>& shims = adopt_rules().shims;
   for (const std::string& shim : block.compat) {
@@ -135,7 +152,8 @@ parse_library(const YAML::Node& node, const std::string& name)
   LibrarySpec library;
   library.name = library_name(node, name);
   library.output = yaml::get_string_or(node, "output", name, "lib" + library.name + ".so");
-  if (library.output.find('/') != std::string::npos || library.output.empty() || library.output[0] == '.') {
+  if (library.output.find('/') != std::string::npos || library.output.empty() || library.output[0] == '.'
+      || has_control(library.output)) {
     fail(ExitCode::usage, "{}: output '{}' must be a plain file name, e.g. _{}_ops.so",
          yaml::where(name, node["output"]), library.output, library.name);
   }
@@ -289,7 +307,7 @@ parse_manifest_document(const std::string& text, const std::string& name, const 
     library.output = "lib" + manifest.name + ".so";
     library.ops.push_back(parse_op(doc["op"], name));
     SettingsBlock block;
-    block.sources = yaml::get_string_list(doc, "sources", name);
+    block.sources = build_values(doc, "sources", "source", name);
     check_inside(doc["sources"], block.sources, "source", name);
     if (compiled && block.sources.empty()) {
       fail(ExitCode::usage, "{}: 'sources' must list at least one file", yaml::where(name, doc));

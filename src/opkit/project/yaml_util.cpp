@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <cstdlib>
 
@@ -232,6 +233,14 @@ scalar_json(const YAML::Node& node)
   }
   if (value == "true" || value == "false") {
     return value == "true";
+  }
+  // YAML's .nan and .inf, which JSON has no number for: {"$float": "nan" | "inf" | "-inf"},
+  // as run_vectors.py reads and writes them.
+  static const std::map<std::string, std::string> k_special = {
+    {".nan", "nan"},  {".NaN", "nan"},  {".NAN", "nan"},  {".inf", "inf"},   {".Inf", "inf"},   {".INF", "inf"},
+    {"+.inf", "inf"}, {"+.Inf", "inf"}, {"+.INF", "inf"}, {"-.inf", "-inf"}, {"-.Inf", "-inf"}, {"-.INF", "-inf"}};
+  if (auto special = k_special.find(value); special != k_special.end()) {
+    return Json{{"$float", special->second}};
   }
   bool decimal = !value.empty() && value.find_first_not_of("0123456789+-.eE") == std::string::npos
                  && value.find_first_of("0123456789") != std::string::npos;

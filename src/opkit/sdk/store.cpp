@@ -8,6 +8,7 @@
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iterator>
 #include <cstdlib>
@@ -22,6 +23,13 @@ opkit_home()
   std::filesystem::path home = settings::get("home");
   std::error_code ec;
   auto status = std::filesystem::status(home, ec);
+  std::error_code link_ec;
+  if (!std::filesystem::exists(status) && std::filesystem::is_symlink(std::filesystem::symlink_status(home, link_ec))) {
+    fail(ExitCode::usage,
+         "{}: the opkit home (OPKIT_HOME, or `home` in the config) is a symbolic link that leads nowhere ({}); "
+         "see `opkit config get home`",
+         home, ec && ec != std::errc::no_such_file_or_directory ? ec.message() : "its target is missing");
+  }
   if (std::filesystem::exists(status) && !std::filesystem::is_directory(status)) {
     fail(ExitCode::usage,
          "{}: the opkit home (OPKIT_HOME, or `home` in the config) is not a folder; "
@@ -223,6 +231,16 @@ resolve_sdk(const std::string& spec)
                 fetch_hint(spec));
   }
   std::optional<project::Version> wanted = project::parse_version(spec);
+  if (!wanted && (spec.empty() || !std::isdigit(static_cast<unsigned char>(spec[0])))) {
+    // Not a version at all (`sdk info nonexistent-sdk`): most likely a mistyped id.
+    std::vector<std::string> ids;
+    for (const Sdk& sdk : sdks) {
+      ids.push_back(sdk.id);
+    }
+    fail(ExitCode::usage,
+         "'{}': neither an SDK id (tensorflow-2.10.1) nor a TensorFlow version (2.10); the store has: {}", spec,
+         ids.empty() ? "none" : join(ids, ", "));
+  }
   if (!wanted) {
     fail(ExitCode::usage,
          "'{}': invalid TensorFlow version (expected e.g. 2.10.1 or 2.10, or an SDK id such as "

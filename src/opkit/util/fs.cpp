@@ -65,16 +65,29 @@ read_file(const stdfs::path& path)
   return content;
 }
 
+namespace {
+
+// stat()s `path` into `st`: the cause when that fails, else "".
+std::string
+stat_problem(const stdfs::path& path, std::string_view what, struct stat& st)
+{
+  if (::stat(path.c_str(), &st) == 0) {
+    return {};
+  }
+  int error = errno;
+  return error == ENOENT  ? fmt::format("no such {}", what)
+         : error == ELOOP ? std::string("a loop of symbolic links")
+                          : fmt::format("cannot read: {}", std::strerror(error));
+}
+
+} // namespace
+
 InputKind
 require_input(const stdfs::path& path, std::string_view what)
 {
   struct stat st = {};
-  if (::stat(path.c_str(), &st) != 0) {
-    int error = errno;
-    fail(ExitCode::usage, "{}: {}", path,
-         error == ENOENT  ? fmt::format("no such {}", what)
-         : error == ELOOP ? std::string("a loop of symbolic links")
-                          : fmt::format("cannot read: {}", std::strerror(error)));
+  if (std::string problem = stat_problem(path, what, st); !problem.empty()) {
+    fail(ExitCode::usage, "{}: {}", path, problem);
   }
   if (S_ISREG(st.st_mode)) {
     return InputKind::file;
@@ -83,6 +96,28 @@ require_input(const stdfs::path& path, std::string_view what)
     return InputKind::folder;
   }
   fail(ExitCode::usage, "{}: not a regular file or folder (a FIFO, socket or device), so not a {}", path, what);
+}
+
+std::string
+file_problem(const stdfs::path& path, std::string_view what)
+{
+  struct stat st = {};
+  std::string problem = stat_problem(path, what, st);
+  if (problem.empty() && S_ISDIR(st.st_mode)) {
+    return fmt::format("a folder, not a {}", what);
+  }
+  if (problem.empty() && !S_ISREG(st.st_mode)) {
+    return fmt::format("not a regular file (a FIFO, socket or device), so not a {}", what);
+  }
+  return problem;
+}
+
+void
+require_file(const stdfs::path& path, std::string_view what)
+{
+  if (std::string problem = file_problem(path, what); !problem.empty()) {
+    fail(ExitCode::usage, "{}: {}", path, problem);
+  }
 }
 
 namespace {

@@ -35,6 +35,13 @@ enum class InputKind
 };
 InputKind
 require_input(const stdfs::path& path, std::string_view what);
+// Why `path` names no regular file to read as a `what`: "no such <what>", "a
+// loop of symbolic links", "a folder, not a <what>", ...; "" when it names one.
+std::string
+file_problem(const stdfs::path& path, std::string_view what);
+// Error(usage) "<path>: <file_problem>" unless `path` names a regular file.
+void
+require_file(const stdfs::path& path, std::string_view what);
 
 // A file written beside `path` under a hidden temporary name, unique per
 // process and call (".name.tmp.<pid>.<random>"), then renamed onto `path` by

@@ -31,11 +31,14 @@ log_info(fmt::format_string<Args...> format, Args&&... args)
   }
 }
 
+// Not with -q ("only results and errors"): an error after a warning stays the one line.
 template<typename... Args>
 void
 log_warning(fmt::format_string<Args...> format, Args&&... args)
 {
-  log_line(Verbosity::quiet, "opkit: warning: ", fmt::format(format, std::forward<Args>(args)...));
+  if (verbosity() >= Verbosity::normal) {
+    log_line(Verbosity::normal, "opkit: warning: ", fmt::format(format, std::forward<Args>(args)...));
+  }
 }
 
 // Formats only when -v is on, so debug logging costs nothing otherwise.

@@ -4,10 +4,12 @@
 #include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -83,6 +85,143 @@ drain(int out_fd, int err_fd, ProcessResult& result, const std::function<void(st
   }
 }
 
+// The process groups of the children running now (0: a free slot), which
+// opkit's SIGINT/SIGTERM/SIGHUP handler ends before opkit itself ends.
+const size_t k_max_children = 64;
+std::atomic<pid_t> g_children[k_max_children];
+std::once_flag g_handlers_once;
+
+void
+on_fatal_signal(int signal)
+{
+  for (std::atomic<pid_t>& group : g_children) {
+    if (pid_t pgid = group.load(); pgid > 0) {
+      ::kill(-pgid, SIGTERM);
+    }
+  }
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
+
+void
+install_handlers()
+{
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old = {};
+    // A signal ignored when opkit started (nohup) stays ignored.
+    if (::sigaction(signal, nullptr, &old) == 0 && old.sa_handler != SIG_IGN) {
+      struct sigaction action = {};
+      action.sa_handler = on_fatal_signal;
+      ::sigemptyset(&action.sa_mask);
+      ::sigaction(signal, &action, nullptr);
+    }
+  }
+}
+
+// Holds a child's process group in g_children while it runs.
+class ChildSlot
+{
+public:
+  explicit ChildSlot(pid_t pgid)
+  {
+    for (std::atomic<pid_t>& slot : g_children) {
+      pid_t free = 0;
+      if (slot.compare_exchange_strong(free, pgid)) {
+        m_slot = &slot;
+        return;
+      }
+    }
+  }
+  ~ChildSlot()
+  {
+    if (m_slot != nullptr) {
+      m_slot->store(0);
+    }
+  }
+  ChildSlot(const ChildSlot&) = delete;
+  ChildSlot& operator=(const ChildSlot&) = delete;
+
+private:
+  std::atomic<pid_t>* m_slot = nullptr;
+};
+
+// The forked child, leading a process group of its own: it runs the program
+// in a grandchild and waits, and when opkit dies (even of SIGKILL: the parent
+// death signal) or forwards a signal, ends the whole group, so no grandchild
+// the program started (pip's, venv's ensurepip) runs on unseen. Its exit
+// mirrors the program's. Only system calls here: this runs between fork and exec.
+[[noreturn]] void
+guard_program(pid_t parent, const char* program, char** args, char** env, const char* cwd, const int* out_pipe,
+              const int* err_pipe, bool capture)
+{
+  ::setpgid(0, 0);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    ::signal(signal, SIG_DFL); // not opkit's handler, which would end opkit's other children
+  }
+  sigset_t waited;
+  sigset_t previous;
+  ::sigemptyset(&waited);
+  for (int signal : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) {
+    ::sigaddset(&waited, signal);
+  }
+  ::sigprocmask(SIG_BLOCK, &waited, &previous);
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != parent) {
+    ::_exit(127);
+  }
+  if (capture && (::dup2(out_pipe[1], 1) < 0 || ::dup2(err_pipe[1], 2) < 0)) {
+    ::_exit(127);
+  }
+  if (cwd != nullptr && ::chdir(cwd) != 0) {
+    ::_exit(127);
+  }
+  // Out of the terminal's foreground group, a read of it would stop the program: it reads nothing.
+  if (int null = ::open("/dev/null", O_RDONLY); null >= 0) {
+    ::dup2(null, 0);
+    ::close(null);
+  }
+  pid_t worker = ::fork();
+  if (worker == 0) {
+    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+    ::execve(program, args, env);
+    ::_exit(127);
+  }
+  if (worker < 0) {
+    ::_exit(127);
+  }
+  int status = 0;
+  bool ending = false;
+  for (;;) {
+    int signal = 0;
+    if (::sigwait(&waited, &signal) != 0) {
+      continue;
+    }
+    if (signal != SIGCHLD) {
+      if (!ending) {
+        ending = true;
+        ::kill(-::getpgrp(), SIGTERM); // this one included: consumed by the next sigwait
+      }
+      continue;
+    }
+    pid_t done = ::waitpid(worker, &status, WNOHANG);
+    if (done == worker) {
+      break;
+    }
+  }
+  ::kill(-::getpgrp(), SIGTERM); // what the program left running in the group
+  if (WIFEXITED(status)) {
+    ::_exit(WEXITSTATUS(status));
+  }
+  int killed_by = WTERMSIG(status);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    ::signal(signal, SIG_IGN); // drops the SIGTERM sent to the group above, still pending here
+  }
+  ::signal(killed_by, SIG_DFL);
+  ::sigprocmask(SIG_UNBLOCK, &waited, nullptr);
+  ::raise(killed_by);
+  ::_exit(128 + killed_by);
+}
+
 int
 wait_for(pid_t pid)
 {
@@ -149,24 +288,18 @@ run_process(const std::vector<std::string>& argv, const ProcessOptions& options)
   std::vector<char*> c_env = to_c_array(env);
   const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
   pid_t parent = ::getpid();
+  std::call_once(g_handlers_once, install_handlers);
   pid_t pid = ::fork();
   if (pid == 0) {
     // The child dies with opkit (a killed `opkit build` takes its ninja, and
     // ninja its compilers, along) instead of running on unseen.
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) {
-      ::_exit(127);
-    }
-    if (options.capture && (::dup2(out_pipe[1], 1) < 0 || ::dup2(err_pipe[1], 2) < 0)) {
-      ::_exit(127);
-    }
-    if (cwd != nullptr && ::chdir(cwd) != 0) {
-      ::_exit(127);
-    }
-    ::execve(program.c_str(), c_args.data(), c_env.data());
-    ::_exit(127);
+    guard_program(parent, program.c_str(), c_args.data(), c_env.data(), cwd, out_pipe, err_pipe, options.capture);
   }
   int rc = pid < 0 ? errno : 0;
+  if (pid > 0) {
+    ::setpgid(pid, pid); // also here: the group exists before ChildSlot names it
+  }
+  ChildSlot slot(pid > 0 ? pid : 0);
   ProcessResult result;
   if (options.capture) {
     ::close(out_pipe[1]);

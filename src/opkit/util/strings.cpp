@@ -1,5 +1,6 @@
 #include "opkit/util/strings.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -200,6 +201,13 @@ bool
 is_identifier_char(char c)
 {
   return is_identifier_start(c) || (c >= '0' && c <= '9');
+}
+
+bool
+has_control(std::string_view text)
+{
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
 } // namespace opkit

@@ -47,6 +47,11 @@ escape_clipped(std::string_view text, size_t max);
 bool
 is_utf8(std::string_view text);
 
+// Whether `text` holds a control byte (below 0x20, or 0x7f: a newline, a tab,
+// an escape), which a value meant to stay on one line of a file must not.
+bool
+has_control(std::string_view text);
+
 } // namespace opkit
 
 namespace opkit {
