@@ -79,6 +79,13 @@ OPKIT_NET_MIN_SPEED=100 OPKIT_NET_SPEED_WINDOW=1 run_opkit 4 sdk fetch tensorflo
 expect_one_error_line
 expect_contains "$work/err" "simple/tensorflow/: download failed: slower than the setting net_min_speed, 100 bytes/s over 1 s, in 4 attempts$"
 nothing_kept "the minimum speed"
+# With no index configured pip downloads, under the same deadline (its find-links page trickles too).
+started=$SECONDS
+PIP_NO_INDEX=1 PIP_FIND_LINKS="${url_trickle}tensorflow/" OPKIT_NET_DEADLINE=4 run_opkit 4 -q sdk fetch tensorflow==1.12.0
+expect_one_error_line
+expect_contains "$work/err" "^opkit: error: tensorflow==1\.12\.0: pip download stopped: not done within the setting net_deadline, 4 s$"
+[ $((SECONDS - started)) -le 10 ] || fail "pip under a 4 s deadline took $((SECONDS - started)) s"
+nothing_kept "pip past the deadline"
 OPKIT_NET_DEADLINE=soon run_opkit 2 sdk fetch tensorflow==1.12.0 --index-url "$url_trickle"
 expect_one_error_line
 expect_contains "$work/err" "OPKIT_NET_DEADLINE: must be a positive number, got 'soon'"

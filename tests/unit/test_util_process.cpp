@@ -49,3 +49,28 @@ TEST(Process, WhatTheProgramLeftRunningInItsGroupEndsWithIt)
   pid_t left = static_cast<pid_t>(std::stol(result.out));
   EXPECT_FALSE(runs(left)) << "sleep " << left << " runs on";
 }
+
+TEST(Process, ADeadlineEndsTheProgramAndWhatItStarted)
+{
+  for (bool capture : {true, false}) {
+    opkit::ProcessOptions options;
+    options.deadline_s = 0.5;
+    options.capture = capture;
+    auto start = std::chrono::steady_clock::now();
+    // The grandchild's pid goes to a file: without capture its stdout is ours.
+    std::string file = ::testing::TempDir() + "opkit-deadline-pid";
+    opkit::ProcessResult result = opkit::run_process({"sh", "-c", "sleep 60 & echo $! >" + file + "; wait"}, options);
+    EXPECT_TRUE(result.timed_out) << "capture " << capture;
+    EXPECT_EQ(result.exit_code, 128 + SIGTERM);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+    std::ifstream pid_file(file);
+    long pid = 0;
+    ASSERT_TRUE(pid_file >> pid);
+    EXPECT_FALSE(runs(static_cast<pid_t>(pid))) << "sleep " << pid << " runs on past the deadline";
+  }
+  opkit::ProcessOptions roomy;
+  roomy.deadline_s = 30;
+  opkit::ProcessResult quick = opkit::run_process({"sh", "-c", "echo done"}, roomy);
+  EXPECT_FALSE(quick.timed_out);
+  EXPECT_EQ(quick.out, "done\n");
+}

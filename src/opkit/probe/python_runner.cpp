@@ -25,7 +25,12 @@ namespace {
 void
 run_or_fail(const std::vector<std::string>& argv, const std::string& what)
 {
-  ProcessResult result = run_process(argv);
+  ProcessOptions options;
+  options.deadline_s = settings::net_limits().deadline_s; // pip reaches PyPI
+  ProcessResult result = run_process(argv, options);
+  if (result.timed_out) {
+    throw past_net_deadline(what, "run", settings::net_limits());
+  }
   if (result.exit_code != 0) {
     throw Error(
       ExitCode::missing,

@@ -48,6 +48,7 @@ run_step(const std::vector<std::string>& argv, const std::string& what)
 {
   ProcessOptions options;
   options.capture = !show_progress();
+  options.deadline_s = settings::net_limits().deadline_s; // pip reaches PyPI
   ProcessResult result;
   if (options.capture) {
     result = run_process(argv, options);
@@ -65,6 +66,9 @@ run_step(const std::vector<std::string>& argv, const std::string& what)
     }
     ::dup2(saved, STDOUT_FILENO);
     ::close(saved);
+  }
+  if (result.timed_out) {
+    throw past_net_deadline(what, "run", settings::net_limits());
   }
   if (result.exit_code != 0) {
     // pip's last lines, on the error's one line.

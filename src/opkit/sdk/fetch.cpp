@@ -222,7 +222,14 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
     }
     argv.insert(argv.end(), {"-d", dir.string(), wanted.project + pin});
     log_info("pip download {}{} for {} ...", wanted.project, pin, python);
-    if (run_process(argv).exit_code == 0) {
+    ProcessOptions options;
+    options.deadline_s = settings::net_limits().deadline_s;
+    ProcessResult pip = run_process(argv, options);
+    if (pip.timed_out) {
+      stdfs::remove_all(dir, ec); // what pip had begun
+      throw past_net_deadline(wanted.project + pin, "pip download", settings::net_limits());
+    }
+    if (pip.exit_code == 0) {
       for (const auto& entry : stdfs::directory_iterator(dir)) {
         result.wheel = entry.path().filename().string();
         result.wheel_bytes = stdfs::file_size(entry.path());
@@ -230,6 +237,7 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
       }
     }
   }
+  stdfs::remove_all(dir, ec);
   throw Error(ExitCode::missing,
               fmt::format("{}{}: pip download found no wheel with tags {} / {}", wanted.project, pin,
                           join(wanted.flags.wheel_pythons, ","), join(wanted.flags.wheel_platforms, ",")),

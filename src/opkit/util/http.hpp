@@ -1,5 +1,7 @@
 #pragma once
 
+#include "opkit/util/error.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -20,6 +22,11 @@ struct NetLimits
   double min_bytes_per_s = 1e6;
   double window_s = 30;
 };
+
+// "<subject>: <operation> stopped: not done within the setting net_deadline, N s",
+// Error(system): what every network step past its deadline ends with (pip's too).
+Error
+past_net_deadline(const std::string& subject, std::string_view operation, const NetLimits& limits);
 
 struct HttpOptions
 {

@@ -383,3 +383,13 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
 }
 
 } // namespace opkit::http_detail
+
+namespace opkit {
+
+Error
+past_net_deadline(const std::string& subject, std::string_view operation, const NetLimits& limits)
+{
+  return http_detail::past_deadline(subject, operation, limits);
+}
+
+} // namespace opkit

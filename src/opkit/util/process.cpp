@@ -5,11 +5,13 @@
 #include "opkit/util/strings.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -52,16 +54,43 @@ to_c_array(std::vector<std::string>& strings)
   return result;
 }
 
+// When a program's time is up: the deadline, and the process group to end then.
+struct Deadline
+{
+  std::optional<std::chrono::steady_clock::time_point> at;
+  pid_t group = 0;
+
+  // Milliseconds to the deadline for poll (-1: none); ends the group when it has passed.
+  int wait_ms(ProcessResult& result)
+  {
+    if (!at || result.timed_out) {
+      return -1;
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*at - std::chrono::steady_clock::now()).count();
+    if (left > 0) {
+      return static_cast<int>(std::min<long long>(left, 60000));
+    }
+    result.timed_out = true;
+    ::kill(-group, SIGTERM); // the pipes close as the group ends
+    return -1;
+  }
+};
+
 // Reads both pipes until both close, so neither child stream can fill up and block.
 void
-drain(int out_fd, int err_fd, ProcessResult& result, const std::function<void(std::string_view)>& on_stdout)
+drain(int out_fd, int err_fd, ProcessResult& result, const std::function<void(std::string_view)>& on_stdout,
+      Deadline& deadline)
 {
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
   int open_count = 2;
   char buffer[65536];
   while (open_count > 0) {
-    if (::poll(fds, 2, -1) < 0) {
+    int ready = ::poll(fds, 2, deadline.wait_ms(result));
+    if (ready == 0) {
+      continue; // the deadline: wait_ms ends the group
+    }
+    if (ready < 0) {
       if (errno == EINTR) {
         continue;
       }
@@ -223,12 +252,21 @@ guard_program(pid_t parent, const char* program, char** args, char** env, const 
 }
 
 int
-wait_for(pid_t pid)
+wait_for(pid_t pid, Deadline& deadline, ProcessResult& result)
 {
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
+  for (;;) {
+    // Without a deadline (or past it) block; with one, look every 20 ms (the program's output is not ours to poll).
+    bool timed = deadline.wait_ms(result) >= 0;
+    pid_t done = ::waitpid(pid, &status, timed ? WNOHANG : 0);
+    if (done == pid) {
+      break;
+    }
+    if (done < 0 && errno != EINTR) {
       fail(ExitCode::system, "waitpid failed: {}", std::strerror(errno));
+    }
+    if (done == 0) {
+      ::usleep(20000);
     }
   }
   if (WIFEXITED(status)) {
@@ -301,11 +339,17 @@ run_process(const std::vector<std::string>& argv, const ProcessOptions& options)
   }
   ChildSlot slot(pid > 0 ? pid : 0);
   ProcessResult result;
+  Deadline deadline{std::nullopt, pid};
+  if (options.deadline_s > 0) {
+    deadline.at = std::chrono::steady_clock::now()
+                  + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(options.deadline_s));
+  }
   if (options.capture) {
     ::close(out_pipe[1]);
     ::close(err_pipe[1]);
     if (rc == 0) {
-      drain(out_pipe[0], err_pipe[0], result, options.on_stdout);
+      drain(out_pipe[0], err_pipe[0], result, options.on_stdout, deadline);
     } else {
       ::close(out_pipe[0]);
       ::close(err_pipe[0]);
@@ -314,7 +358,7 @@ run_process(const std::vector<std::string>& argv, const ProcessOptions& options)
   if (rc != 0) {
     fail(ExitCode::missing, "{}: cannot start: {}", argv[0], std::strerror(rc));
   }
-  result.exit_code = wait_for(pid);
+  result.exit_code = wait_for(pid, deadline, result);
   return result;
 }
 

@@ -16,11 +16,15 @@ struct ProcessOptions
   bool capture = true;                        // false: stdout/stderr go to ours
   // With capture: each piece of stdout as it arrives, instead of collecting it in ProcessResult::out.
   std::function<void(std::string_view)> on_stdout;
+  // > 0: after this many seconds the program and everything it started are
+  // ended (SIGTERM to its process group) and ProcessResult::timed_out is set.
+  double deadline_s = 0;
 };
 
 struct ProcessResult
 {
-  int exit_code = -1; // 128 + signal when killed by a signal
+  int exit_code = -1;     // 128 + signal when killed by a signal
+  bool timed_out = false; // ended at ProcessOptions::deadline_s
   std::string out;
   std::string err;
 };
