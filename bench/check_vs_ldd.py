@@ -13,7 +13,7 @@ forked from Python starts with Python's memory counted in its max RSS.
 usage: bench/check_vs_ldd.py OPKIT [--runs N] [--lib LIB]
 Needs the tensorflow-2.10.1 SDK imported (`opkit sdk add` the 2.10.1 wheel);
 without --lib it builds the default template op for 2.10.1 in a temp folder.
-The README's Benchmarks section holds the goals and the figures measured.
+docs/benchmarks.md holds the goals and the figures measured.
 """
 import argparse
 import json
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
 }
 """
 
-# The goals (README, Benchmarks): the op library at least 5x faster than ldd -r and
+# The goals (docs/benchmarks.md): the op library at least 5x faster than ldd -r and
 # at most 20 ms; the framework library faster than ldd -r.
 OP_SPEEDUP_GOAL = 5.0
 OP_WALL_GOAL_MS = 20.0

@@ -1,6 +1,6 @@
 # `cmake --install build --prefix P` and `cpack -G DEB`: the binary, its man
 # page and shell completions (made at build time by running the built opkit:
-# `opkit help --man`, `opkit completion SHELL`) and the README.
+# `opkit help --man`, `opkit completion SHELL`) and the README with docs/.
 include(GNUInstallDirs)
 
 set(OPKIT_DOCS_DIR ${CMAKE_CURRENT_BINARY_DIR}/generated-docs)
@@ -30,6 +30,8 @@ install(FILES ${OPKIT_DOCS_DIR}/opkit.bash RENAME opkit DESTINATION ${CMAKE_INST
 install(FILES ${OPKIT_DOCS_DIR}/_opkit DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 install(FILES ${OPKIT_DOCS_DIR}/opkit.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
 install(FILES README.md ARCHITECTURE.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The reference the README links to, beside it as in the source tree.
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
 
 # --- the .deb: `cpack -G DEB --config build/CPackConfig.cmake`
 # dpkg-shlibdeps finds the linked libraries' packages; the ones opkit opens on

@@ -2,7 +2,7 @@
 # Fuzzes every libFuzzer target of opkit (tests/fuzz/targets.cmake) for a
 # given time each, and prints one Markdown table row per target: executions,
 # coverage (libFuzzer's edges "cov" and features "ft"), corpus size, peak
-# memory and the result. The README's reliability section quotes its output.
+# memory and the result. docs/reliability.md quotes its output.
 #
 #   scripts/fuzz.sh [--seconds N | --cpu-seconds N [--resume]] [--jobs J] [NAME...]
 #

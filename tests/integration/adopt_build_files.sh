@@ -1,11 +1,11 @@
 # `opkit init` takes the libraries and their file names from the repository's
-# own build description (README, "Adopting an existing op tree"):
+# own build description (docs/adopting.md):
 # tests/fixtures/lumen_ops names five libraries in three folders in Bazel BUILD
 # files (tf_custom_op_library with a glob, a local cc_library dep, gpu_srcs;
 # cc_binary linkshared; custom_op_library) and its Python loaders. Unedited,
 # the opkit.yaml it writes builds and tests every library on every version
 # its sources allow, and the GPU kernel with the CUDA SDK. These are the
-# README's steps ("Adopting an existing op tree"), command for command.
+# steps of docs/adopting.md, command for command.
 source "$(dirname "$0")/common.sh"
 
 cp -r "$OPKIT_SOURCE_DIR/tests/fixtures/lumen_ops" lumen_ops

@@ -1,4 +1,4 @@
-# Adopting an existing op tree (README, "Adopting an existing op tree"), step by
+# Adopting an existing op tree (docs/adopting.md), step by
 # step on tests/fixtures/acme_ops: three libraries, repository-root includes,
 # namespaced op names, string ops with attrs without defaults that need a define
 # on TF 1.12 only, and a GPU kernel using gpu_kernel_helper.h. No hand edits.
@@ -128,11 +128,11 @@ run_opkit 2 build --lib nope
 expect_one_error_line
 expect_contains "$work/err" '--lib nope: no such library .*\(it has: embed, resampler, text\)'
 
-# The README's opkit.yaml example is valid (it gets as far as looking for the SDK).
-mkdir -p "$work/readme" && python3 - "$OPKIT_SOURCE_DIR/README.md" "$work/readme/opkit.yaml" <<'PY'
+# The opkit.yaml reference's example (docs/opkit-yaml.md) is valid (it gets as far as looking for the SDK).
+mkdir -p "$work/readme" && python3 - "$OPKIT_SOURCE_DIR/docs/opkit-yaml.md" "$work/readme/opkit.yaml" <<'PY'
 import sys
 text = open(sys.argv[1]).read()
-section = text[text.index("## `opkit.yaml`"):]
+section = text[text.index("# `opkit.yaml`"):]
 start = section.index("```yaml\n") + len("```yaml\n")
 open(sys.argv[2], "w").write(section[start:section.index("```", start)])
 PY

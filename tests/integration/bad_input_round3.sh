@@ -1,5 +1,5 @@
 # Bad input, third round (issue "Reliability, third round"): each case is one
-# error line with its exit code (README "## Exit codes"), nothing partial left
+# error line with its exit code (docs/commands.md, "Exit codes"), nothing partial left
 # behind; and the cases that must simply work do.
 source "$(dirname "$0")/common.sh"
 
@@ -72,7 +72,7 @@ for args in "sdk list" "sdk gc" "build --tf 1.12"; do
   [ ! -e "$work/no-such-home" ] || fail "opkit $args made the dangling home's target"
 done
 
-# --- 11. profile script: a --lib that names nothing is bad input (exit 2), as the README says
+# --- 11. profile script: a --lib that names nothing is bad input (exit 2), as docs/check.md says
 run_opkit 0 profile script
 cp "$work/out" "$work/capture.sh"
 rc=0

@@ -6,6 +6,11 @@ source "$(dirname "$0")/common.sh"
 build_dir=$(dirname "$OPKIT")
 [ -f "$build_dir/cmake_install.cmake" ] || fail "$build_dir is not opkit's build folder"
 
+# The reference pages the README links to (docs/*.md), installed beside it.
+doc_pages=()
+for page in "$OPKIT_SOURCE_DIR"/docs/*.md; do doc_pages+=("$(basename "$page")"); done
+[ "${#doc_pages[@]}" -ge 10 ] || fail "found ${#doc_pages[@]} pages in $OPKIT_SOURCE_DIR/docs, expected the reference"
+
 # Runs an installed opkit, in a fresh folder, with nothing from the build around.
 check_installed() { # <root> <prefix>
   local root=$1 prefix=$2 bin="$1$2/bin/opkit"
@@ -19,7 +24,7 @@ check_installed() { # <root> <prefix>
   local share="$root$prefix/share"
   for file in "$share/bash-completion/completions/opkit" "$share/zsh/vendor-completions/_opkit" \
               "$share/fish/vendor_completions.d/opkit.fish" "$share/doc/opkit/README.md" \
-              "$share/doc/opkit/ARCHITECTURE.md"; do
+              "$share/doc/opkit/ARCHITECTURE.md" "${doc_pages[@]/#/$share/doc/opkit/docs/}"; do
     [ -s "$file" ] || fail "not installed: $file"
   done
   cmp -s "$work/completion.bash" "$share/bash-completion/completions/opkit" ||
@@ -36,7 +41,9 @@ stage="$work/stage"
 DESTDIR="$stage" cmake --install "$build_dir" --prefix /opt/opkit >"$work/install.log" 2>&1 ||
   { cat "$work/install.log" >&2; fail "cmake --install failed"; }
 check_installed "$stage" /opt/opkit
-[ "$(find "$stage" -type f | wc -l)" -eq 7 ] || { find "$stage" -type f >&2; fail "cmake --install installed other than 7 files"; }
+installed=$((7 + ${#doc_pages[@]}))
+[ "$(find "$stage" -type f | wc -l)" -eq "$installed" ] ||
+  { find "$stage" -type f >&2; fail "cmake --install installed other than $installed files"; }
 
 # --- the .deb
 command -v dpkg-shlibdeps >/dev/null || fail "dpkg-shlibdeps is missing (dpkg-dev: run scripts/setup.sh)"

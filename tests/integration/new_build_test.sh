@@ -28,7 +28,7 @@ python3 -c "import json,sys; c=json.load(open('build/tf-1.12.0/compile_commands.
 a=c[0]['arguments']; assert '-std=c++11' in a and '-D_GLIBCXX_USE_CXX11_ABI=0' in a, a"
 # Each fits the runtime its TF version's wheel assumes: the libstdc++ members
 # above its ceiling linked in, hidden, after the framework library, so what the
-# framework exports binds to it (README: Portable builds).
+# framework exports binds to it (docs/portable-builds.md).
 expect_contains build/tf-1.12.0/build.ninja 'link_flags = -shared -L\S*/sdks/tensorflow-1\.12\.0/lib -ltensorflow_framework \S+/portable/\S+/libstdc\+\+_opkit_nonshared\.a -Wl,--exclude-libs,libstdc\+\+_opkit_nonshared\.a -Wl,--gc-sections$'
 expect_contains build/tf-2.10.1/build.ninja 'link_flags = -shared -L\S*/sdks/tensorflow-2\.10\.1/lib -l:libtensorflow_framework\.so\.2 \S+/portable/\S+/libstdc\+\+_opkit_nonshared\.a '
 # The decision is kept with the target, keyed by what it depends on.

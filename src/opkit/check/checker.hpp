@@ -24,7 +24,7 @@ struct SymbolRef
 // One reason a library will not load (fatal) or might surprise (warning).
 struct Finding
 {
-  std::string kind; // stable id, e.g. "dual-abi-mismatch" (README lists them)
+  std::string kind; // stable id, e.g. "dual-abi-mismatch" (docs/check.md lists them)
   bool fatal = true;
   std::string summary;   // one line
   std::string diagnosis; // why
@@ -79,7 +79,7 @@ struct CheckReport
 CheckReport
 check_library(const std::filesystem::path& library, const CheckTarget& target);
 
-// The report as JSON, schema "opkit.check/1" (README documents it).
+// The report as JSON, schema "opkit.check/1" (docs/check.md documents it).
 Json
 to_json(const CheckReport& report);
 

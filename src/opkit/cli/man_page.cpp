@@ -105,7 +105,8 @@ man_page(const CommandInfo& tree, const std::string& version)
           ".TP\n3\na prerequisite is missing (an SDK, a build, a tool)\n"
           ".TP\n4\nthe system failed (I/O errors, a crashed probe)\n"
           ".PP\nEvery error is one line on stderr: \\fBopkit: error:\\fR \\fIsubject\\fR: \\fIwhat failed\\fR.\n";
-  text += ".SH SEE ALSO\nThe README in /usr/share/doc/opkit (or opkit's source) describes every command at length.\n";
+  text += ".SH SEE ALSO\nThe README and docs/ in /usr/share/doc/opkit (or opkit's source) describe every command at "
+          "length.\n";
   return text;
 }
 

@@ -7,6 +7,7 @@
 #include "opkit/util/strings.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <filesystem>
@@ -19,7 +20,25 @@ namespace {
 // stops any that does not from printing a 65 KB line.
 constexpr size_t k_max_error_bytes = 4096;
 
+// Every subcommand's callback, at any depth, taken out: parsing runs nothing.
+void
+drop_callbacks(CLI::App& app)
+{
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    sub->final_callback(std::function<void()>{});
+    sub->parse_complete_callback(std::function<void()>{});
+    drop_callbacks(*sub);
+  }
+}
+
 } // namespace
+
+bool
+parse_only_requested()
+{
+  const char* value = std::getenv("OPKIT_PARSE_ONLY");
+  return value != nullptr && std::string(value) == "1";
+}
 
 std::vector<std::string>
 split_versions(const std::vector<std::string>& values)
@@ -58,9 +77,16 @@ run(int argc, char** argv)
   app.fallthrough(); // global flags (-v, -q, -C) also work after the subcommand
   GlobalOptions global;
   int exit_code = 0;
+  // OPKIT_PARSE_ONLY=1 (hidden, for checking the docs' commands): parse the
+  // arguments with this very command tree and run nothing, not even -C: exit 0
+  // when they parse, 2 with the usual usage line when they do not.
+  const bool parse_only = parse_only_requested();
   app.add_option_function<std::string>(
     "-C,--directory",
-    [](const std::string& dir) {
+    [parse_only](const std::string& dir) {
+      if (parse_only) {
+        return;
+      }
       std::error_code ec;
       std::filesystem::current_path(dir, ec);
       if (ec) {
@@ -84,6 +110,9 @@ run(int argc, char** argv)
   add_help_command(app, global, exit_code);
   add_completion_command(app, global, exit_code);
   add_config_command(app, global, exit_code);
+  if (parse_only) {
+    drop_callbacks(app);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -7,4 +7,10 @@ namespace opkit::cli {
 int
 run(int argc, char** argv);
 
+// Whether OPKIT_PARSE_ONLY=1 is set: run() then parses the arguments and runs
+// nothing (exit 0 when they parse, 2 when not). Hidden: the docs' commands are
+// checked with it (integration.docs_commands_parse).
+bool
+parse_only_requested();
+
 } // namespace opkit::cli

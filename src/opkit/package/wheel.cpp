@@ -102,7 +102,7 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
 {
   std::vector<BuiltLibrary> built = collect_built(manifest, options.tf_specs, options.build_root);
   WheelResult result;
-  // No TensorFlow requirement unless asked: see the README (`opkit package wheel`).
+  // No TensorFlow requirement unless asked: see docs/packaging.md (`opkit package wheel`).
   result.requirement = options.requirement;
   // It becomes a METADATA header line: one line of printable text, or a header could be injected.
   bool one_line = result.requirement.size() <= 512 && !has_control(result.requirement);

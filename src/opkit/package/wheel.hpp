@@ -13,7 +13,7 @@ namespace opkit::package {
 struct WheelOptions
 {
   std::vector<std::string> tf_specs; // default: opkit.yaml's targets
-  std::string requirement;           // a Requires-Dist line; default: none (see the README)
+  std::string requirement;           // a Requires-Dist line; default: none (see docs/packaging.md)
   std::filesystem::path output_dir;  // default: <project>/dist
   std::filesystem::path build_root;
   bool dry_run = false; // compute everything, write nothing

@@ -7,7 +7,7 @@
 
 namespace opkit {
 
-// Process exit codes; README.md documents them. Every command maps its outcome onto these.
+// Process exit codes; docs/commands.md ("Exit codes") documents them. Every command maps its outcome onto these.
 enum class ExitCode : int
 {
   ok = 0,
