@@ -85,7 +85,7 @@ expect_completion "$(printf '%s\n' bash fish zsh)" opkit completion ""
 expect_completion "$(echo "$top" | sort)" opkit ""
 expect_completion "$(subcommands sdk | sort)" opkit sdk ""
 expect_completion "$(subcommands package | sort)" opkit -C /tmp package ""
-expect_completion "$(printf '%s\n' --no-cache --no-check --no-pch)" opkit -C /tmp build --no
+expect_completion "$(printf '%s\n' --no-cache --no-check --no-pch --no-wait)" opkit -C /tmp build --no
 expect_completion --verbose opkit sdk list --verb
 expect_completion add opkit sdk a
 templates=$("$OPKIT" new --list | awk '{print $1}' | sort)
