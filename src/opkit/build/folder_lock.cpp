@@ -32,8 +32,7 @@ own_command_line()
   while (!argv.empty() && argv.back().empty()) {
     argv.pop_back();
   }
-  std::string line = join(argv, " ");
-  return line.size() <= 160 ? line : line.substr(0, 157) + "...";
+  return join(argv, " ");
 }
 
 } // namespace
@@ -53,7 +52,7 @@ lock_build_folder(const stdfs::path& build_root, bool wait)
     log_info("waiting for {} to finish with {} ...", holder, build_root.string());
     lock = std::make_unique<fs::FileLock>(path);
   }
-  lock->set_holder(fmt::format("{} (pid {})", escape_text(own_command_line()), ::getpid()));
+  lock->set_holder(fmt::format("{} (pid {})", escape_clipped(own_command_line(), 157), ::getpid()));
   return lock;
 }
 

@@ -26,10 +26,11 @@ void
 run_or_fail(const std::vector<std::string>& argv, const std::string& what)
 {
   ProcessOptions options;
-  options.deadline_s = settings::net_limits().deadline_s; // pip reaches PyPI
+  const NetLimits limits = settings::net_limits(); // pip reaches PyPI
+  options.deadline_s = limits.deadline_s;
   ProcessResult result = run_process(argv, options);
   if (result.timed_out) {
-    throw past_net_deadline(what, "run", settings::net_limits());
+    throw past_net_deadline(what, "run", limits);
   }
   if (result.exit_code != 0) {
     throw Error(

@@ -48,7 +48,8 @@ run_step(const std::vector<std::string>& argv, const std::string& what)
 {
   ProcessOptions options;
   options.capture = !show_progress();
-  options.deadline_s = settings::net_limits().deadline_s; // pip reaches PyPI
+  const NetLimits limits = settings::net_limits(); // pip reaches PyPI
+  options.deadline_s = limits.deadline_s;
   ProcessResult result;
   if (options.capture) {
     result = run_process(argv, options);
@@ -68,7 +69,7 @@ run_step(const std::vector<std::string>& argv, const std::string& what)
     ::close(saved);
   }
   if (result.timed_out) {
-    throw past_net_deadline(what, "run", settings::net_limits());
+    throw past_net_deadline(what, "run", limits);
   }
   if (result.exit_code != 0) {
     // pip's last lines, on the error's one line.

@@ -200,6 +200,7 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
     / (ends_with(pin, ".*") ? fmt::format("pip-{}-{}", wanted.sdk_id, ::getpid()) : "pip-" + wanted.sdk_id);
   std::error_code ec;
   stdfs::remove_all(dir, ec);
+  const NetLimits limits = settings::net_limits();
   for (const std::string& python : wanted.flags.wheel_pythons) {
     std::string digits = python.substr(2);
     std::vector<std::string> argv = {"python3",
@@ -210,7 +211,7 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
                                      "--no-deps",
                                      "--only-binary=:all:",
                                      "--timeout", // pip's stall limit: its socket's, per read
-                                     fmt::format("{}", std::lround(settings::net_limits().window_s)),
+                                     fmt::format("{}", std::lround(limits.window_s)),
                                      "--python-version",
                                      digits.substr(0, 1) + "." + digits.substr(1),
                                      "--implementation",
@@ -223,11 +224,11 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
     argv.insert(argv.end(), {"-d", dir.string(), wanted.project + pin});
     log_info("pip download {}{} for {} ...", wanted.project, pin, python);
     ProcessOptions options;
-    options.deadline_s = settings::net_limits().deadline_s;
+    options.deadline_s = limits.deadline_s;
     ProcessResult pip = run_process(argv, options);
     if (pip.timed_out) {
       stdfs::remove_all(dir, ec); // what pip had begun
-      throw past_net_deadline(wanted.project + pin, "pip download", settings::net_limits());
+      throw past_net_deadline(wanted.project + pin, "pip download", limits);
     }
     if (pip.exit_code == 0) {
       for (const auto& entry : stdfs::directory_iterator(dir)) {

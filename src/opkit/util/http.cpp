@@ -149,18 +149,18 @@ mask_secrets(const std::string& text)
     shown = shown.substr(0, colon + 1) + k_mask + shown.substr(at); // a user name alone is no secret
   }
   size_t query = shown.find('?', authority);
-  size_t stop = shown.find('#', query == std::string::npos ? shown.size() : query);
-  for (size_t pos = query; pos != std::string::npos && pos < stop;) {
-    size_t next = std::min(shown.find('&', pos + 1), stop);
-    size_t equals = shown.find('=', pos + 1);
-    if (equals != std::string::npos && equals < next && equals + 1 < next) {
-      shown.replace(equals + 1, next - equals - 1, k_mask);
-      stop = shown.find('#', pos);
-      next = std::min(shown.find('&', pos + 1), stop);
-    }
-    pos = next < stop ? next : std::string::npos;
+  if (query == std::string::npos) {
+    return shown;
   }
-  return shown;
+  size_t fragment = std::min(shown.find('#', query), shown.size());
+  std::vector<std::string> parameters = split(shown.substr(query + 1, fragment - query - 1), '&');
+  for (std::string& parameter : parameters) {
+    size_t equals = parameter.find('=');
+    if (equals != std::string::npos && equals + 1 < parameter.size()) {
+      parameter = parameter.substr(0, equals + 1) + k_mask; // a name alone, or an empty value, hides nothing
+    }
+  }
+  return shown.substr(0, query + 1) + join(parameters, "&") + shown.substr(fragment);
 }
 
 HttpResult

@@ -194,14 +194,6 @@ format_number(double value)
                                                     : fmt::format("{}", value);
 }
 
-// What ended an operation that ran out of time, naming the setting that set the limit.
-Error
-past_deadline(const std::string& shown, std::string_view operation, const NetLimits& limits)
-{
-  return Error(ExitCode::system, fmt::format("{}: {} stopped: not done within the setting net_deadline, {} s", shown,
-                                             operation, format_number(limits.deadline_s)));
-}
-
 Error
 too_slow(const std::string& shown, std::string_view operation, const NetLimits& limits, int attempts)
 {
@@ -328,7 +320,7 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
       set_option(handle, CURLOPT_XFERINFODATA, &progress);
     }
     if (left_ms() <= 0) {
-      throw past_deadline(shown, transfer.operation, options.limits);
+      throw past_net_deadline(shown, transfer.operation, options.limits);
     }
     set_option(handle, CURLOPT_TIMEOUT_MS, left_ms()); // the whole operation's time left, not each attempt's
     progress.restart();
@@ -337,7 +329,7 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
     attempt.code = curl_easy_perform(handle);
     progress.clear();
     if (attempt.code == CURLE_OPERATION_TIMEDOUT && left_ms() <= 0) {
-      throw past_deadline(shown, transfer.operation, options.limits);
+      throw past_net_deadline(shown, transfer.operation, options.limits);
     }
     if (attempt.code == CURLE_OK) {
       record_answer(handle, attempt);
@@ -389,7 +381,8 @@ namespace opkit {
 Error
 past_net_deadline(const std::string& subject, std::string_view operation, const NetLimits& limits)
 {
-  return http_detail::past_deadline(subject, operation, limits);
+  return Error(ExitCode::system, fmt::format("{}: {} stopped: not done within the setting net_deadline, {} s", subject,
+                                             operation, http_detail::format_number(limits.deadline_s)));
 }
 
 } // namespace opkit
