@@ -94,6 +94,24 @@ expect_contains "$work/out" '^tf-2\.10\.1 +FAILED +full log: build/tf-2\.10\.1/b
 grep -Eq '^tf-2\.10\.1: the same errors as tf-1\.12\.0 \(full log: build/tf-2\.10\.1/build\.log\)$' "$work/err" \
   || expect_contains "$work/err" '^tf-1\.12\.0: the same errors as tf-2\.10\.1 \(full log: build/tf-1\.12\.0/build\.log\)$'
 if grep -q $'\x1b\[' "$work/err"; then fail "escape sequences on a pipe"; fi
+# The error names its file as it opens from here (the project root), with ccache (which makes the
+# compilers' names relative to build/) and without: an IDE, Emacs or vim jumps to it.
+opens_from_here() {
+  local where
+  where=$(grep -Eo '^[^ :]+:[0-9]+:[0-9]+: error: ' "$work/err" | head -1 | cut -d: -f1)
+  [ -n "$where" ] || { cat "$work/err" >&2; fail "$1: no file:line:col error line"; }
+  [ -f "$where" ] || fail "$1: the error names $where, which does not open from $PWD"
+  echo "$1: the error names $where"
+}
+opens_from_here "without ccache"
+# ccache's base_dir makes the compilers' names relative to build/ (../src/bad.cc): shown from here.
+OPKIT_CACHE=on run_opkit 1 build
+opens_from_here "with ccache and the PCH"
+expect_contains "$work/err" '^src/bad\.cc:[0-9]+:[0-9]+: error: no matching function'
+OPKIT_CACHE=on run_opkit 1 build --no-pch
+opens_from_here "with ccache, without the PCH"
+expect_contains "$work/err" '^src/bad\.cc:[0-9]+:[0-9]+: error: no matching function'
+run_opkit 1 build
 for v in 1.12.0 2.10.1; do
   expect_contains build/tf-$v/build.log 'error: no matching function for call to .*pick'
   [ "$(grep -c 'note: candidate' build/tf-$v/build.log)" -eq 40 ] || fail "build/tf-$v/build.log is not whole"

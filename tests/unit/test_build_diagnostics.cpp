@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 using namespace opkit;
 
 TEST(Diagnostics, TheSameErrorsOfTwoTargetsCompareEqual)
@@ -29,6 +32,31 @@ TEST(Diagnostics, ShownByTheFirstTargetAndMentionedOncePerPair)
   EXPECT_TRUE(seen.first_mention("tf-2.10.1", "tf-1.12.0"));
   EXPECT_FALSE(seen.first_mention("tf-2.10.1", "tf-1.12.0"));
   EXPECT_EQ(seen.shown_before("tf-2.10.1", "other"), "");
+}
+
+TEST(Diagnostics, FileNamesAreRebasedToWhereOpkitRuns)
+{
+  std::filesystem::path root = std::filesystem::temp_directory_path() / "opkit-rebase-test";
+  std::filesystem::create_directories(root / "build");
+  std::filesystem::create_directories(root / "src");
+  std::ofstream(root / "src" / "x.cc") << "x";
+  std::ofstream(root / "src" / "x.h") << "x";
+  std::filesystem::path build = root / "build";
+  // ccache's base_dir made the names relative to ninja's folder: from the project root they are src/...
+  EXPECT_EQ(build::rebase_diagnostic_paths("../src/x.cc:33:42: error: no\n  33 | int a = b;\n", build, root),
+            "src/x.cc:33:42: error: no\n  33 | int a = b;\n");
+  EXPECT_EQ(build::rebase_diagnostic_paths("In file included from ../src/x.h:3,\n"
+                                           "                 from ../src/x.cc:1:\n",
+                                           build, root),
+            "In file included from src/x.h:3,\n                 from src/x.cc:1:\n");
+  // Colours kept; from another folder the name is absolute; what is no file stays as it was.
+  EXPECT_EQ(build::rebase_diagnostic_paths("\x1b[01m\x1b[K../src/x.cc:3:4:\x1b[m\x1b[K error", build, root),
+            "\x1b[01m\x1b[Ksrc/x.cc:3:4:\x1b[m\x1b[K error");
+  EXPECT_EQ(build::rebase_diagnostic_paths("../src/x.cc:3: error", build, "/elsewhere"),
+            (root / "src" / "x.cc").string() + ":3: error");
+  EXPECT_EQ(build::rebase_diagnostic_paths("../src/gone.cc:3: e\n/abs/y.cc:1: e\nninja: build stopped", build, root),
+            "../src/gone.cc:3: e\n/abs/y.cc:1: e\nninja: build stopped");
+  std::filesystem::remove_all(root);
 }
 
 TEST(CompileDb, MergedOneEntryPerFileTheFirstTextWins)

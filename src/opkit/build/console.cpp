@@ -39,6 +39,8 @@ BuildConsole::BuildConsole(std::FILE* out, ConsoleStyle style)
   : m_out(out)
   , m_style(style)
 {
+  std::error_code ec;
+  m_cwd = std::filesystem::current_path(ec);
 }
 
 void
@@ -108,7 +110,8 @@ BuildConsole::step(const NinjaStep& step)
       fmt::print(m_out, "{}FAILED:{} {}\n", m_style.color ? "\x1b[1;31m" : "", m_style.color ? "\x1b[0m" : "",
                  step.description);
     }
-    fmt::print(m_out, "{}", m_style.color ? step.output : strip_ansi(step.output));
+    std::string output = target ? rebase_diagnostic_paths(step.output, target->ninja_dir, m_cwd) : step.output;
+    fmt::print(m_out, "{}", m_style.color ? output : strip_ansi(output));
   } else if (m_seen.first_mention(step.target, earlier)) {
     fmt::print(m_out, "{}: the same {} as {} (full log: {})\n", step.target, step.failed ? "errors" : "warnings",
                earlier, target ? shown_path(target->log) : std::string("its build.log"));

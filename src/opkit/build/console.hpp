@@ -16,9 +16,10 @@ namespace opkit::build {
 // A target as the console names it.
 struct ConsoleTarget
 {
-  std::string label;              // "tf-2.10.1"
-  std::filesystem::path log;      // its full log (build.log)
-  std::vector<std::string> paths; // what differs in its diagnostics from another target's (normalize_diagnostics)
+  std::string label;               // "tf-2.10.1"
+  std::filesystem::path log;       // its full log (build.log)
+  std::vector<std::string> paths;  // what differs in its diagnostics from another target's (normalize_diagnostics)
+  std::filesystem::path ninja_dir; // where its compilers run: the folder their file names are relative to
 };
 
 // Hears the steps of a build (build_project calls it from one thread).
@@ -66,6 +67,7 @@ private:
   std::FILE* m_out;
   ConsoleStyle m_style;
   std::vector<ConsoleTarget> m_targets;
+  std::filesystem::path m_cwd; // where opkit runs: diagnostics name files from here
   DiagnosticsSeen m_seen;
   std::string m_line; // the progress line shown now (a terminal's)
 };

@@ -2,6 +2,7 @@
 
 // Telling two targets' compiler diagnostics apart, or not: the same source
 // failing the same way for tf-1.12.0 and tf-2.10.1 is shown once.
+#include <filesystem>
 #include <map>
 #include <string>
 #include <string_view>
@@ -15,6 +16,15 @@ namespace opkit::build {
 // two targets' diagnostics the same.
 std::string
 normalize_diagnostics(std::string_view output, std::vector<std::string> target_paths);
+
+// The diagnostics with each file they name (where a line starts, "In file
+// included from" and "from" lines too) written as the user can open it from
+// `to`, the folder opkit was run in: relative to it when under it, else
+// absolute. The compilers ran in `from` (ninja's folder) and, through
+// ccache's base_dir, name project files relative to it ("../src/x.cc:3:4:
+// error: ..."). A name that is no file under `from` is left as it is; colours are kept.
+std::string
+rebase_diagnostic_paths(std::string_view output, const std::filesystem::path& from, const std::filesystem::path& to);
 
 // Which target showed each text of diagnostics first.
 class DiagnosticsSeen

@@ -324,7 +324,8 @@ run_targets(std::vector<PreparedTarget>& targets, const BuildOptions& options, c
     stdfs::remove(targets[i].stats_log, ec);
     named.push_back({target_label(plan),
                      plan.build_dir / "build.log",
-                     {plan.build_dir.string() + "/", output_prefix(plan), targets[i].sdk.root.string()}});
+                     {plan.build_dir.string() + "/", output_prefix(plan), targets[i].sdk.root.string()},
+                     settings.build_root});
   }
   BuildReport report;
   if (subninjas.empty()) { // every target skipped: no ninja to run
