@@ -22,6 +22,17 @@ expect_contains "$work/err" '^opkit: error: --bogsu: no such option of opkit bui
 run_opkit 2 build --jbos 2
 expect_one_error_line
 expect_contains "$work/err" '^opkit: error: --jbos: no such option of opkit build \(did you mean --jobs\?\)$'
+# An option given before its command: never "did you mean" the same word.
+run_opkit 2 --jobs 4 build
+expect_one_error_line
+[ "$(cat "$work/err")" = "opkit: error: --jobs: no such option of opkit (opkit build --jobs exists: put it after build)" ] ||
+  fail "opkit --jobs 4 build said: $(cat "$work/err")"
+run_opkit 2 --jobs 4
+expect_one_error_line
+expect_contains "$work/err" '^opkit: error: --jobs: no such option of opkit \(opkit build --jobs exists\)$'
+run_opkit 2 --tf 2.10
+expect_one_error_line
+expect_contains "$work/err" '^opkit: error: --tf: no such option of opkit \(opkit new --tf, .*, \.\.\. exist\)$'
 run_opkit 2 sdk lst
 expect_one_error_line
 expect_contains "$work/err" '^opkit: error: sdk lst: no such command \(did you mean sdk list\?\)$'
@@ -85,7 +96,7 @@ expect_completion "$(printf '%s\n' bash fish zsh)" opkit completion ""
 expect_completion "$(echo "$top" | sort)" opkit ""
 expect_completion "$(subcommands sdk | sort)" opkit sdk ""
 expect_completion "$(subcommands package | sort)" opkit -C /tmp package ""
-expect_completion "$(printf '%s\n' --no-cache --no-check --no-pch)" opkit -C /tmp build --no
+expect_completion "$(printf '%s\n' --no-cache --no-check --no-pch --no-wait)" opkit -C /tmp build --no
 expect_completion --verbose opkit sdk list --verb
 expect_completion add opkit sdk a
 templates=$("$OPKIT" new --list | awk '{print $1}' | sort)
