@@ -39,7 +39,13 @@ expect_contains "$work/err" '^opkit: error: sdk lst: no such command \(did you m
 run_opkit 2 frobnicate
 expect_one_error_line
 expect_contains "$work/err" 'frobnicate: no such command \(opkit commands: sdk, new, .*build.*\)$'
-run_opkit 2
+# `opkit` alone is `opkit --help`, exit 0; a flag without a command is still a usage error.
+run_opkit 0 --help
+cp "$work/out" "$work/help.out"
+run_opkit 0
+cmp -s "$work/help.out" "$work/out" || { diff "$work/help.out" "$work/out" >&2; fail "opkit alone differs from opkit --help"; }
+[ ! -s "$work/err" ] || fail "opkit alone wrote to stderr: $(cat "$work/err")"
+run_opkit 2 -v
 expect_one_error_line
 expect_contains "$work/err" '^opkit: error: opkit: missing the command, one of: sdk, new, init, build, test, check'
 run_opkit 2 sdk

@@ -84,6 +84,10 @@ run(int argc, char** argv)
   add_help_command(app, global, exit_code);
   add_completion_command(app, global, exit_code);
   add_config_command(app, global, exit_code);
+  if (argc <= 1) { // `opkit` alone: the help, exit 0, as cargo and pip do
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
