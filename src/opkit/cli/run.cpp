@@ -81,6 +81,7 @@ run(int argc, char** argv)
   add_profile_command(app, global, exit_code);
   add_package_command(app, global, exit_code);
   add_publish_command(app, global, exit_code);
+  add_clean_command(app, global, exit_code);
   add_help_command(app, global, exit_code);
   add_completion_command(app, global, exit_code);
   add_config_command(app, global, exit_code);
