@@ -187,6 +187,19 @@ for command in $top; do
 done
 expect_contains "$work/man.txt" '^EXIT STATUS'
 expect_contains "$work/man.txt" '--directory'
+# ENVIRONMENT and FILES come from configs/settings.yaml: every variable, with its setting's key.
+awk '/^ENVIRONMENT/ {on = 1; next} /^[A-Z]/ {on = 0} on' "$work/man.txt" >"$work/man.env"
+awk '/^FILES/ {on = 1; next} /^[A-Z]/ {on = 0} on' "$work/man.txt" >"$work/man.files"
+python3 - "$OPKIT_SOURCE_DIR/configs/settings.yaml" "$work/man.env" <<'PY' || fail "the man page's ENVIRONMENT misses settings"
+import re, sys, yaml
+text = " ".join(re.sub("\u2010\\s+", "", open(sys.argv[2]).read()).split())  # man hyphenates: set\u2010 ting
+missing = [f"{v} ({s['key']})" for s in yaml.safe_load(open(sys.argv[1]))["settings"] for v in s["env"]
+           if not re.search(rf"\b{v}\b", text) or f"setting {s['key']}" not in text]
+assert not missing, missing
+PY
+for file in opkit.yaml build/.opkit-build.lock config.yaml '\$\{XDG_CACHE_HOME\}/opkit' '\$\{home\}/venvs'; do
+  expect_contains "$work/man.files" "$file"
+done
 
 # --- versions
 run_opkit 0 --version
