@@ -1,6 +1,7 @@
 # `cmake --install build --prefix P` and `cpack -G DEB`: the binary, its man
 # page and shell completions (made at build time by running the built opkit:
-# `opkit help --man`, `opkit completion SHELL`) and the README.
+# `opkit help --man`, `opkit completion SHELL`), the README and the copyright
+# file (packaging/copyright, Debian's machine-readable format).
 include(GNUInstallDirs)
 
 set(OPKIT_DOCS_DIR ${CMAKE_CURRENT_BINARY_DIR}/generated-docs)
@@ -29,7 +30,7 @@ install(FILES ${OPKIT_DOCS_DIR}/opkit.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
 install(FILES ${OPKIT_DOCS_DIR}/opkit.bash RENAME opkit DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${OPKIT_DOCS_DIR}/_opkit DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 install(FILES ${OPKIT_DOCS_DIR}/opkit.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
-install(FILES README.md ARCHITECTURE.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES README.md ARCHITECTURE.md packaging/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # --- the .deb: `cpack -G DEB --config build/CPackConfig.cmake`
 # dpkg-shlibdeps finds the linked libraries' packages; the ones opkit opens on
@@ -38,7 +39,7 @@ install(FILES README.md ARCHITECTURE.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 set(OPKIT_LAZY_PACKAGES "")
 find_program(DPKG_QUERY dpkg-query)
 if(DPKG_QUERY)
-  foreach(library ${LibArchive_LIBRARIES} ${CURL_LIBRARIES} ${OPENSSL_CRYPTO_LIBRARY})
+  foreach(library ${LibArchive_LIBRARIES} ${CURL_LIBRARIES} ${OPENSSL_CRYPTO_LIBRARY} ${LIBXML2_LIBRARY})
     file(REAL_PATH ${library} real)
     execute_process(COMMAND ${DPKG_QUERY} -S ${real} OUTPUT_VARIABLE owner RESULT_VARIABLE rc ERROR_QUIET)
     if(rc EQUAL 0 AND owner MATCHES "^([^:,]+)")
