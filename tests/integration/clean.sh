@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # opkit clean [--all]: the build folder goes, under its lock (a running build
 # is waited for; --no-wait refuses, exit 4); --all also removes the project's
 # libraries' CPU findings kept in $OPKIT_HOME/cache/cpu; nothing outside the
@@ -47,7 +48,8 @@ for dir in .. . linked ../elsewhere /; do
   expect_one_error_line
   expect_contains "$work/err" 'not a folder inside the project .*: opkit clean removes nothing outside it'
 done
-[ -f ../elsewhere/keep ] && [ -f opkit.yaml ] || fail "clean removed something outside its build folder"
+[ -f ../elsewhere/keep ] || fail "clean removed ../elsewhere/keep"
+[ -f opkit.yaml ] || fail "clean removed the project"
 
 # --- from a folder inside the project, as build does; none outside a project
 mkdir -p build/tf-1.12.0
