@@ -1,6 +1,7 @@
 # `cmake --install build --prefix P` and `cpack -G DEB`: the binary, its man
 # page and shell completions (made at build time by running the built opkit:
-# `opkit help --man`, `opkit completion SHELL`) and the README with docs/.
+# `opkit help --man`, `opkit completion SHELL`), the README with docs/, and the
+# copyright file (packaging/copyright, Debian's machine-readable format).
 include(GNUInstallDirs)
 
 set(OPKIT_DOCS_DIR ${CMAKE_CURRENT_BINARY_DIR}/generated-docs)
@@ -29,7 +30,7 @@ install(FILES ${OPKIT_DOCS_DIR}/opkit.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
 install(FILES ${OPKIT_DOCS_DIR}/opkit.bash RENAME opkit DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${OPKIT_DOCS_DIR}/_opkit DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 install(FILES ${OPKIT_DOCS_DIR}/opkit.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
-install(FILES README.md ARCHITECTURE.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES README.md ARCHITECTURE.md packaging/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # The reference the README links to, beside it as in the source tree.
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
 
@@ -40,7 +41,7 @@ install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING 
 set(OPKIT_LAZY_PACKAGES "")
 find_program(DPKG_QUERY dpkg-query)
 if(DPKG_QUERY)
-  foreach(library ${LibArchive_LIBRARIES} ${CURL_LIBRARIES} ${OPENSSL_CRYPTO_LIBRARY})
+  foreach(library ${LibArchive_LIBRARIES} ${CURL_LIBRARIES} ${OPENSSL_CRYPTO_LIBRARY} ${LIBXML2_LIBRARY})
     file(REAL_PATH ${library} real)
     execute_process(COMMAND ${DPKG_QUERY} -S ${real} OUTPUT_VARIABLE owner RESULT_VARIABLE rc ERROR_QUIET)
     if(rc EQUAL 0 AND owner MATCHES "^([^:,]+)")

@@ -22,13 +22,30 @@ expect_contains "$work/err" '^opkit: error: --bogsu: no such option of opkit bui
 run_opkit 2 build --jbos 2
 expect_one_error_line
 expect_contains "$work/err" '^opkit: error: --jbos: no such option of opkit build \(did you mean --jobs\?\)$'
+# An option given before its command: never "did you mean" the same word.
+run_opkit 2 --jobs 4 build
+expect_one_error_line
+[ "$(cat "$work/err")" = "opkit: error: --jobs: no such option of opkit (opkit build --jobs exists: put it after build)" ] ||
+  fail "opkit --jobs 4 build said: $(cat "$work/err")"
+run_opkit 2 --jobs 4
+expect_one_error_line
+expect_contains "$work/err" '^opkit: error: --jobs: no such option of opkit \(opkit build --jobs exists\)$'
+run_opkit 2 --tf 2.10
+expect_one_error_line
+expect_contains "$work/err" '^opkit: error: --tf: no such option of opkit \(opkit new --tf, .*, \.\.\. exist\)$'
 run_opkit 2 sdk lst
 expect_one_error_line
 expect_contains "$work/err" '^opkit: error: sdk lst: no such command \(did you mean sdk list\?\)$'
 run_opkit 2 frobnicate
 expect_one_error_line
 expect_contains "$work/err" 'frobnicate: no such command \(opkit commands: sdk, new, .*build.*\)$'
-run_opkit 2
+# `opkit` alone is `opkit --help`, exit 0; a flag without a command is still a usage error.
+run_opkit 0 --help
+cp "$work/out" "$work/help.out"
+run_opkit 0
+cmp -s "$work/help.out" "$work/out" || { diff "$work/help.out" "$work/out" >&2; fail "opkit alone differs from opkit --help"; }
+[ ! -s "$work/err" ] || fail "opkit alone wrote to stderr: $(cat "$work/err")"
+run_opkit 2 -v
 expect_one_error_line
 expect_contains "$work/err" '^opkit: error: opkit: missing the command, one of: sdk, new, init, build, test, check'
 run_opkit 2 sdk
@@ -170,6 +187,19 @@ for command in $top; do
 done
 expect_contains "$work/man.txt" '^EXIT STATUS'
 expect_contains "$work/man.txt" '--directory'
+# ENVIRONMENT and FILES come from configs/settings.yaml: every variable, with its setting's key.
+awk '/^ENVIRONMENT/ {on = 1; next} /^[A-Z]/ {on = 0} on' "$work/man.txt" >"$work/man.env"
+awk '/^FILES/ {on = 1; next} /^[A-Z]/ {on = 0} on' "$work/man.txt" >"$work/man.files"
+python3 - "$OPKIT_SOURCE_DIR/configs/settings.yaml" "$work/man.env" <<'PY' || fail "the man page's ENVIRONMENT misses settings"
+import re, sys, yaml
+text = " ".join(re.sub("\u2010\\s+", "", open(sys.argv[2]).read()).split())  # man hyphenates: set\u2010 ting
+missing = [f"{v} ({s['key']})" for s in yaml.safe_load(open(sys.argv[1]))["settings"] for v in s["env"]
+           if not re.search(rf"\b{v}\b", text) or f"setting {s['key']}" not in text]
+assert not missing, missing
+PY
+for file in opkit.yaml build/.opkit-build.lock config.yaml '\$\{XDG_CACHE_HOME\}/opkit' '\$\{home\}/venvs'; do
+  expect_contains "$work/man.files" "$file"
+done
 
 # --- versions
 run_opkit 0 --version
@@ -180,9 +210,9 @@ for flags in "--version --verbose" "-v --version"; do
   head -n 1 "$work/out" | grep -qx 'opkit 0.1.0' || fail "$flags: first line is not opkit 0.1.0"
   for field in '^commit: +[0-9a-f]{7,}(-dirty)?$' '^compiler: +(GNU|Clang) [0-9]+\.' '^build type: +[A-Za-z]+$' \
                '^  CLI11 +2\.' '^  yaml-cpp +[0-9]' '^  fmt +[0-9]' '^  nlohmann-json +3\.' '^  libelf +0\.' \
-               '^  libarchive +3\.' '^  libcurl +[0-9]' '^  OpenSSL +[0-9]' \
+               '^  libarchive +3\.' '^  libcurl +[0-9]' '^  OpenSSL +[0-9]' '^  libxml2 +2\.[0-9]+\.[0-9]+$' \
                '^  libarchive +libarchive 3\.[0-9.]+ \(libarchive\.so\.' '^  libcurl +libcurl/[0-9.]+.* \(libcurl\.so\.4\)' \
-               '^  libcrypto +OpenSSL [0-9.]+.* \(libcrypto\.so\.'; do
+               '^  libcrypto +OpenSSL [0-9.]+.* \(libcrypto\.so\.' '^  libxml2 +2\.[0-9]+\.[0-9]+ \([0-9]+\) \(libxml2\.so\.2\)$'; do
     expect_contains "$work/out" "$field"
   done
 done

@@ -24,7 +24,7 @@ check_installed() { # <root> <prefix>
   local share="$root$prefix/share"
   for file in "$share/bash-completion/completions/opkit" "$share/zsh/vendor-completions/_opkit" \
               "$share/fish/vendor_completions.d/opkit.fish" "$share/doc/opkit/README.md" \
-              "$share/doc/opkit/ARCHITECTURE.md" "${doc_pages[@]/#/$share/doc/opkit/docs/}"; do
+              "$share/doc/opkit/ARCHITECTURE.md" "$share/doc/opkit/copyright" "${doc_pages[@]/#/$share/doc/opkit/docs/}"; do
     [ -s "$file" ] || fail "not installed: $file"
   done
   cmp -s "$work/completion.bash" "$share/bash-completion/completions/opkit" ||
@@ -41,7 +41,7 @@ stage="$work/stage"
 DESTDIR="$stage" cmake --install "$build_dir" --prefix /opt/opkit >"$work/install.log" 2>&1 ||
   { cat "$work/install.log" >&2; fail "cmake --install failed"; }
 check_installed "$stage" /opt/opkit
-installed=$((7 + ${#doc_pages[@]}))
+installed=$((8 + ${#doc_pages[@]}))
 [ "$(find "$stage" -type f | wc -l)" -eq "$installed" ] ||
   { find "$stage" -type f >&2; fail "cmake --install installed other than $installed files"; }
 
@@ -58,13 +58,14 @@ expect_contains "$work/info" '^ Section: devel$'
 expect_contains "$work/info" '^ Maintainer: .+<.+@.+>$'
 expect_contains "$work/info" '^ Description: build, check and ship custom TensorFlow ops'
 # Linked libraries through dpkg-shlibdeps, the ones opened on first use named too.
-for dep in libc6 'libstdc\+\+6' libelf1 'libyaml-cpp0\.7' libarchive13 libcurl4 'libssl3' ninja-build; do
+for dep in libc6 'libstdc\+\+6' libelf1 'libyaml-cpp0\.7' libarchive13 libcurl4 'libssl3' libxml2 ninja-build; do
   grep -E '^ Depends: ' "$work/info" | grep -Eq "(^|[ ,])$dep( |,|$)" || fail "the .deb does not depend on $dep: $(grep Depends "$work/info")"
 done
 dpkg-deb -c "$deb" >"$work/contents"
 expect_contains "$work/contents" '\./usr/bin/opkit$'
 expect_contains "$work/contents" '\./usr/share/man/man1/opkit\.1'
 expect_contains "$work/contents" '\./usr/share/bash-completion/completions/opkit$'
+expect_contains "$work/contents" '\./usr/share/doc/opkit/copyright$'
 dpkg-deb -x "$deb" "$work/root"
 check_installed "$work/root" /usr
 

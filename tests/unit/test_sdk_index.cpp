@@ -160,6 +160,27 @@ TEST(SdkIndex, ListedVersionsAndWhatARequirementNames)
   EXPECT_TRUE(requirement_names(version("2.11.0rc1"), version("2.11.0rc1")));
 }
 
+TEST(SdkIndex, PostAndDevReleasesAndRcNumbersAsPipHasThem)
+{
+  std::vector<IndexFile> files = named({"tensorflow_cpu-2.11.0rc10-cp310-cp310-manylinux2014_x86_64.whl",
+                                        "tensorflow_cpu-2.11.0rc2-cp310-cp310-manylinux2014_x86_64.whl",
+                                        "tensorflow_cpu-2.10.0.post1-cp310-cp310-manylinux2014_x86_64.whl",
+                                        "tensorflow_cpu-2.10.0-cp310-cp310-manylinux2014_x86_64.whl",
+                                        "tensorflow_cpu-2.12.0.dev20221001-cp310-cp310-manylinux2014_x86_64.whl"});
+  std::vector<std::string> text;
+  for (const auto& v : listed_versions(files, "tensorflow-cpu")) {
+    text.push_back(v.str());
+  }
+  EXPECT_EQ(text,
+            (std::vector<std::string>{"2.10.0", "2.10.0.post1", "2.11.0rc2", "2.11.0rc10", "2.12.0.dev20221001"}));
+  EXPECT_TRUE(requirement_names(version("2.10"), version("2.10.0.post1"))) << "pip's ==2.10.* has post-releases";
+  EXPECT_FALSE(requirement_names(version("2.10.0"), version("2.10.0.post1"))) << "==2.10.0 is that release";
+  EXPECT_FALSE(requirement_names(version("2.12"), version("2.12.0.dev20221001")));
+  EXPECT_TRUE(requirement_names(version("2.12.0.dev20221001"), version("2.12.0.dev20221001")));
+  EXPECT_EQ(nearest_versions(listed_versions(files, "tensorflow-cpu"), version("2.13")),
+            (std::vector<std::string>{"2.10.0", "2.10.0.post1"}));
+}
+
 TEST(SdkIndex, NearestVersionsForTheError)
 {
   std::vector<opkit::project::Version> few = {version("2.9.3"), version("2.10.0"), version("2.10.1"),

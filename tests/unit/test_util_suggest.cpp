@@ -38,3 +38,12 @@ TEST(CliSuggest, NearestPicksTheClosePlausibleCandidate)
   EXPECT_FALSE(nearest("--bogsu", options).has_value());
   EXPECT_FALSE(nearest("--", options).has_value()) << "dashes alone are no prefix of anything";
 }
+
+TEST(CliSuggest, NearestNeverProposesTheWordGiven)
+{
+  std::vector<std::string> options = {"--tf", "--lib", "-j", "--jobs", "--build-dir"};
+  EXPECT_FALSE(nearest("--jobs", options).has_value()) << "the word is not valid where it was given";
+  EXPECT_FALSE(nearest("-j", options).has_value());
+  EXPECT_EQ(nearest("--jobs", {"--jobs", "--jobz"}), "--jobz") << "the next nearest still counts";
+  EXPECT_EQ(nearest("build", {"build", "builds"}), "builds") << "a longer name it starts is another word";
+}

@@ -6,7 +6,8 @@
 // on both. So `opkit build` (and the build `opkit test` and `opkit package`
 // run first) holds the folder's lock from writing its plan until its results
 // are read; a second one waits, saying for whom, or with --no-wait fails at
-// once naming the holder.
+// once naming the holder. `opkit clean` (clean.hpp) deletes the lock file
+// while it holds it; a waiter then locks the file it finds at the path anew.
 #include "opkit/util/fs.hpp"
 
 #include <filesystem>

@@ -40,6 +40,8 @@ add_package_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void
 add_publish_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void
+add_clean_command(CLI::App& app, GlobalOptions& global, int& exit_code);
+void
 add_help_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void
 add_completion_command(CLI::App& app, GlobalOptions& global, int& exit_code);

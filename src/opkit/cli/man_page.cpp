@@ -1,5 +1,6 @@
 // The man page, roff rendered from the command tree (command_tree.hpp).
 #include "opkit/cli/command_tree.hpp"
+#include "opkit/project/settings_file.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
@@ -79,6 +80,83 @@ command_sections(const CommandInfo& command, std::string& text)
   }
 }
 
+std::string
+bold(const std::string& text)
+{
+  return "\\fB" + roff(text) + "\\fR";
+}
+
+std::string
+italic(const std::string& text)
+{
+  return "\\fI" + roff(text) + "\\fR";
+}
+
+// What a setting is worth when nothing sets it: its defaults, else what opkit does.
+std::string
+default_text(const project::SettingSpec& spec)
+{
+  if (spec.defaults.empty()) {
+    return spec.unset.empty() ? "" : " Unset: " + roff(spec.unset) + ".";
+  }
+  std::vector<std::string> alternatives;
+  for (const std::string& value : spec.defaults) {
+    alternatives.push_back(italic(value));
+  }
+  return " Default: " + join(alternatives, ", else ") + ".";
+}
+
+// ENVIRONMENT: every variable of configs/settings.yaml, with its setting.
+std::string
+environment_section()
+{
+  std::string text = ".SH ENVIRONMENT\nEach variable sets one of opkit's settings (\\fBopkit config list\\fR shows "
+                     "each one's value and where it came from): a command's flag wins over it, it wins over "
+                     "opkit.yaml's \\fBsettings:\\fR and the user config file (see FILES, and "
+                     "\\fBOPKIT_CONFIG\\fR there). Where a setting has several variables, the first set wins.\n";
+  for (const project::SettingSpec& spec : project::setting_specs()) {
+    std::vector<std::string> names;
+    for (const std::string& name : spec.env) {
+      names.push_back(bold(name));
+    }
+    std::string flag = spec.flag.empty() ? "" : ", flag " + bold(spec.flag);
+    text += fmt::format(".TP\n{}\n{} (setting {}{}).{}\n", join(names, ", "), roff(spec.description), bold(spec.key),
+                        flag, default_text(spec));
+  }
+  return text;
+}
+
+// FILES: the project's, the user config file, and the folders the path
+// settings default to (the store, the venvs).
+std::string
+files_section()
+{
+  std::vector<std::string> project_keys;
+  for (const project::SettingSpec& spec : project::setting_specs()) {
+    if (spec.project) {
+      project_keys.push_back(bold(spec.key));
+    }
+  }
+  std::string text = ".SH FILES\n";
+  text += ".TP\n" + italic("opkit.yaml")
+          + "\nThe project, found in the current folder or the nearest folder above it. Its \\fBsettings:\\fR "
+            "may set "
+          + join(project_keys, ", ") + ".\n";
+  text += ".TP\n" + italic("build/") + "\nThe project's build folder, one " + italic("tf-VERSION/") + " per target; "
+          + italic("build/.opkit-build.lock") + " is held while a build runs in it. \\fBopkit clean\\fR removes it.\n";
+  text += ".TP\n" + italic("dist/") + "\nThe project's packages (\\fBopkit package\\fR).\n";
+  text += ".TP\n" + italic("~/.config/opkit/config.yaml")
+          + "\nThe user config file (\\fBopkit config set\\fR): " + italic("$XDG_CONFIG_HOME/opkit/config.yaml")
+          + " when \\fBXDG_CONFIG_HOME\\fR is set; \\fBOPKIT_CONFIG\\fR names another.\n";
+  for (const project::SettingSpec& spec : project::setting_specs()) {
+    if (spec.type == "path" && !spec.defaults.empty() && spec.defaults.front().find('/') != std::string::npos) {
+      text += fmt::format(".TP\n{}\n{} (setting {}, {}).{}\n", italic(spec.defaults.front()), roff(spec.description),
+                          bold(spec.key), bold(join(spec.env, ", ")), default_text(spec));
+    }
+  }
+  return text;
+}
+
 } // namespace
 
 std::string
@@ -105,6 +183,7 @@ man_page(const CommandInfo& tree, const std::string& version)
           ".TP\n3\na prerequisite is missing (an SDK, a build, a tool)\n"
           ".TP\n4\nthe system failed (I/O errors, a crashed probe)\n"
           ".PP\nEvery error is one line on stderr: \\fBopkit: error:\\fR \\fIsubject\\fR: \\fIwhat failed\\fR.\n";
+  text += environment_section() + files_section();
   text += ".SH SEE ALSO\nThe README and docs/ in /usr/share/doc/opkit (or opkit's source) describe every command at "
           "length.\n";
   return text;

@@ -107,9 +107,14 @@ run(int argc, char** argv)
   add_profile_command(app, global, exit_code);
   add_package_command(app, global, exit_code);
   add_publish_command(app, global, exit_code);
+  add_clean_command(app, global, exit_code);
   add_help_command(app, global, exit_code);
   add_completion_command(app, global, exit_code);
   add_config_command(app, global, exit_code);
+  if (argc <= 1) { // `opkit` alone: the help, exit 0, as cargo and pip do
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  }
   if (parse_only) {
     drop_callbacks(app);
   }

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace opkit::cli {
 
 namespace {
@@ -22,25 +24,78 @@ visible_commands(const CLI::App& app)
   return names;
 }
 
+// The options a command itself declares, as typed: "-j", "--jobs".
+std::vector<std::string>
+own_options(const CLI::App& app)
+{
+  std::vector<std::string> names;
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_group().empty() || !option->nonpositional()) {
+      continue;
+    }
+    for (const std::string& name : option->get_snames()) {
+      names.push_back("-" + name);
+    }
+    for (const std::string& name : option->get_lnames()) {
+      names.push_back("--" + name);
+    }
+  }
+  return names;
+}
+
 // Its options and its parents' (global flags work after the command).
 std::vector<std::string>
 visible_options(const CLI::App& app)
 {
   std::vector<std::string> names;
   for (const CLI::App* level = &app; level != nullptr; level = level->get_parent()) {
-    for (const CLI::Option* option : level->get_options()) {
-      if (option->get_group().empty() || !option->nonpositional()) {
-        continue;
-      }
-      for (const std::string& name : option->get_snames()) {
-        names.push_back("-" + name);
-      }
-      for (const std::string& name : option->get_lnames()) {
-        names.push_back("--" + name);
-      }
-    }
+    std::vector<std::string> own = own_options(*level);
+    names.insert(names.end(), own.begin(), own.end());
   }
   return names;
+}
+
+// The commands under `app` that declare the option `name`: "opkit build --jobs".
+std::vector<std::string>
+commands_with_option(const CLI::App& app, const std::string& name)
+{
+  std::vector<std::string> found;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_group().empty()) {
+      continue;
+    }
+    std::vector<std::string> own = own_options(*sub);
+    if (std::find(own.begin(), own.end(), name) != own.end()) {
+      found.push_back(command_path(*sub) + " " + name);
+    }
+    std::vector<std::string> deeper = commands_with_option(*sub, name);
+    found.insert(found.end(), deeper.begin(), deeper.end());
+  }
+  return found;
+}
+
+// `opkit --jobs 4 build`: an option of the command, given before its name.
+std::string
+no_such_option(const CLI::App& at, const std::string& name)
+{
+  std::vector<std::string> own = own_options(at);
+  if (at.get_parent() != nullptr && std::find(own.begin(), own.end(), name) != own.end()) {
+    return fmt::format("{}: no such option of {} ({} {} exists: put it after {})", name, command_path(*at.get_parent()),
+                       command_path(at), name, at.get_name());
+  }
+  if (std::optional<std::string> guess = nearest(name, visible_options(at))) {
+    return fmt::format("{}: no such option of {} (did you mean {}?)", name, command_path(at), *guess);
+  }
+  std::vector<std::string> owners = commands_with_option(at, name);
+  if (!owners.empty()) {
+    if (owners.size() > 3) { // --tf is an option of most commands
+      owners.resize(3);
+      owners.emplace_back("...");
+    }
+    return fmt::format("{}: no such option of {} ({} {})", name, command_path(at), join(owners, ", "),
+                       owners.size() == 1 ? "exists" : "exist");
+  }
+  return fmt::format("{}: no such option of {} (see {} --help)", name, command_path(at), command_path(at));
 }
 
 // The innermost command the parse reached: `opkit sdk add ...` gives add.
@@ -85,11 +140,7 @@ usage_error_line(const CLI::App& app, const CLI::ParseError& error)
   if (!extra.empty()) {
     const std::string& word = extra.front();
     if (starts_with(word, "-") && word.size() > 1) {
-      std::string name = word.substr(0, word.find('='));
-      std::optional<std::string> guess = nearest(name, visible_options(at));
-      return fmt::format("{}: no such option of {} ({})", name, command_path(at),
-                         guess ? fmt::format("did you mean {}?", *guess)
-                               : fmt::format("see {} --help", command_path(at)));
+      return no_such_option(at, word.substr(0, word.find('=')));
     }
     if (!visible_commands(at).empty() && at.get_subcommands().empty()) {
       return no_such_command(at, word);

@@ -174,6 +174,13 @@ cpu_findings(const std::filesystem::path& library, const TargetCpu* target)
 
 } // namespace
 
+std::filesystem::path
+kept_findings_file(const std::filesystem::path& library)
+{
+  std::filesystem::path absolute = std::filesystem::absolute(library);
+  return sdk::opkit_home() / "cache" / "cpu" / (sha256_hex(absolute.string()).substr(0, 24) + ".json");
+}
+
 void
 add_cpu_findings(check::CheckReport& report, const std::filesystem::path& library, const check::ProfileCpu& cpu,
                  const std::string& profile_name)
@@ -187,8 +194,7 @@ add_cpu_findings(check::CheckReport& report, const std::filesystem::path& librar
   std::filesystem::path absolute = std::filesystem::absolute(library);
   std::string key = fmt::format("cpu 1\n{}\n{}\nopkit {}\ncpu {}: {}\n", absolute.string(), fs::file_stamp(absolute),
                                 fs::file_stamp("/proc/self/exe"), target->name, features_text(target->features));
-  std::filesystem::path file =
-    sdk::opkit_home() / "cache" / "cpu" / (sha256_hex(absolute.string()).substr(0, 24) + ".json");
+  std::filesystem::path file = kept_findings_file(absolute);
   std::optional<std::vector<check::Finding>> findings;
   std::error_code ec;
   if (std::filesystem::exists(file, ec)) {

@@ -37,4 +37,8 @@ void
 add_cpu_findings(check::CheckReport& report, const std::filesystem::path& library, const check::ProfileCpu& cpu,
                  const std::string& profile_name);
 
+// Where add_cpu_findings keeps `library`'s findings (whether or not it has).
+std::filesystem::path
+kept_findings_file(const std::filesystem::path& library);
+
 } // namespace opkit::cpu

@@ -159,7 +159,14 @@ listed_versions(const std::vector<IndexFile>& files, const std::string& project)
 bool
 requirement_names(const project::Version& spec, const project::Version& version)
 {
-  return project::version_matches(spec, version) && (version.suffix.empty() || !spec.suffix.empty());
+  if (!project::version_matches(spec, version)) {
+    return false;
+  }
+  if (!spec.suffix.empty()) {
+    return true; // version_matches compared the suffixes
+  }
+  // "2.10.1" is that release, as pip's ==2.10.1; "2.10" its releases and post-releases, as ==2.10.*.
+  return spec.parts.size() >= version.parts.size() ? version.suffix.empty() : !version.prerelease();
 }
 
 std::vector<std::string>
@@ -167,7 +174,7 @@ nearest_versions(const std::vector<project::Version>& versions, const project::V
 {
   std::vector<project::Version> shown;
   std::copy_if(versions.begin(), versions.end(), std::back_inserter(shown),
-               [&](const project::Version& v) { return v.suffix.empty() || !spec.suffix.empty(); });
+               [&](const project::Version& v) { return !v.prerelease() || !spec.suffix.empty(); });
   size_t first = 0;
   size_t end = shown.size();
   if (shown.size() > count) {

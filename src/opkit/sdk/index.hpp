@@ -60,15 +60,15 @@ std::vector<project::Version>
 listed_versions(const std::vector<IndexFile>& files, const std::string& project);
 
 // Whether a requirement's version `spec` names `version`: "2.10" names 2.10.x
-// and "2.10.1" names 2.10.1, both only releases; a pre-release is named only
-// exactly ("2.11.0rc1").
+// and its post-releases (2.10.1.post1), "2.10.1" names 2.10.1 alone; a
+// pre-release or development release is named only exactly ("2.11.0rc1").
 bool
 requirement_names(const project::Version& spec, const project::Version& version);
 
 // The listed versions worth showing when `spec` names none of them: all of
 // them when there are at most `count`, else the `count` nearest to where
-// `spec` would sort, with "..." for those left out. Releases only, unless
-// `spec` is a pre-release.
+// `spec` would sort, with "..." for those left out. Releases and
+// post-releases only, unless `spec` has a suffix.
 std::vector<std::string>
 nearest_versions(const std::vector<project::Version>& versions, const project::Version& spec, size_t count = 8);
 

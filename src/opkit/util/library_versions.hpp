@@ -13,7 +13,7 @@ struct LoadedLibrary
   std::string version; // the library's own answer ("7.88.1"), or "not found: ..."
 };
 
-// Opens libarchive, libcurl and libcrypto (if not yet open) and asks each its version.
+// Opens libarchive, libcurl, libcrypto and libxml2 (if not yet open) and asks each its version.
 std::vector<LoadedLibrary>
 loaded_library_versions();
 

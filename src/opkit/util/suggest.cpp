@@ -33,6 +33,7 @@ nearest(std::string_view word, const std::vector<std::string>& candidates)
   if (word.empty()) {
     return std::nullopt;
   }
+  // The word itself is never a suggestion: the caller knows it is not valid where it was given.
   for (const std::string& candidate : candidates) {
     if (candidate.size() > word.size() && candidate.compare(0, word.size(), word) == 0
         && word.find_first_not_of('-') != std::string_view::npos) {
@@ -46,7 +47,7 @@ nearest(std::string_view word, const std::vector<std::string>& candidates)
   size_t best_distance = allowed + 1;
   for (const std::string& candidate : candidates) {
     size_t distance = edit_distance(word, candidate);
-    if (distance < best_distance && distance < letters) {
+    if (distance > 0 && distance < best_distance && distance < letters) {
       best = candidate;
       best_distance = distance;
     }
