@@ -124,8 +124,8 @@ report = json.load(open(sys.argv[1]))
 assert report["ok"] is False and [t["status"] for t in report["targets"]] == ["failed", "failed"], report
 PY
 
-# On a terminal: gcc's colours in the diagnostics, one progress line redrawn in place.
+# On a terminal: gcc's colours in the diagnostics, the build on the status line redrawn in place.
 script -qec "'$OPKIT' build -j 1" "$work/tty" >/dev/null </dev/null || true
 grep -aq $'\x1b\[01;31m\x1b\[Kerror: ' "$work/tty" || { cat -v "$work/tty" >&2; fail "no colours in the diagnostics"; }
-grep -aq $'\r\x1b\[K\x1b\[1;32m\[1/' "$work/tty" || { cat -v "$work/tty" >&2; fail "no progress line"; }
+grep -aqE $'\r\x1b\\[Kbuilding \\([0-9]+:[0-9]{2}\\): \\[1/' "$work/tty" || { cat -v "$work/tty" >&2; fail "no status line"; }
 [ "$(grep -ac 'error: .*no matching function' "$work/tty")" -eq 1 ] || fail "the error is not shown once on a terminal"

@@ -8,6 +8,7 @@
 #include "opkit/util/json.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/process.hpp"
+#include "opkit/util/progress.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <unistd.h>
@@ -144,20 +145,20 @@ source_can_use_pch(std::string_view text, const std::vector<std::string>& pch_de
   return includes_tensorflow;
 }
 
-bool
+PchOutcome
 ensure_pch(const PchSpec& spec)
 {
   std::error_code ec;
   if (stdfs::exists(spec.marker(), ec)) {
-    return true;
+    return {true, 0};
   }
   fs::FileLock lock(lock_path(spec.sdk_id, spec.key));
   if (stdfs::exists(spec.marker(), ec)) {
-    return true; // a concurrent build made it while we waited
+    return {true, 0}; // a concurrent build made it while we waited
   }
   if (stdfs::exists(failed_marker(spec), ec)) {
     log_debug("{}: the precompiled header failed before ({}); compiling plainly", spec.sdk_id, failed_marker(spec));
-    return false;
+    return {false, 0};
   }
   fs::create_dirs(spec.dir);
   fs::write_file_atomic(spec.header(), spec.header_text);
@@ -166,13 +167,15 @@ ensure_pch(const PchSpec& spec)
   argv.insert(argv.end(), spec.flags.begin(), spec.flags.end());
   argv.insert(argv.end(), {"-x", "c++-header", spec.header().string(), "-o", partial.string()});
   log_info("precompiling TensorFlow's headers for {} (once per SDK and compiler) ...", spec.sdk_id);
+  progress::Step step("precompiling TensorFlow's headers for " + spec.sdk_id);
   ProcessResult result = run_process(argv);
+  double seconds = step.seconds();
   if (result.exit_code != 0) {
     stdfs::remove(partial, ec);
     fs::write_file_atomic(failed_marker(spec), result.out + result.err);
     log_warning("{}: cannot precompile TensorFlow's headers (see {}); compiling plainly", spec.sdk_id,
                 failed_marker(spec));
-    return false;
+    return {false, seconds};
   }
   stdfs::rename(partial, spec.gch(), ec);
   if (ec) {
@@ -184,7 +187,7 @@ ensure_pch(const PchSpec& spec)
                  {"compiler_identity", spec.compiler_identity},
                  {"flags", spec.flags}};
   fs::write_file_atomic(spec.marker(), json_text(marker, 2) + "\n");
-  return true;
+  return {true, seconds};
 }
 
 void

@@ -54,7 +54,12 @@ source_can_use_pch(std::string_view text, const std::vector<std::string>& pch_de
 // Makes the PCH unless it is there, under a lock per PCH (a concurrent build
 // of another project waits, then uses it). False, with a warning, when the
 // compiler cannot make it: the build then compiles plainly.
-bool
+struct PchOutcome
+{
+  bool usable = false; // the PCH is there to use
+  double seconds = 0;  // spent making it now (0: made before, or failed before)
+};
+PchOutcome
 ensure_pch(const PchSpec& spec);
 
 // Removes PCHs whose SDK is gone, whose compiler changed or vanished, and

@@ -184,12 +184,20 @@ remove_link_leftovers(const TargetPlan& plan)
   }
 }
 
+// The plan each target builds with, and the seconds it spent making its PCH (0: none made now).
+struct ChosenPlans
+{
+  std::vector<const TargetPlan*> plans;
+  std::vector<double> pch_seconds;
+};
+
 // Writes what the plans need, then makes the PCHs (at most `jobs` at once: they
-// are compiles too); returns the plan each target builds with.
-std::vector<const TargetPlan*>
+// are compiles too).
+ChosenPlans
 prepare_files(std::vector<PreparedTarget>& targets, int jobs)
 {
   std::vector<const TargetPlan*> chosen(targets.size());
+  std::vector<double> pch_seconds(targets.size(), 0.0);
   std::vector<std::function<void()>> pchs;
   for (size_t i = 0; i < targets.size(); ++i) {
     PreparedTarget& target = targets[i];
@@ -209,15 +217,17 @@ prepare_files(std::vector<PreparedTarget>& targets, int jobs)
     }
     if (target.pch) {
       chosen[i] = &target.plain;
-      pchs.emplace_back([&target, &chosen, i] {
-        if (ensure_pch(*target.pch)) {
+      pchs.emplace_back([&target, &chosen, &pch_seconds, i] {
+        PchOutcome pch = ensure_pch(*target.pch);
+        pch_seconds[i] = pch.seconds;
+        if (pch.usable) {
           chosen[i] = &target.plan;
         }
       });
     }
   }
   run_bounded(pchs, jobs);
-  return chosen;
+  return {chosen, pch_seconds};
 }
 
 // The runtime an existing opkit-build.json records; nullopt when there is none
@@ -309,7 +319,8 @@ plan_report(const std::vector<PreparedTarget>& targets)
 BuildReport
 run_targets(std::vector<PreparedTarget>& targets, const BuildOptions& options, const RunSettings& settings)
 {
-  std::vector<const TargetPlan*> chosen = prepare_files(targets, settings.jobs);
+  ChosenPlans prepared = prepare_files(targets, settings.jobs);
+  const std::vector<const TargetPlan*>& chosen = prepared.plans;
   std::vector<std::string> subninjas;
   std::vector<ConsoleTarget> named;
   for (size_t i = 0; i < targets.size(); ++i) {
@@ -385,7 +396,7 @@ run_targets(std::vector<PreparedTarget>& targets, const BuildOptions& options, c
     result.ok = ninja.exit_code == 0 || (any_failed && !done.failed);
     result.up_to_date = result.ok && done.steps == 0;
     result.compiled = done.compiled;
-    result.seconds = done.last;
+    result.seconds = done.last + prepared.pch_seconds[i]; // the PCH this target made is part of its time
     result.log = done.log + (result.ok ? "" : ninja_text);
     if (result.up_to_date) {
       result.log = "ninja: no work to do.\n";

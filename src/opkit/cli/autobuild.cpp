@@ -18,8 +18,8 @@ namespace stdfs = std::filesystem;
 build::BuildReport
 build_on_console(const project::Manifest& manifest, build::BuildOptions options)
 {
-  build::ConsoleStyle style = build::stderr_console_style();
-  build::BuildConsole console(stderr, style);
+  build::ConsoleStyle style = progress::stderr_style();
+  build::BuildConsole console(style);
   options.observer = &console;
   if (style.color) {
     options.diagnostics_flags = {"-fdiagnostics-color=always"};

@@ -6,7 +6,7 @@
 #include "opkit/cli/commands.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/sdk/store.hpp"
-#include "opkit/util/http_progress.hpp"
+#include "opkit/util/progress.hpp"
 
 #include <fmt/format.h>
 
@@ -32,7 +32,7 @@ add_clean_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
     build::CleanReport report = build::clean_build_folder(*root, build_dir, all, !no_wait);
     std::string shown = build::shown_path(report.build_root) + "/";
     if (report.existed) {
-      fmt::print("removed {} ({})\n", shown, http_detail::format_size(static_cast<double>(report.bytes)));
+      fmt::print("removed {} ({})\n", shown, progress::format_mb(static_cast<double>(report.bytes)));
     } else {
       fmt::print("nothing to remove: no {}\n", shown);
     }

@@ -14,6 +14,7 @@
 #include "opkit/util/json.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/process.hpp"
+#include "opkit/util/progress.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
@@ -165,7 +166,11 @@ ensure_probe(const sdk::Sdk& sdk)
                         {"-Wl,--no-as-needed", "-lm", "-ldl", "-lpthread", "-Wl,--as-needed"},
                         {},
                         {}});
-  build::TargetResult result = build::run_plan(plan, 2);
+  build::TargetResult result;
+  {
+    progress::Step step("building the load probe for " + sdk.id); // once per SDK: seconds
+    result = build::run_plan(plan, 2);
+  }
   if (!result.ok) {
     fail(ExitCode::system, "{}: cannot build the load probe:\n{}", sdk.id, tail_lines(result.log, 20));
   }

@@ -1,5 +1,6 @@
 #include "opkit/probe/python_runner.hpp"
 
+#include "opkit/probe/env_step.hpp"
 #include "opkit/settings/settings.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/scaffold/scaffold.hpp"
@@ -21,24 +22,6 @@ namespace opkit::probe {
 namespace stdfs = std::filesystem;
 
 namespace {
-
-void
-run_or_fail(const std::vector<std::string>& argv, const std::string& what)
-{
-  ProcessOptions options;
-  const NetLimits limits = settings::net_limits(); // pip reaches PyPI
-  options.deadline_s = limits.deadline_s;
-  ProcessResult result = run_process(argv, options);
-  if (result.timed_out) {
-    throw past_net_deadline(what, "run", limits);
-  }
-  if (result.exit_code != 0) {
-    throw Error(
-      ExitCode::missing,
-      fmt::format("{} failed (exit {}): {}", what, result.exit_code, trim(tail_lines(result.err + result.out, 3))),
-      "scripts/setup.sh installs python3-venv; PyPI must be reachable");
-  }
-}
 
 std::string
 self_path()
@@ -69,13 +52,17 @@ ensure_venv(const std::vector<std::string>& requirements)
     return venv;
   }
   log_info("creating a Python environment for {} ...", join(sorted, " "));
+  progress::Step step("creating a Python environment for " + join(sorted, " "));
+  const std::string hint = "scripts/setup.sh installs python3-venv; PyPI must be reachable";
   std::error_code ec;
   stdfs::remove_all(venv, ec);
-  run_or_fail({local_python(), "-m", "venv", venv.string()}, local_python() + " -m venv");
+  run_env_step({local_python(), "-m", "venv", venv.string()}, local_python() + " -m venv", step, hint);
   if (!sorted.empty()) {
-    std::vector<std::string> argv = {(venv / "bin" / "python").string(), "-m", "pip", "install", "--quiet"};
+    std::vector<std::string> argv = {(venv / "bin" / "python").string(), "-m", "pip", "install"};
+    std::vector<std::string> output = pip_output_flags();
+    argv.insert(argv.end(), output.begin(), output.end());
     argv.insert(argv.end(), sorted.begin(), sorted.end());
-    run_or_fail(argv, "pip install " + join(sorted, " "));
+    run_env_step(argv, "pip install " + join(sorted, " "), step, hint);
   }
   fs::write_file_atomic(venv / ".opkit-complete", join(sorted, "\n") + "\n");
   return venv;

@@ -1,6 +1,7 @@
 #include "opkit/probe/tf_venv.hpp"
 
 #include "opkit/settings/settings.hpp"
+#include "opkit/probe/env_step.hpp"
 #include "opkit/probe/interpreter.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/store.hpp"
@@ -11,76 +12,9 @@
 #include "opkit/util/process.hpp"
 #include "opkit/util/strings.hpp"
 
-#include <cstdio>
-#include <cstdlib>
-
-#include <unistd.h>
-
 namespace opkit::probe {
 
 namespace stdfs = std::filesystem;
-
-namespace {
-
-// pip's own lines (what it collects, downloads, installs) are the progress of
-// a step that takes minutes: they go to stderr unless -q, never to stdout,
-// which holds results (`opkit test --python --json`).
-bool
-show_progress()
-{
-  return verbosity() >= Verbosity::normal;
-}
-
-// pip's options for how much it says: its bar on a terminal, its lines
-// otherwise, nothing with -q.
-std::vector<std::string>
-pip_progress_flags()
-{
-  if (!show_progress()) {
-    return {"--quiet"};
-  }
-  return {::isatty(STDERR_FILENO) != 0 ? "--progress-bar=on" : "--progress-bar=off"};
-}
-
-// Runs a step; its output streams to stderr unless -q.
-void
-run_step(const std::vector<std::string>& argv, const std::string& what)
-{
-  ProcessOptions options;
-  options.capture = !show_progress();
-  const NetLimits limits = settings::net_limits(); // pip reaches PyPI
-  options.deadline_s = limits.deadline_s;
-  ProcessResult result;
-  if (options.capture) {
-    result = run_process(argv, options);
-  } else {
-    // The child inherits our stdout: point it at stderr for the step.
-    std::fflush(stdout);
-    int saved = ::dup(STDOUT_FILENO);
-    ::dup2(STDERR_FILENO, STDOUT_FILENO);
-    try {
-      result = run_process(argv, options);
-    } catch (...) {
-      ::dup2(saved, STDOUT_FILENO);
-      ::close(saved);
-      throw;
-    }
-    ::dup2(saved, STDOUT_FILENO);
-    ::close(saved);
-  }
-  if (result.timed_out) {
-    throw past_net_deadline(what, "run", limits);
-  }
-  if (result.exit_code != 0) {
-    // pip's last lines, on the error's one line.
-    std::string said = options.capture ? ": " + join(split(trim(tail_lines(result.out + result.err, 3)), '\n'), "; ")
-                                       : " (its output is above)";
-    throw Error(ExitCode::missing, fmt::format("{}: failed (exit {}){}", what, result.exit_code, said),
-                "check the network and PyPI");
-  }
-}
-
-} // namespace
 
 stdfs::path
 tf_venvs_dir()
@@ -111,23 +45,25 @@ ensure_tf_venv(const sdk::Sdk& sdk)
   stdfs::path python =
     find_interpreter(recipe.python, fmt::format("tensorflow {} (opkit test --python)", sdk.version.str()));
   log_info("creating a Python {} environment with {} (once) ...", recipe.python, requirement);
+  progress::Step step(fmt::format("creating a Python {} environment with {}", recipe.python, requirement));
+  const std::string hint = "check the network and PyPI";
   std::error_code ec;
   stdfs::remove_all(venv, ec);
-  run_step({python.string(), "-m", "venv", venv.string()}, python.string() + " -m venv");
+  run_env_step({python.string(), "-m", "venv", venv.string()}, python.string() + " -m venv", step, hint);
   std::string pip = (venv / "bin" / "pip").string();
-  std::vector<std::string> progress = pip_progress_flags();
+  std::vector<std::string> output = pip_output_flags();
   if (!recipe.pip.empty()) {
     std::vector<std::string> argv = {pip, "install"};
-    argv.insert(argv.end(), progress.begin(), progress.end());
+    argv.insert(argv.end(), output.begin(), output.end());
     argv.push_back(recipe.pip);
-    run_step(argv, "pip install " + recipe.pip);
+    run_env_step(argv, "pip install " + recipe.pip, step, hint);
   }
   std::vector<std::string> argv = {pip, "install"};
-  argv.insert(argv.end(), progress.begin(), progress.end());
+  argv.insert(argv.end(), output.begin(), output.end());
   argv.insert(argv.end(), recipe.flags.begin(), recipe.flags.end());
   argv.push_back(requirement);
   argv.insert(argv.end(), recipe.pins.begin(), recipe.pins.end());
-  run_step(argv, "pip install " + requirement + " " + join(recipe.pins, " "));
+  run_env_step(argv, "pip install " + requirement + " " + join(recipe.pins, " "), step, hint);
   fs::write_file_atomic(venv / ".opkit-complete", requirement + "\n");
   log_info("tensorflow {}: Python environment ready in {}", sdk.version.str(), venv);
   return venv;

@@ -13,8 +13,10 @@
 #include "opkit/util/http.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/process.hpp"
+#include "opkit/util/progress.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -225,7 +227,22 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
     log_info("pip download {}{} for {} ...", wanted.project, pin, python);
     ProcessOptions options;
     options.deadline_s = limits.deadline_s;
-    ProcessResult pip = run_process(argv, options);
+    // pip downloads into its temporary folder, then moves the wheel: a folder
+    // of ours, so the status line can say how much has come.
+    stdfs::path pip_tmp = dir.string() + ".pip-tmp";
+    fs::create_dirs(pip_tmp);
+    options.env_set["TMPDIR"] = pip_tmp.string();
+    ProcessResult pip;
+    {
+      progress::Step step(fmt::format("downloading {}{} for {} with pip", wanted.project, pin, python));
+      step.poll([pip_tmp, dir, start = std::chrono::steady_clock::now()] {
+        double bytes = static_cast<double>(fs::disk_size(pip_tmp) + fs::disk_size(dir));
+        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return progress::bytes_text(static_cast<std::int64_t>(bytes), 0, 0, seconds);
+      });
+      pip = run_process(argv, options);
+    }
+    stdfs::remove_all(pip_tmp, ec);
     if (pip.timed_out) {
       stdfs::remove_all(dir, ec); // what pip had begun
       throw past_net_deadline(wanted.project + pin, "pip download", limits);

@@ -3,14 +3,13 @@
 #include "opkit/sdk/zip_directory.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/log.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-
-#include <unistd.h>
 
 namespace opkit::sdk {
 
@@ -57,11 +56,20 @@ read_totals(const stdfs::path& source, uint64_t& entries, uint64_t& bytes)
 
 ImportProgress::ImportProgress(const stdfs::path& source)
   : m_enabled(verbosity() >= Verbosity::normal)
-  , m_terminal(::isatty(STDERR_FILENO) != 0)
 {
   if (m_enabled && !read_totals(source, m_total_entries, m_total_bytes)) {
     m_total_entries = 0;
     m_total_bytes = 0;
+  }
+  if (m_enabled) {
+    m_redraw = progress::stderr_style().redraw;
+    // A wheel by its name and version ("tensorflow_cpu-2.10.1"), not its tags: the line stays short.
+    std::string name = source.filename().string();
+    std::vector<std::string> parts = split(name, '-');
+    if (ends_with(name, ".whl") && parts.size() > 2) {
+      name = parts[0] + "-" + parts[1];
+    }
+    m_step = std::make_unique<progress::Step>("importing " + name);
   }
 }
 
@@ -90,16 +98,8 @@ ImportProgress::entry(uint64_t bytes, uint64_t kept_bytes)
   if (!m_enabled) {
     return;
   }
-  if (m_terminal) {
-    auto now = std::chrono::steady_clock::now();
-    if (m_drawn && now - m_last_draw < std::chrono::milliseconds(100)) {
-      return;
-    }
-    m_last_draw = now;
-    m_drawn = true;
-    std::string line = "importing: " + describe(m_entries, m_total_entries, m_bytes, m_total_bytes, kept_bytes);
-    std::fprintf(stderr, "\r%s\033[K", line.c_str());
-    std::fflush(stderr);
+  m_step->detail(describe(m_entries, m_total_entries, m_bytes, m_total_bytes, kept_bytes));
+  if (m_redraw) {
     return;
   }
   // Not a terminal: a line at 25, 50 and 75%.
@@ -115,11 +115,7 @@ ImportProgress::entry(uint64_t bytes, uint64_t kept_bytes)
 void
 ImportProgress::finish()
 {
-  if (m_drawn) {
-    std::fprintf(stderr, "\r\033[K");
-    std::fflush(stderr);
-    m_drawn = false;
-  }
+  m_step.reset();
 }
 
 } // namespace opkit::sdk

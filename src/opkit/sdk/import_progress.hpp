@@ -1,10 +1,12 @@
 #pragma once
 
-// The progress of an SDK import, on stderr: rewritten in place on a terminal,
-// a line at each quarter otherwise, nothing with -q.
-#include <chrono>
+// The progress of an SDK import, a step of the status line (util/progress):
+// redrawn in place on a terminal, a line at each quarter otherwise, nothing with -q.
+#include "opkit/util/progress.hpp"
+
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 namespace opkit::sdk {
@@ -22,7 +24,7 @@ public:
 
   // One entry read (`bytes` uncompressed); `kept_bytes` is what the SDK keeps so far.
   void entry(uint64_t bytes, uint64_t kept_bytes);
-  // Clears the terminal line.
+  // The step ends (leaves the status line).
   void finish();
 
   // "37% (7000 of 18870 entries, 412.0 of 1103.5 MB), kept 120.2 MB"
@@ -31,14 +33,13 @@ public:
 
 private:
   bool m_enabled = false;
-  bool m_terminal = false;
-  bool m_drawn = false;
+  bool m_redraw = false; // a terminal: no quarter lines
+  std::unique_ptr<progress::Step> m_step;
   uint64_t m_total_entries = 0;
   uint64_t m_total_bytes = 0;
   uint64_t m_entries = 0;
   uint64_t m_bytes = 0;
   int m_next_quarter = 1;
-  std::chrono::steady_clock::time_point m_last_draw;
 };
 
 } // namespace opkit::sdk

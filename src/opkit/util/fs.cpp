@@ -266,7 +266,9 @@ disk_size(const stdfs::path& path)
   uint64_t total = 0;
   for (auto it = stdfs::recursive_directory_iterator(path, ec); !ec && it != stdfs::recursive_directory_iterator();
        it.increment(ec)) {
-    total += it->is_regular_file(ec) ? it->file_size(ec) : 0;
+    std::error_code gone; // a file removed while we walk counts nothing
+    uintmax_t size = it->is_regular_file(gone) ? it->file_size(gone) : 0;
+    total += gone ? 0 : size;
   }
   return total;
 }

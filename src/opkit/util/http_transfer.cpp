@@ -52,6 +52,19 @@ equals_ignoring_case(std::string_view a, std::string_view b)
 
 namespace {
 
+// The file a URL (as shown) names, for the progress line: "x.whl" of ".../x.whl?a=b".
+std::string
+shown_file_name(const std::string& url)
+{
+  std::string path = url.substr(0, url.find_first_of("?#"));
+  while (!path.empty() && path.back() == '/') {
+    path.pop_back();
+  }
+  size_t slash = path.rfind('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  return name.empty() ? url : name;
+}
+
 // A header of the answer whose headers libcurl has just read; empty when absent.
 std::string
 header_value(CURL* curl, const char* name)
@@ -144,7 +157,7 @@ std::string
 describe_failure(const Attempt& attempt)
 {
   if (attempt.body_too_big) {
-    return fmt::format("the answer is larger than {}", format_size(static_cast<double>(attempt.body_limit)));
+    return fmt::format("the answer is larger than {}", progress::format_mb(static_cast<double>(attempt.body_limit)));
   }
   if (attempt.code != CURLE_OK) {
     return attempt.error[0] != '\0' ? trim(attempt.error) : curl_easy_strerror(attempt.code);
@@ -287,8 +300,8 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
     headers.reset(list);
   }
   std::string shown = http_display_url(url);
-  bool show_progress = options.progress && ::isatty(STDERR_FILENO) == 1; // never into a log file
-  ProgressBar progress(show_progress);
+  bool show_progress = options.progress && verbosity() >= Verbosity::normal;
+  ProgressBar progress(show_progress, fmt::format("{}ing {}", transfer.operation, shown_file_name(shown)));
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline =
     Clock::now()
@@ -327,7 +340,6 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
     transfer.prepare(handle, attempt);
     ++attempts;
     attempt.code = curl_easy_perform(handle);
-    progress.clear();
     if (attempt.code == CURLE_OPERATION_TIMEDOUT && left_ms() <= 0) {
       throw past_net_deadline(shown, transfer.operation, options.limits);
     }

@@ -1,14 +1,14 @@
 #include "opkit/util/log.hpp"
 
+#include "opkit/util/progress.hpp"
+
 #include <atomic>
-#include <cstdio>
-#include <mutex>
+#include <string>
 
 namespace opkit {
 
 namespace {
 std::atomic<Verbosity> g_verbosity{Verbosity::normal};
-std::mutex g_log_mutex;
 } // namespace
 
 void
@@ -29,9 +29,9 @@ log_line(Verbosity level, std::string_view prefix, std::string_view message)
   if (level > g_verbosity && level != Verbosity::quiet) {
     return;
   }
-  std::lock_guard<std::mutex> lock(g_log_mutex);
-  std::fprintf(stderr, "%.*s%.*s\n", static_cast<int>(prefix.size()), prefix.data(), static_cast<int>(message.size()),
-               message.data());
+  std::string line(prefix);
+  line += message;
+  progress::write(line); // above the status line, if one is shown
 }
 
 } // namespace opkit
