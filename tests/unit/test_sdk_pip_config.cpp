@@ -165,6 +165,9 @@ TEST_F(PipConfig, RefusedFilesAreErrors)
     EXPECT_EQ(std::string(e.what()), "/home/u/.config/pip/pip.conf:2: [global] index-url: a value on several "
                                      "lines; pip would take it as one URL");
   }
+  // One that pip does not take is no matter.
+  files["/home/u/.config/pip/pip.conf"] += "[download]\nindex-url = https://d/simple\n";
+  EXPECT_EQ(answer().url, "https://d/simple");
 }
 
 // The setting: opkit's own sources first; pip's answer only for an unset one, with its origin.

@@ -77,6 +77,11 @@ TEST(UtilIniFile, ContinuationsAsPythonIndentsThem)
   EXPECT_TRUE(extra.multiline);
   EXPECT_EQ(shown(ini, 1), (std::vector<std::string>{"a=1@6", "b=2\nmore@7"}));
   EXPECT_FALSE(ini.sections[1].entries[0].multiline);
+  // All indented alike: headers and options, no continuation.
+  ini = parse_ini("  [global]\n  index-url = x\n  [download]\n  index-url = y\n", "pip.conf");
+  ASSERT_EQ(ini.sections.size(), 2u);
+  EXPECT_EQ(ini.sections[1].name, "download");
+  EXPECT_EQ(shown(ini, 1), (std::vector<std::string>{"index-url=y@4"}));
 }
 
 // inih keeps 200 bytes of a line; a token in a URL is longer.
@@ -94,8 +99,10 @@ TEST(UtilIniFile, DefaultSectionLendsItsOptions)
 {
   IniFile ini =
     parse_ini("[DEFAULT]\nindex-url = d\ntimeout = 5\n[global]\ntimeout = 9\nx = 1\n[download]\n", "pip.conf");
-  ASSERT_EQ(ini.sections.size(), 1u); // [download] has no options of its own: inih never reports it
+  ASSERT_EQ(ini.sections.size(), 2u);
   EXPECT_EQ(shown(ini, 0), (std::vector<std::string>{"index-url=d@2", "timeout=9@5", "x=1@6"}));
+  EXPECT_EQ(ini.sections[1].name, "download"); // no option of its own: [DEFAULT]'s
+  EXPECT_EQ(shown(ini, 1), (std::vector<std::string>{"index-url=d@2", "timeout=5@3"}));
 }
 
 // What RawConfigParser refuses, with file:line.
@@ -107,6 +114,9 @@ TEST(UtilIniFile, RefusesWhatPythonRefuses)
   EXPECT_EQ(refusal("[global]\nno delimiter\n"), "pip.conf:2: expected 'name = value' or '[section]'");
   EXPECT_EQ(refusal("[global]\n= x\n"), "pip.conf:2: expected 'name = value' or '[section]'");
   EXPECT_EQ(refusal("[global]\na = 1\nA = 2\n"), "pip.conf:3: 'a' appears twice in [global]");
-  EXPECT_EQ(refusal("[global]\na = 1\n[x]\nb = 1\n[global]\nc = 1\n"), "pip.conf:6: section [global] appears twice");
+  EXPECT_EQ(refusal("[global]\na = 1\n[x]\nb = 1\n[global]\nc = 1\n"), "pip.conf:5: section [global] appears twice");
+  EXPECT_EQ(refusal("[global]\na = 1\n[global]\nb = 1\n"), "pip.conf:3: section [global] appears twice");
+  EXPECT_EQ(refusal("[a]\n[b]\n# c\n[a]\n"), "pip.conf:4: section [a] appears twice");
+  EXPECT_EQ(refusal("[DEFAULT]\na = 1\n[DEFAULT]\nb = 1\n"), "");
   EXPECT_EQ(refusal("[global]\n  a = 1\n  b = 2\n  garbage\n"), "pip.conf:4: expected 'name = value' or '[section]'");
 }

@@ -50,6 +50,7 @@ struct Found
   int line = 0;
   std::string section;
   std::string name;
+  bool multiline = false;
 };
 
 stdfs::path
@@ -71,11 +72,7 @@ file_values(const stdfs::path& file, const std::string& text)
   for (const IniSection& section : ini.sections) {
     for (const IniEntry& entry : ini.items(section)) {
       Found& found = values[section.name + "." + normalize_name(entry.name)];
-      found = Found{entry.value, file, entry.line, section.name, entry.name};
-      if (entry.multiline && normalize_name(entry.name) == "index-url") {
-        fail(ExitCode::usage, "{}:{}: [{}] {}: a value on several lines; pip would take it as one URL", file.string(),
-             entry.line, section.name, entry.name);
-      }
+      found = Found{entry.value, file, entry.line, section.name, entry.name, entry.multiline};
     }
   }
   return values;
@@ -184,6 +181,10 @@ pip_index_url(const PipEnvironment& pip)
   for (OrderedMap<Found>* section : {&download, &global}) {
     if (!section->items.empty() && !section->items.front().second.value.empty()) {
       const Found& found = section->items.front().second;
+      if (found.multiline) { // only the value pip takes: another may override it
+        fail(ExitCode::usage, "{}:{}: [{}] {}: a value on several lines; pip would take it as one URL",
+             found.file.string(), found.line, found.section, found.name);
+      }
       answer.url = found.value;
       answer.file = found.file;
       answer.line = found.line;

@@ -58,7 +58,7 @@ pip_config_files(const PipEnvironment& environment);
 // --index-url counts (pip folds case, '_' into '-' and drops "--"); section
 // names keep their case; [DEFAULT]'s options count in every section of its
 // file. A file pip refuses (see parse_ini) is an Error(usage) here too, and
-// so is an index-url spread over several lines.
+// so is an index-url spread over several lines, when it is the one pip takes.
 PipIndexUrl
 pip_index_url(const PipEnvironment& environment);
 

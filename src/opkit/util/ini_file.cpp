@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -44,9 +45,10 @@ lower(std::string_view text)
 struct Parse
 {
   std::vector<std::string_view> lines;
-  size_t next = 0; // lines handed to inih: the handler's line is lines[next - 1]
+  size_t next = 0;    // lines handed to inih: the handler's line is lines[next - 1]
+  size_t scanned = 0; // lines before this one were looked at for section headers
   IniFile ini;
-  std::string section;                 // inih's current section
+  std::string section;                 // the current section's name
   IniSection* target = nullptr;        // where its options go
   IniEntry* option = nullptr;          // the last option: a deeper-indented line continues it
   size_t option_indent = 0;            // that option's line's indent
@@ -94,6 +96,28 @@ enter_section(Parse& parse, const std::string& name, int line)
   return &parse.ini.sections.back();
 }
 
+// The section headers among lines [scanned, end): inih reports options, not
+// headers, and the lines between two options it skips are blank lines,
+// comments and headers (a line starting with '[' that it rejects is its error).
+// Each but the last is entered here (sections with no option of their own);
+// the last is returned, with its line, for the caller to enter.
+std::optional<std::pair<std::string, int>>
+headers_up_to(Parse& parse, size_t end)
+{
+  std::optional<std::pair<std::string, int>> last;
+  for (; parse.scanned < end; ++parse.scanned) {
+    std::string_view text = strip(parse.lines[parse.scanned]);
+    size_t close = text.find(']');
+    if (!text.empty() && text[0] == '[' && close != std::string_view::npos) {
+      if (last) {
+        parse.target = enter_section(parse, last->first, last->second);
+      }
+      last.emplace(std::string(text.substr(1, close - 1)), static_cast<int>(parse.scanned) + 1);
+    }
+  }
+  return last;
+}
+
 int
 on_option(void* user, const char* section, const char* /*name*/, const char* /*value*/)
 {
@@ -102,19 +126,26 @@ on_option(void* user, const char* section, const char* /*name*/, const char* /*v
   std::string_view raw = parse.lines[parse.next - 1];
   std::string_view text = strip(raw);
   size_t indent = raw.find_first_not_of(k_space);
+  std::optional<std::pair<std::string, int>> header = headers_up_to(parse, parse.next - 1);
+  parse.scanned = parse.next;
   if (*section == '\0') {
     parse.refuse(line, "an option before any [section]");
     return 1;
   }
-  if (parse.target == nullptr || section != parse.section) {
-    parse.target = enter_section(parse, section, line);
-    if (parse.target == nullptr) {
-      return 1;
-    }
+  if (header) {
+    parse.target = enter_section(parse, header->first, header->second);
   } else if (parse.option != nullptr && indent > parse.option_indent) {
     parse.option->value += "\n" + std::string(text); // continues the value, as Python joins it
     parse.option->multiline = true;
     return 1;
+  } else if (text[0] == '[' && text.find(']') != std::string_view::npos) {
+    // A header indented no deeper than the option before it: inih takes it for a
+    // continuation, Python for a header (from here on inih's section name is stale).
+    parse.target = enter_section(parse, std::string(text.substr(1, text.find(']') - 1)), line);
+    return 1;
+  }
+  if (parse.target == nullptr) {
+    return 1; // a section refused
   }
   size_t delimiter = text.find_first_of("=:");
   std::string name = delimiter == std::string_view::npos ? "" : lower(strip(text.substr(0, delimiter)));
@@ -162,6 +193,9 @@ parse_ini(const std::string& text, const std::string& file)
   }
   parse.ini.sections.reserve(parse.lines.size()); // entries and sections are pointed at while parsing
   int inih_error = ini_parse_stream(read_line, &parse, on_option, &parse);
+  if (std::optional<std::pair<std::string, int>> header = headers_up_to(parse, parse.lines.size())) {
+    enter_section(parse, header->first, header->second); // sections after the last option
+  }
   if (inih_error > 0) {
     parse.refuse(inih_error, "expected 'name = value' or '[section]'");
   }

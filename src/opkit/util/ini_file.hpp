@@ -35,9 +35,7 @@ struct IniFile
 // Reads `text` as RawConfigParser does (strict, no interpolation): `=` or `:`
 // after the name, whichever comes first; `#` and `;` start a comment only at
 // the start of a line (a value keeps " ; text"); a line indented more than its
-// option continues the value; no line-length limit. A section with no option
-// of its own is not listed (inih reports options, not headers): [DEFAULT]'s
-// options do not reach it. What RawConfigParser
+// option continues the value; no line-length limit. What RawConfigParser
 // refuses is an Error(usage) "file:line: ...": an option before any section,
 // a line that is neither, an option or a section given twice.
 IniFile
