@@ -110,6 +110,7 @@ TEST(UtilIniFile, RefusesWhatPythonRefuses)
 {
   EXPECT_EQ(refusal("[global]\nindex-url = x\n"), "");
   EXPECT_EQ(refusal("index-url = x\n"), "pip.conf:1: an option before any [section]");
+  EXPECT_EQ(refusal("\xef\xbb\xbf[global]\nindex-url = x\n"), "pip.conf:2: an option before any [section]");
   EXPECT_EQ(refusal("[global]\nhttps://x\n"), ""); // Python too: option "https", value "//x"
   EXPECT_EQ(refusal("[global]\nno delimiter\n"), "pip.conf:2: expected 'name = value' or '[section]'");
   EXPECT_EQ(refusal("[global]\n= x\n"), "pip.conf:2: expected 'name = value' or '[section]'");

@@ -53,6 +53,7 @@ struct Parse
   IniEntry* option = nullptr;          // the last option: a deeper-indented line continues it
   size_t option_indent = 0;            // that option's line's indent
   std::set<std::string> sections_seen; // duplicates are refused, as RawConfigParser's strict mode does
+  bool any_section = false;            // a header was seen ([DEFAULT] too)
   int error_line = 0;
   std::string error;
 
@@ -85,6 +86,7 @@ enter_section(Parse& parse, const std::string& name, int line)
 {
   parse.section = name;
   parse.option = nullptr;
+  parse.any_section = true;
   if (name == "DEFAULT") {
     return &parse.ini.defaults;
   }
@@ -128,7 +130,7 @@ on_option(void* user, const char* section, const char* /*name*/, const char* /*v
   size_t indent = raw.find_first_not_of(k_space);
   std::optional<std::pair<std::string, int>> header = headers_up_to(parse, parse.next - 1);
   parse.scanned = parse.next;
-  if (*section == '\0') {
+  if (*section == '\0' || (!header && !parse.any_section)) { // inih skips a byte-order mark; Python does not
     parse.refuse(line, "an option before any [section]");
     return 1;
   }
@@ -138,7 +140,7 @@ on_option(void* user, const char* section, const char* /*name*/, const char* /*v
     parse.option->value += "\n" + std::string(text); // continues the value, as Python joins it
     parse.option->multiline = true;
     return 1;
-  } else if (text[0] == '[' && text.find(']') != std::string_view::npos) {
+  } else if (!text.empty() && text[0] == '[' && text.find(']') != std::string_view::npos) {
     // A header indented no deeper than the option before it: inih takes it for a
     // continuation, Python for a header (from here on inih's section name is stale).
     parse.target = enter_section(parse, std::string(text.substr(1, text.find(']') - 1)), line);
