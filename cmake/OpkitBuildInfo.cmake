@@ -5,7 +5,7 @@
 set(OPKIT_BUILD_INFO_LIBRARIES "")
 foreach(pair "CLI11=CLI11_VERSION" "yaml-cpp=yaml-cpp_VERSION" "fmt=fmt_VERSION"
              "nlohmann-json=nlohmann_json_VERSION" "libelf=LIBELF_VERSION" "libarchive=LibArchive_VERSION"
-             "libcurl=CURL_VERSION_STRING" "OpenSSL=OPENSSL_VERSION" "libxml2=LIBXML2_VERSION")
+             "libcurl=CURL_VERSION_STRING" "OpenSSL=OPENSSL_VERSION" "libxml2=LIBXML2_VERSION" "libinih=INIH_VERSION")
   string(REPLACE "=" ";" pair "${pair}")
   list(GET pair 0 name)
   list(GET pair 1 variable)

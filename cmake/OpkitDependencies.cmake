@@ -64,3 +64,11 @@ opkit_lazy_dependency(dep_openssl ${OPENSSL_CRYPTO_LIBRARY} "${OPENSSL_INCLUDE_D
 pkg_check_modules(LIBXML2 REQUIRED libxml-2.0)
 find_library(LIBXML2_LIBRARY NAMES ${LIBXML2_LIBRARIES} HINTS ${LIBXML2_LIBRARY_DIRS} REQUIRED)
 opkit_lazy_dependency(dep_xml2 ${LIBXML2_LIBRARY} "${LIBXML2_INCLUDE_DIRS}" OPKIT_XML2_SONAME)
+
+# libinih reads pip.conf (src/opkit/util/ini_file.cpp, its only user), linked
+# statically: the binary needs no libinih at run time.
+pkg_check_modules(INIH REQUIRED inih)
+find_library(INIH_STATIC_LIBRARY NAMES libinih.a HINTS ${INIH_LIBRARY_DIRS} REQUIRED)
+add_library(dep_inih INTERFACE)
+target_include_directories(dep_inih INTERFACE ${INIH_INCLUDE_DIRS})
+target_link_libraries(dep_inih INTERFACE ${INIH_STATIC_LIBRARY})

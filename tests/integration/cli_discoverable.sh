@@ -210,7 +210,7 @@ for flags in "--version --verbose" "-v --version"; do
   head -n 1 "$work/out" | grep -qx 'opkit 0.1.0' || fail "$flags: first line is not opkit 0.1.0"
   for field in '^commit: +[0-9a-f]{7,}(-dirty)?$' '^compiler: +(GNU|Clang) [0-9]+\.' '^build type: +[A-Za-z]+$' \
                '^  CLI11 +2\.' '^  yaml-cpp +[0-9]' '^  fmt +[0-9]' '^  nlohmann-json +3\.' '^  libelf +0\.' \
-               '^  libarchive +3\.' '^  libcurl +[0-9]' '^  OpenSSL +[0-9]' '^  libxml2 +2\.[0-9]+\.[0-9]+$' \
+               '^  libarchive +3\.' '^  libcurl +[0-9]' '^  OpenSSL +[0-9]' '^  libxml2 +2\.[0-9]+\.[0-9]+$' '^  libinih +[0-9]+$' \
                '^  libarchive +libarchive 3\.[0-9.]+ \(libarchive\.so\.' '^  libcurl +libcurl/[0-9.]+.* \(libcurl\.so\.4\)' \
                '^  libcrypto +OpenSSL [0-9.]+.* \(libcrypto\.so\.' '^  libxml2 +2\.[0-9]+\.[0-9]+ \([0-9]+\) \(libxml2\.so\.2\)$'; do
     expect_contains "$work/out" "$field"

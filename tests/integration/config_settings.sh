@@ -131,3 +131,29 @@ expect_contains "$work/out" '^index_url +https://mirror\.example/simple\?token=\
 if grep -q 's3cr3t' "$work/out" "$work/err"; then fail "config list printed the query's token"; fi
 OPKIT_CONFIG="$work/token.yaml" run_opkit 0 config get index_url --show-secrets
 [ "$(cat "$work/out")" = 'https://mirror.example/simple?token=s3cr3t' ] || fail "--show-secrets printed $(cat "$work/out")"
+
+# index_url that opkit's sources leave unset: what pip's own configuration gives `pip download`
+# (here the pip.conf under $XDG_CONFIG_HOME, the test's own), with its file, line, section and
+# spelling, masked like the rest; opkit's own sources still come first.
+mkdir -p "$XDG_CONFIG_HOME/pip"
+pip_conf="$XDG_CONFIG_HOME/pip/pip.conf"
+printf '[global]\nindex-url = https://other.example/simple\n[download]\nindex_url = https://ci:s3cr3t@pip.example/simple\n' >"$pip_conf"
+run_opkit 0 config list
+expect_contains "$work/out" "^index_url +https://ci:\*\*\*\*@pip\.example/simple +pip \($pip_conf:4 \[download\] index_url\)$"
+run_opkit 0 config get index_url
+[ "$(cat "$work/out")" = 'https://ci:****@pip.example/simple' ] || fail "config get index_url printed $(cat "$work/out")"
+run_opkit 0 config get index_url --show-secrets
+[ "$(cat "$work/out")" = 'https://ci:s3cr3t@pip.example/simple' ] || fail "--show-secrets printed $(cat "$work/out")"
+run_opkit 0 config list --json
+if grep -q 's3cr3t' "$work/out" "$work/err"; then fail "config list --json printed pip.conf's password"; fi
+HOME=$real_home XDG_CACHE_HOME=$real_cache expect_json_schema opkit.config-1 "$work/out"
+python3 - "$work/out" "$pip_conf" <<'PY' || fail "config list --json: index_url is not pip's [download] index_url"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+url = next(s for s in doc["settings"] if s["key"] == "index_url")
+assert (url["source"], url["file"], url["line"], url["variable"]) == ("pip", sys.argv[2], 4, None), url
+assert url["origin"] == f"pip ({sys.argv[2]}:4 [download] index_url)", url
+PY
+OPKIT_INDEX_URL=https://opkit.example/simple run_opkit 0 config get index_url
+[ "$(cat "$work/out")" = https://opkit.example/simple ] || fail "OPKIT_INDEX_URL did not beat pip.conf"
+rm "$pip_conf"

@@ -115,6 +115,62 @@ expect_contains "$work/out" 'removed .*/probes/tensorflow-9\.9\.9$'
 run_opkit 0 sdk list
 expect_contains "$work/out" '^tensorflow-1\.12\.0 '
 
+# --- index_url from pip's own configuration, in four shapes: `opkit config get index_url`
+# prints the index `sdk fetch` then reads (its -v log and that server's log say so), and pip
+# itself, in the same environment, asks the same server. A HOME of the test's own: the
+# user's pip configuration is neither read nor written. Where a wrong choice would lead
+# stands a dead index (port 9), so a wrong choice fails the fetch.
+dead=http://127.0.0.1:9/simple/
+pip_home="$work/pip-home"
+mkdir -p "$pip_home/.config/pip" "$work/pip-global" "$work/pip-xdg/pip"
+pip_env=(-u XDG_CONFIG_HOME -u PIP_CONFIG_FILE -u PIP_NO_INDEX HOME="$pip_home" XDG_CONFIG_DIRS="$work/pip-global")
+# pip_shape <n> [NAME=VALUE...]: the three checks, for the index url_shape<n>
+pip_shape() {
+  local n=$1 url_var=url_shape$1
+  shift
+  local url=${!url_var}
+  env "${pip_env[@]}" "$@" "$OPKIT" config get index_url >"$work/out" 2>"$work/err" \
+    || { cat "$work/err"; fail "shape $n: config get index_url failed"; }
+  [ "$(cat "$work/out")" = "$url" ] || fail "shape $n: config get index_url printed $(cat "$work/out"), not $url"
+  env "${pip_env[@]}" "$@" "$OPKIT" -v sdk fetch tensorflow==1.12 >"$work/out" 2>"$work/err" \
+    || { cat "$work/err"; fail "shape $n: sdk fetch failed"; }
+  expect_contains "$work/err" "index ${url//./\\.}: pip \("
+  expect_contains "$work/out" '^tensorflow-1\.12\.0: already in the store'
+  expect_contains "$work/log-shape$n" '^GET /simple/tensorflow/ '
+  env "${pip_env[@]}" "$@" python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check \
+    -d "$work/pip-dl" opkit-no-such-project >"$work/pip.out" 2>&1 || true
+  expect_contains "$work/log-shape$n" '^GET /simple/opkit-no-such-project/ '
+  expect_contains "$work/pip.out" "Looking in indexes: ${url//./\\.}"
+}
+for n in 1 2 3 4; do start_index "shape$n" --mode html-only; done
+# 1: ~/.config/pip/pip.conf, [global] index-url
+printf '# mine\n[global]\ntimeout = 60\nindex-url = %s\n' "$url_shape1" >"$pip_home/.config/pip/pip.conf"
+pip_shape 1
+env "${pip_env[@]}" "$OPKIT" config list >"$work/out"
+expect_contains "$work/out" "^index_url +${url_shape1//./\\.} +pip \($pip_home/\.config/pip/pip\.conf:4 \[global\] index-url\)$"
+# 2: [download] index_url (pip's spelling with '_') beats [global] in the same file
+printf '[global]\nindex-url = %s\n[download]\nindex_url = %s\n' "$dead" "$url_shape2" >"$pip_home/.config/pip/pip.conf"
+pip_shape 2
+# 3: $XDG_CONFIG_HOME/pip/pip.conf (':' as delimiter) instead of ~/.config's
+printf '[download]\nindex-url = %s\n' "$dead" >"$pip_home/.config/pip/pip.conf"
+printf '[global]\nindex-url: %s\n' "$url_shape3" >"$work/pip-xdg/pip/pip.conf"
+pip_shape 3 XDG_CONFIG_HOME="$work/pip-xdg"
+# 4: $PIP_CONFIG_FILE, which stands for the user's files ([download] there is not read)
+printf '[global]\nindex-url = %s\n' "$url_shape4" >"$work/pip-env.conf"
+pip_shape 4 PIP_CONFIG_FILE="$work/pip-env.conf"
+# $PIP_CONFIG_FILE=/dev/null: pip reads no file, nor does opkit: unset (exit 1)
+rc=0
+env "${pip_env[@]}" PIP_CONFIG_FILE=/dev/null "$OPKIT" config get index_url >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" -eq 1 ] || fail "PIP_CONFIG_FILE=/dev/null: config get index_url exited $rc, expected 1 (unset)"
+expect_contains "$work/err" '^index_url: unset \(no index-url in pip'"'"'s configuration either'
+# a file pip refuses: one error line naming it
+printf 'index-url = %s\n' "$dead" >"$pip_home/.config/pip/pip.conf"
+rc=0
+env "${pip_env[@]}" "$OPKIT" sdk fetch tensorflow==1.12 >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" -eq 2 ] || fail "a pip.conf pip refuses: exit $rc, expected 2"
+expect_one_error_line
+expect_contains "$work/err" "^opkit: error: $pip_home/\.config/pip/pip\.conf:1: an option before any \[section\]$"
+
 # --- a server that ignores Range (200), or whose answers say no size (no Content-Length, a 206's
 # "bytes a-b/*"), gets the whole download, which gives the same SDK, byte for byte (sdk.json too:
 # the same store, the same download path)

@@ -2,6 +2,7 @@
 // `ccache -p` and `pip config list`), one setting's value, the files read,
 // and `config set` into the user config file.
 #include "opkit/cli/commands.hpp"
+#include "opkit/sdk/pip_config.hpp"
 #include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/http.hpp"
@@ -22,6 +23,14 @@ std::string
 shown(const settings::Value& value)
 {
   return show_secrets ? value.value : mask_secrets(value.value);
+}
+
+// The value the command that reads a setting uses: index_url left unset by
+// opkit's sources is what pip's configuration gives `pip download`, as in `sdk fetch`.
+settings::Value
+effective(settings::Value value)
+{
+  return value.key == "index_url" ? sdk::with_pip_index_url(std::move(value), sdk::PipEnvironment::real()) : value;
 }
 
 Json
@@ -54,6 +63,7 @@ run_list(const GlobalOptions& global)
 {
   const settings::Settings& current = settings::current();
   std::vector<settings::Value> values = current.list();
+  std::transform(values.begin(), values.end(), values.begin(), effective);
   if (global.json) {
     Json json = {{"schema", "opkit.config/1"}, {"files", Json::array()}, {"settings", Json::array()}};
     for (const settings::SettingsFile& file : current.files()) {
@@ -105,7 +115,7 @@ add_config_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   get->add_option("KEY", *key, "The setting, e.g. home or cache")->required();
   get->add_flag("--show-secrets", show_secrets, "Show passwords and tokens in URLs as they are (masked: ****)");
   get->callback([key, &exit_code] {
-    settings::Value value = settings::current().resolve(*key);
+    settings::Value value = effective(settings::current().resolve(*key));
     if (value.is_set()) {
       fmt::print("{}\n", shown(value)); // a password never goes to a terminal or a bug report
     } else {

@@ -3,6 +3,7 @@
 #include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/importer.hpp"
 #include "opkit/sdk/index.hpp"
+#include "opkit/sdk/pip_config.hpp"
 #include "opkit/sdk/range_fetch.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/settings/settings.hpp"
@@ -18,8 +19,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
 #include <iterator>
 
 #include <unistd.h>
@@ -74,29 +73,6 @@ wanted_for(const project::Version& version, bool gpu)
   wanted.project = gpu ? wanted.flags.gpu_distribution : wanted.flags.cpu_distribution;
   wanted.sdk_id = "tensorflow-" + version.str() + (gpu ? "-cuda" : "");
   return wanted;
-}
-
-std::string
-ini_value(const stdfs::path& file, const std::string& section, const std::string& key)
-{
-  std::error_code ec;
-  if (!stdfs::is_regular_file(file, ec)) {
-    return {};
-  }
-  std::string current;
-  std::string value;
-  for (const std::string& raw : split(fs::read_file(file), '\n')) {
-    std::string line = trim(raw);
-    if (starts_with(line, "[") && ends_with(line, "]")) {
-      current = line.substr(1, line.size() - 2);
-    } else if (current == section && line.find('=') != std::string::npos) {
-      std::string name = trim(line.substr(0, line.find('=')));
-      if (name == key || name == std::string("--") + key) {
-        value = trim(line.substr(line.find('=') + 1));
-      }
-    }
-  }
-  return value;
 }
 
 bool
@@ -267,26 +243,14 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
 std::string
 configured_index_url(const std::string& flag)
 {
-  for (const std::string& value :
-       {flag, settings::get("index_url")}) { // $OPKIT_INDEX_URL, $PIP_INDEX_URL, opkit.yaml, config file
-    if (!value.empty()) {
-      return value;
-    }
-  }
-  std::vector<stdfs::path> files = {"/etc/pip.conf", "/etc/xdg/pip/pip.conf"};
-  if (const char* home = std::getenv("HOME")) {
-    files.push_back(stdfs::path(home) / ".pip" / "pip.conf");
-    files.push_back(stdfs::path(home) / ".config" / "pip" / "pip.conf");
-  }
-  if (const char* file = std::getenv("PIP_CONFIG_FILE")) {
-    files.push_back(file);
-  }
-  std::string url;
-  for (const stdfs::path& file : files) {
-    std::string value = ini_value(file, "global", "index-url");
-    url = value.empty() ? url : value; // later files override earlier ones, as in pip
-  }
-  return url;
+  return index_url_setting(flag).value;
+}
+
+settings::Value
+index_url_setting(const std::string& flag)
+{
+  // --index-url, $OPKIT_INDEX_URL, $PIP_INDEX_URL, opkit.yaml, the config file, then pip's configuration files.
+  return with_pip_index_url(settings::current().resolve("index_url", flag, "--index-url"), PipEnvironment::real());
 }
 
 namespace {
@@ -366,7 +330,11 @@ FetchResult
 fetch_sdk(const FetchOptions& options)
 {
   Requirement requirement = parse_requirement(options);
-  std::string index = configured_index_url(options.index_url);
+  settings::Value index_setting = index_url_setting(options.index_url);
+  const std::string& index = index_setting.value;
+  if (!index.empty()) {
+    log_debug("index {}: {}", http_display_url(index), index_setting.origin());
+  }
   Wanted wanted = wanted_for(requirement.spec, requirement.gpu); // a prefix's: where its versions are published
   // One fetch of an SDK at a time: the later ones find it in the store.
   std::optional<fs::FileLock> lock;

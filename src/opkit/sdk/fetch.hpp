@@ -1,6 +1,7 @@
 #pragma once
 
 #include "opkit/sdk/sdk.hpp"
+#include "opkit/settings/settings.hpp"
 
 #include <cstdint>
 #include <string>
@@ -11,7 +12,7 @@ struct FetchOptions
 {
   std::string requirement;     // "tensorflow==2.10.1"
   std::string variant = "cpu"; // cpu or gpu
-  std::string index_url;       // empty: $OPKIT_INDEX_URL, pip's configuration, else pip download
+  std::string index_url;       // empty: the index_url setting (index_url_setting), else pip download
 };
 
 struct FetchResult
@@ -42,8 +43,13 @@ FetchResult
 fetch_sdk(const FetchOptions& options);
 
 // The index to use: the flag, else $OPKIT_INDEX_URL, else $PIP_INDEX_URL, else
-// global.index-url from pip's configuration files; empty when none is set.
+// opkit.yaml's or the config file's index_url, else the index-url pip's own
+// configuration gives `pip download` (sdk/pip_config); empty when none is set.
 std::string
 configured_index_url(const std::string& flag);
+
+// The same as the setting, with its origin (`opkit config` shows it).
+settings::Value
+index_url_setting(const std::string& flag = "");
 
 } // namespace opkit::sdk

@@ -63,6 +63,8 @@ source_name(Source source)
       return "config file";
     case Source::default_value:
       return "default";
+    case Source::pip:
+      return "pip";
     case Source::unset:
       break;
   }
@@ -82,6 +84,9 @@ Value::origin() const
       return fmt::format("{} ({}:{})", source_name(source), file, line);
     case Source::default_value:
       return "default";
+    case Source::pip:
+      return variable.empty() ? fmt::format("pip ({}:{} {})", file, line, detail)
+                              : fmt::format("pip (environment {})", variable);
     case Source::unset:
       break;
   }

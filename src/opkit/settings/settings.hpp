@@ -26,10 +26,11 @@ enum class Source
   project,
   config_file,
   default_value,
+  pip, // index_url: pip's own configuration (sdk/pip_config), when opkit's sources leave it unset
   unset,
 };
 
-// "flag", "environment", "project", "config file", "default", "unset".
+// "flag", "environment", "project", "config file", "default", "pip", "unset".
 std::string
 source_name(Source source);
 
@@ -39,13 +40,15 @@ struct Value
   std::string value;
   Source source = Source::unset;
   std::string variable; // Source::environment: the variable; Source::flag: the flag
-  std::string file;     // Source::project, Source::config_file
+  std::string file;     // Source::project, Source::config_file, Source::pip (a pip.conf)
   int line = 0;
+  std::string detail; // Source::pip: where in the file ("[download] index_url")
   const project::SettingSpec* spec = nullptr;
 
   bool is_set() const { return source != Source::unset; }
   // "default", "environment (OPKIT_HOME)", "config file (/home/u/.config/opkit/config.yaml:3)",
-  // "project (/p/opkit.yaml:12)", "command line (--protoc)", "unset (protoc on PATH)".
+  // "project (/p/opkit.yaml:12)", "command line (--protoc)", "unset (protoc on PATH)",
+  // "pip (/root/.config/pip/pip.conf:3 [download] index_url)".
   std::string origin() const;
 };
 
