@@ -27,13 +27,21 @@ TEST(Progress, Times)
 TEST(Progress, BytesWithSpeedAndTimeLeft)
 {
   // 10 MB of 100 in 2 s: 5 MB/s, 90 MB left: 18 s.
-  EXPECT_EQ(bytes_text(10'000'000, 100'000'000, 0, 2.0), "10% 10.0 of 100.0 MB, 5.0 MB/s, 0:18 left");
+  EXPECT_EQ(bytes_text(10'000'000, 100'000'000, 0, 2.0), "10% of 100.0 MB, 5.0 MB/s, 0:18 left");
   // Resumed at 50 MB: only this attempt's 10 MB count for the speed.
-  EXPECT_EQ(bytes_text(60'000'000, 100'000'000, 50'000'000, 2.0), "60% 60.0 of 100.0 MB, 5.0 MB/s, 0:08 left");
+  EXPECT_EQ(bytes_text(60'000'000, 100'000'000, 50'000'000, 2.0), "60% of 100.0 MB, 5.0 MB/s, 0:08 left");
   // Nothing moved yet: no speed, no time left.
-  EXPECT_EQ(bytes_text(0, 100'000'000, 0, 0.0), "0% 0.0 of 100.0 MB, 0.0 MB/s, --:-- left");
+  EXPECT_EQ(bytes_text(0, 100'000'000, 0, 0.0), "0% of 100.0 MB, 0.0 MB/s, --:-- left");
   // No total: what came, and how fast.
   EXPECT_EQ(bytes_text(41'200'000, 0, 0, 4.0), "41.2 MB, 10.3 MB/s");
+}
+
+TEST(Progress, AWheelIsNamedByProjectAndVersion)
+{
+  EXPECT_EQ(short_file_name("tensorflow_cpu-2.10.1-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"),
+            "tensorflow_cpu-2.10.1");
+  EXPECT_EQ(short_file_name("pkg.tar.gz"), "pkg.tar.gz");
+  EXPECT_EQ(short_file_name("odd.whl"), "odd.whl");
 }
 
 TEST(Progress, StatusNamesEveryStepWithItsTime)

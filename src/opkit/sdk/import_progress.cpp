@@ -3,7 +3,6 @@
 #include "opkit/sdk/zip_directory.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/log.hpp"
-#include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
 
@@ -63,13 +62,7 @@ ImportProgress::ImportProgress(const stdfs::path& source)
   }
   if (m_enabled) {
     m_redraw = progress::stderr_style().redraw;
-    // A wheel by its name and version ("tensorflow_cpu-2.10.1"), not its tags: the line stays short.
-    std::string name = source.filename().string();
-    std::vector<std::string> parts = split(name, '-');
-    if (ends_with(name, ".whl") && parts.size() > 2) {
-      name = parts[0] + "-" + parts[1];
-    }
-    m_step = std::make_unique<progress::Step>("importing " + name);
+    m_step = std::make_unique<progress::Step>("importing " + progress::short_file_name(source.filename().string()));
   }
 }
 

@@ -52,7 +52,7 @@ equals_ignoring_case(std::string_view a, std::string_view b)
 
 namespace {
 
-// The file a URL (as shown) names, for the progress line: "x.whl" of ".../x.whl?a=b".
+// The file a URL (as shown) names, for the progress line: "x-1.0" of ".../x-1.0-py3-none-any.whl?a=b".
 std::string
 shown_file_name(const std::string& url)
 {
@@ -62,7 +62,7 @@ shown_file_name(const std::string& url)
   }
   size_t slash = path.rfind('/');
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  return name.empty() ? url : name;
+  return name.empty() ? url : progress::short_file_name(name);
 }
 
 // A header of the answer whose headers libcurl has just read; empty when absent.

@@ -251,8 +251,18 @@ bytes_text(std::int64_t now, std::int64_t total, std::int64_t base, double secon
   }
   double fraction = std::min(1.0, static_cast<double>(now) / static_cast<double>(total));
   double left = speed > 0 ? static_cast<double>(std::max<std::int64_t>(0, total - now)) / speed : -1;
-  return fmt::format("{:.0f}% {:.1f} of {}, {}, {} left", std::floor(fraction * 100), static_cast<double>(now) / 1e6,
-                     format_mb(static_cast<double>(total)), rate, format_time(left));
+  return fmt::format("{:.0f}% of {}, {}, {} left", std::floor(fraction * 100), format_mb(static_cast<double>(total)),
+                     rate, format_time(left));
+}
+
+std::string
+short_file_name(const std::string& name)
+{
+  const std::string suffix = ".whl";
+  size_t first = name.find('-');
+  size_t second = first == std::string::npos ? first : name.find('-', first + 1);
+  bool wheel = name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return wheel && second != std::string::npos ? name.substr(0, second) : name;
 }
 
 std::string

@@ -42,10 +42,16 @@ format_time(double seconds);
 
 // `now` of `total` bytes, `base` of them there before this attempt began
 // `seconds` ago (a resumed download's: they count for the fraction, not the
-// speed): "42% 90.1 of 214.5 MB, 12.0 MB/s, 0:10 left". Without a total:
+// speed): "42% of 214.5 MB, 12.0 MB/s, 0:10 left". Without a total:
 // "90.1 MB, 12.0 MB/s".
 std::string
 bytes_text(std::int64_t now, std::int64_t total, std::int64_t base, double seconds);
+
+// A file as a step names it, short enough for the line: a wheel by its project
+// and version ("tensorflow_cpu-2.10.1" for "tensorflow_cpu-2.10.1-cp310-...whl"),
+// anything else as it is.
+std::string
+short_file_name(const std::string& name);
 
 // The text shown for steps under way, cut to `width` visible characters:
 // "precompiling TensorFlow's headers for tf-2.10.1 0:12 | building … 0:03".
