@@ -50,7 +50,7 @@ TEST(Progress, StatusNamesEveryStepWithItsTime)
     status_text({{"precompiling TensorFlow's headers for tf-1.12.0", "", 12.0},
                  {"building", "[3/9] tf-2.10.1: compiling x.cc", 1.5}},
                 200),
-    "precompiling TensorFlow's headers for tf-1.12.0 (0:12) | building (0:02): [3/9] tf-2.10.1: compiling x.cc");
+    "precompiling TensorFlow's headers for tf-1.12.0 (0:12) | building (0:01): [3/9] tf-2.10.1: compiling x.cc");
   // Cut to the terminal's width (less one: a full line would wrap), UTF-8 kept whole.
   EXPECT_EQ(status_text({{"importing ä.whl", "", 0}}, 12), "importing ä");
   EXPECT_EQ(status_text({{"importing x", "", 0}}, 100), "importing x (0:00)");

@@ -72,10 +72,11 @@ public:
     draw_locked();
   }
 
-  void changed()
+  // Redrawn at most ten times a second, unless `now` (a transfer's end) must be seen.
+  void changed(bool now = false)
   {
     std::lock_guard<std::mutex> lock(m_mutex);
-    if (Clock::now() - m_last_draw >= std::chrono::milliseconds(100)) {
+    if (now || Clock::now() - m_last_draw >= std::chrono::milliseconds(100)) {
       draw_locked();
     }
   }
@@ -270,7 +271,7 @@ status_text(const std::vector<Shown>& steps, int width)
 {
   std::vector<std::string> parts;
   for (const Shown& step : steps) {
-    std::string part = step.what + " (" + format_time(step.seconds) + ")";
+    std::string part = step.what + " (" + format_time(std::floor(step.seconds)) + ")"; // time so far: whole seconds
     parts.push_back(step.detail.empty() ? part : part + ": " + step.detail);
   }
   std::string line;
@@ -309,7 +310,7 @@ Step::bytes(std::int64_t now, std::int64_t total, std::int64_t base)
     std::lock_guard<std::mutex> lock(renderer().mutex());
     m_state->detail = bytes_text(now, total, base, since(m_state->attempt));
   }
-  renderer().changed();
+  renderer().changed(total > 0 && now >= total);
   renderer().quarter(*m_state, now, total, base);
 }
 
