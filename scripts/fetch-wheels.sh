@@ -11,6 +11,10 @@
 set -euo pipefail
 cache=${OPKIT_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/wheels}
 mkdir -p "$cache"
+# One fetcher at a time (scripts/test.sh starts one while opkit compiles, and the
+# fetch_wheels test runs another): a second waits, then finds the wheels there.
+exec 9>"$cache/.lock"
+flock 9
 
 fetch() { # <subdir> <requirement> <python-version> <platform> <abi>
   local dir="$cache/$1"

@@ -18,10 +18,14 @@ venv="$root/venv-tf-$tf"
 wheel=$(bash scripts/fetch-wheels.sh "tensorflow-cpu==$tf" | tail -n 1)
 # A venv records its own path, so it is built where it lives; the stamp file,
 # written last, tells a finished one from an interrupted one.
+# One maker at a time (flock): a second waits, then finds it made.
+mkdir -p "$root"
+exec 9>"$venv.lock"
+flock 9
 if [ ! -f "$venv/.opkit-complete" ]; then
   echo "python-tf-env: creating $venv with $(basename "$wheel") (once) ..." >&2
   rm -rf "$venv"
-  python3 -m venv "$venv"
+  python3 -m venv "$venv" >&2
   "$venv/bin/python" -m pip install --quiet "$wheel" >&2
   "$venv/bin/python" -c "import tensorflow" >&2
   touch "$venv/.opkit-complete"
