@@ -26,7 +26,7 @@ run_env_step(const std::vector<std::string>& argv, const std::string& what, prog
   step.detail(what);
   const bool echo = verbosity() >= Verbosity::normal && !progress::stderr_style().redraw;
   std::string said;    // everything, for the error
-  std::string pending; // the line not yet ended
+  std::string pending; // the line not yet ended (also in `said`)
   ProcessOptions options;
   options.on_stdout = [&](std::string_view piece) {
     said += piece;
@@ -50,7 +50,7 @@ run_env_step(const std::vector<std::string>& argv, const std::string& what, prog
     throw past_net_deadline(what, "run", limits);
   }
   if (result.exit_code != 0) {
-    std::string last = join(split(trim(tail_lines(said + pending + result.err, 3)), '\n'), "; ");
+    std::string last = join(split(trim(tail_lines(said + result.err, 3)), '\n'), "; ");
     throw Error(ExitCode::missing, fmt::format("{}: failed (exit {}): {}", what, result.exit_code, last), hint);
   }
 }

@@ -17,7 +17,6 @@
 #include "opkit/util/progress.hpp"
 #include "opkit/util/strings.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <iterator>
 
@@ -211,10 +210,9 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
     ProcessResult pip;
     {
       progress::Step step(fmt::format("downloading {}{} for {} with pip", wanted.project, pin, python));
-      step.poll([pip_tmp, dir, start = std::chrono::steady_clock::now()] {
-        double bytes = static_cast<double>(fs::disk_size(pip_tmp) + fs::disk_size(dir));
-        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return progress::bytes_text(static_cast<std::int64_t>(bytes), 0, 0, seconds);
+      step.poll([&step, pip_tmp, dir] {
+        auto bytes = static_cast<std::int64_t>(fs::disk_size(pip_tmp) + fs::disk_size(dir));
+        return progress::bytes_text(bytes, 0, 0, step.seconds());
       });
       pip = run_process(argv, options);
     }
