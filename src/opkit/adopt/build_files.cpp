@@ -19,7 +19,7 @@ using namespace build_files_detail;
 
 namespace {
 
-using Kind = CallValue::Kind;
+using ValueKind = CallValue::Kind;
 
 std::string
 file_name(const std::string& path)
@@ -86,7 +86,7 @@ public:
     m_packages.insert(package);
     for (const CallValue& call : m_reads.back().calls) {
       const CallValue* name = call.keyword("name");
-      if (name == nullptr || name->kind != Kind::string) {
+      if (name == nullptr || name->kind != ValueKind::string) {
         m_into.notes.push_back(
           fmt::format("note: {}:{}: {} has no plain string name (skipped)", file.path, call.line, call.callee()));
         continue;
@@ -156,18 +156,18 @@ private:
   {
     const CallValue* include = call.items.empty() ? call.keyword("include") : &call.items.front();
     const CallValue* exclude = call.keyword("exclude");
-    if (include == nullptr || include->kind != Kind::list) {
+    if (include == nullptr || include->kind != ValueKind::list) {
       note_unreadable(target, "glob", call.line);
       return;
     }
     std::vector<std::string> excluded;
     for (const CallValue& item : exclude ? exclude->items : std::vector<CallValue>{}) {
-      if (item.kind == Kind::string) {
+      if (item.kind == ValueKind::string) {
         excluded.push_back(item.text);
       }
     }
     for (const CallValue& pattern : include->items) {
-      if (pattern.kind != Kind::string) {
+      if (pattern.kind != ValueKind::string) {
         note_unreadable(target, "glob", pattern.line);
         continue;
       }
@@ -191,13 +191,13 @@ private:
 
   void add_value(std::vector<std::string>& into, const BazelTarget& target, const CallValue& value, const char* key)
   {
-    if (value.kind == Kind::list) {
+    if (value.kind == ValueKind::list) {
       for (const CallValue& item : value.items) {
         add_value(into, target, item, key);
       }
-    } else if (value.kind == Kind::call && value.text == "glob") {
+    } else if (value.kind == ValueKind::call && value.text == "glob") {
       glob(into, target, value);
-    } else if (value.kind == Kind::string) {
+    } else if (value.kind == ValueKind::string) {
       std::optional<Label> label = parse_label(target.package, value.text);
       bool rule = !value.text.empty() && value.text[0] == ':';
       if (label && !rule) {
@@ -220,13 +220,13 @@ private:
   void add_deps(std::vector<std::string>& into, const BazelTarget& target, std::set<std::string>& visited, int depth)
   {
     const CallValue* deps = target.call->keyword("deps");
-    if (deps == nullptr || deps->kind != Kind::list || depth > 32) {
+    if (deps == nullptr || deps->kind != ValueKind::list || depth > 32) {
       return;
     }
     const std::vector<std::string>& statics = project::build_file_rules().bazel_static;
     for (const CallValue& dep : deps->items) {
       std::optional<Label> label =
-        dep.kind == Kind::string ? parse_label(target.package, dep.text) : std::optional<Label>{};
+        dep.kind == ValueKind::string ? parse_label(target.package, dep.text) : std::optional<Label>{};
       auto found = label ? m_targets.find(label->package + ":" + label->name) : m_targets.end();
       if (found == m_targets.end() || !visited.insert(found->first).second
           || std::find(statics.begin(), statics.end(), found->second.call->callee()) == statics.end()) {
@@ -243,7 +243,7 @@ private:
 void
 strings_of(const CallValue& value, std::vector<const CallValue*>& into)
 {
-  if (value.kind == Kind::string) {
+  if (value.kind == ValueKind::string) {
     into.push_back(&value);
   }
   for (const CallValue& item : value.items) {
@@ -265,7 +265,7 @@ read_setup_py(const TreeText& file, const std::vector<std::string>& tree_files, 
     const CallValue* sources = call.keyword("sources");
     sources = sources ? sources : call.items.size() > 1 ? &call.items[1] : nullptr;
     Place place{file.path, call.line};
-    if (name == nullptr || name->kind != Kind::string || sources == nullptr || sources->kind != Kind::list) {
+    if (name == nullptr || name->kind != ValueKind::string || sources == nullptr || sources->kind != ValueKind::list) {
       into.notes.push_back(fmt::format("note: {}: {}(...) without a plain module name and sources list (skipped)",
                                        place.str(), call.text));
       continue;
@@ -276,7 +276,7 @@ read_setup_py(const TreeText& file, const std::vector<std::string>& tree_files, 
     library.place = place;
     library.rule = call.callee();
     for (const CallValue& source : sources->items) {
-      if (source.kind != Kind::string) {
+      if (source.kind != ValueKind::string) {
         into.notes.push_back(fmt::format("note: {}:{}: a source of {} opkit cannot read (the rest is used)", file.path,
                                          source.line, module));
         continue;

@@ -9,11 +9,11 @@ namespace opkit::adopt {
 
 namespace {
 
-using Kind = CallValue::Kind;
+using ValueKind = CallValue::Kind;
 
 constexpr int k_max_depth = 64;
 
-enum class Tok
+enum class CallTok
 {
   name,
   string,
@@ -23,9 +23,9 @@ enum class Tok
   end
 };
 
-struct Token
+struct CallToken
 {
-  Tok kind;
+  CallTok kind;
   std::string text;
   int line;
 };
@@ -71,18 +71,18 @@ read_string(std::string_view text, size_t& at, bool raw, int& line)
   return value;
 }
 
-std::vector<Token>
+std::vector<CallToken>
 tokenize(std::string_view text)
 {
-  std::vector<Token> tokens;
+  std::vector<CallToken> tokens;
   int line = 1;
   int depth = 0;
   size_t at = 0;
   while (at < text.size()) {
     char c = text[at];
     if (c == '\n') {
-      if (depth == 0 && !tokens.empty() && tokens.back().kind != Tok::newline) {
-        tokens.push_back({Tok::newline, "", line});
+      if (depth == 0 && !tokens.empty() && tokens.back().kind != CallTok::newline) {
+        tokens.push_back({CallTok::newline, "", line});
       }
       ++line;
       ++at;
@@ -105,37 +105,37 @@ tokenize(std::string_view text)
       if (prefix && at < text.size() && (text[at] == '"' || text[at] == '\'')) {
         int start = line;
         std::string value = read_string(text, at, word.find_first_of("rR") != std::string::npos, line);
-        tokens.push_back({Tok::string, value, start});
+        tokens.push_back({CallTok::string, value, start});
       } else {
-        tokens.push_back({Tok::name, word, line});
+        tokens.push_back({CallTok::name, word, line});
       }
     } else if (c == '"' || c == '\'') {
       int start = line;
       std::string value = read_string(text, at, false, line);
-      tokens.push_back({Tok::string, value, start});
+      tokens.push_back({CallTok::string, value, start});
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
       size_t begin = at;
       while (at < text.size() && (is_identifier_char(text[at]) || text[at] == '.')) {
         ++at;
       }
-      tokens.push_back({Tok::number, std::string(text.substr(begin, at - begin)), line});
+      tokens.push_back({CallTok::number, std::string(text.substr(begin, at - begin)), line});
     } else {
       std::string_view two = text.substr(at, 2);
       bool pair = two == "==" || two == "!=" || two == "<=" || two == ">=" || two == "**" || two == "+=";
       depth += (c == '(' || c == '[' || c == '{') ? 1 : 0;
       depth -= (c == ')' || c == ']' || c == '}') && depth > 0 ? 1 : 0;
-      tokens.push_back({Tok::punct, std::string(text.substr(at, pair ? 2 : 1)), line});
+      tokens.push_back({CallTok::punct, std::string(text.substr(at, pair ? 2 : 1)), line});
       at += pair ? 2 : 1;
     }
   }
-  tokens.push_back({Tok::end, "", line});
+  tokens.push_back({CallTok::end, "", line});
   return tokens;
 }
 
 class Parser
 {
 public:
-  Parser(std::vector<Token> tokens, const std::set<std::string>& names)
+  Parser(std::vector<CallToken> tokens, const std::set<std::string>& names)
     : m_tokens(std::move(tokens))
     , m_names(names)
   {
@@ -143,18 +143,18 @@ public:
 
   ReadCalls run()
   {
-    while (peek().kind != Tok::end) {
-      if (peek().kind == Tok::newline) {
+    while (peek().kind != CallTok::end) {
+      if (peek().kind == CallTok::newline) {
         ++m_at;
         continue;
       }
-      if (peek().kind == Tok::name && is(1, "=")) {
+      if (peek().kind == CallTok::name && is(1, "=")) {
         std::string variable = next().text;
         ++m_at;
         m_variables[variable] = expression(0);
       }
       // The rest of the statement: one expression after another (`return f(x)`, `def f(x):`).
-      while (peek().kind != Tok::newline && peek().kind != Tok::end) {
+      while (peek().kind != CallTok::newline && peek().kind != CallTok::end) {
         size_t before = m_at;
         expression(0);
         m_at += m_at == before ? 1 : 0;
@@ -164,25 +164,28 @@ public:
   }
 
 private:
-  std::vector<Token> m_tokens;
+  std::vector<CallToken> m_tokens;
   const std::set<std::string>& m_names;
   size_t m_at = 0;
   std::map<std::string, CallValue> m_variables;
   ReadCalls m_result;
 
-  const Token& peek(size_t ahead = 0) const { return m_tokens[std::min(m_at + ahead, m_tokens.size() - 1)]; }
-  const Token& next()
+  const CallToken& peek(size_t ahead = 0) const { return m_tokens[std::min(m_at + ahead, m_tokens.size() - 1)]; }
+  const CallToken& next()
   {
-    const Token& token = peek();
-    m_at += token.kind == Tok::end ? 0 : 1;
+    const CallToken& token = peek();
+    m_at += token.kind == CallTok::end ? 0 : 1;
     return token;
   }
-  bool is(size_t ahead, const char* punct) const { return peek(ahead).kind == Tok::punct && peek(ahead).text == punct; }
+  bool is(size_t ahead, const char* punct) const
+  {
+    return peek(ahead).kind == CallTok::punct && peek(ahead).text == punct;
+  }
   bool at_terminator() const
   {
-    const Token& token = peek();
-    return token.kind == Tok::newline || token.kind == Tok::end
-           || (token.kind == Tok::punct
+    const CallToken& token = peek();
+    return token.kind == CallTok::newline || token.kind == CallTok::end
+           || (token.kind == CallTok::punct
                && (token.text == "," || token.text == ")" || token.text == "]" || token.text == "}" || token.text == ":"
                    || token.text == "="));
   }
@@ -199,11 +202,11 @@ private:
   {
     int depth = 0;
     do {
-      const Token& token = next();
-      if (token.kind == Tok::end) {
+      const CallToken& token = next();
+      if (token.kind == CallTok::end) {
         return;
       }
-      if (token.kind == Tok::punct) {
+      if (token.kind == CallTok::punct) {
         depth += (token.text == "(" || token.text == "[" || token.text == "{") ? 1 : 0;
         depth -= (token.text == ")" || token.text == "]" || token.text == "}") ? 1 : 0;
       }
@@ -218,13 +221,13 @@ private:
       if (is(0, "+")) {
         ++m_at;
         CallValue right = term(depth);
-        auto listish = [](const CallValue& v) { return v.kind == Kind::list || v.kind == Kind::call; };
+        auto listish = [](const CallValue& v) { return v.kind == ValueKind::list || v.kind == ValueKind::call; };
         if (listish(value) && listish(right)) { // a call (glob, select) is an item the reader evaluates or notes
           CallValue sum;
-          sum.kind = Kind::list;
+          sum.kind = ValueKind::list;
           sum.line = value.line;
           for (CallValue* part : {&value, &right}) {
-            if (part->kind == Kind::list) {
+            if (part->kind == ValueKind::list) {
               sum.items.insert(sum.items.end(), part->items.begin(), part->items.end());
             } else {
               sum.items.push_back(std::move(*part));
@@ -250,29 +253,29 @@ private:
   void sequence(const char* closer, int depth, CallValue& into, bool keywords)
   {
     while (true) {
-      const Token& token = peek();
-      if (token.kind == Tok::end || token.kind == Tok::newline) {
+      const CallToken& token = peek();
+      if (token.kind == CallTok::end || token.kind == CallTok::newline) {
         return;
       }
-      if (token.kind == Tok::punct && token.text == closer) {
+      if (token.kind == CallTok::punct && token.text == closer) {
         ++m_at;
         return;
       }
-      if (token.kind == Tok::punct && (token.text == ")" || token.text == "]" || token.text == "}")) {
+      if (token.kind == CallTok::punct && (token.text == ")" || token.text == "]" || token.text == "}")) {
         into.kind = keywords ? into.kind : CallValue::Kind::unknown;
         return; // a mismatched bracket: left to the caller
       }
-      if (token.kind == Tok::punct && token.text == ",") {
+      if (token.kind == CallTok::punct && token.text == ",") {
         ++m_at;
         continue;
       }
-      if (keywords && token.kind == Tok::name && is(1, "=")) {
+      if (keywords && token.kind == CallTok::name && is(1, "=")) {
         std::string key = token.text;
         m_at += 2;
         into.keywords.emplace_back(key, expression(depth + 1));
         continue;
       }
-      if (token.kind == Tok::punct && (token.text == "*" || token.text == "**")) {
+      if (token.kind == CallTok::punct && (token.text == "*" || token.text == "**")) {
         ++m_at;
         expression(depth + 1);
         continue;
@@ -290,33 +293,33 @@ private:
 
   CallValue term(int depth)
   {
-    const Token& token = peek();
+    const CallToken& token = peek();
     int line = token.line;
-    bool opens = token.kind == Tok::punct && (token.text == "(" || token.text == "[" || token.text == "{");
-    if (depth > k_max_depth && (opens || (token.kind == Tok::name && is(1, "(")))) {
+    bool opens = token.kind == CallTok::punct && (token.text == "(" || token.text == "[" || token.text == "{");
+    if (depth > k_max_depth && (opens || (token.kind == CallTok::name && is(1, "(")))) {
       m_at += opens ? 0 : 1;
       skip_nested();
       return unknown(line);
     }
-    if (token.kind == Tok::string) {
+    if (token.kind == CallTok::string) {
       CallValue value;
       value.kind = CallValue::Kind::string;
       value.line = line;
-      while (peek().kind == Tok::string) {
+      while (peek().kind == CallTok::string) {
         value.text += next().text;
       }
       return value;
     }
-    if (token.kind == Tok::number) {
+    if (token.kind == CallTok::number) {
       CallValue value;
       value.kind = CallValue::Kind::number;
       value.text = next().text;
       value.line = line;
       return value;
     }
-    if (token.kind == Tok::name) {
+    if (token.kind == CallTok::name) {
       std::string name = next().text;
-      while (is(0, ".") && peek(1).kind == Tok::name) {
+      while (is(0, ".") && peek(1).kind == CallTok::name) {
         name += "." + peek(1).text;
         m_at += 2;
       }

@@ -11,7 +11,7 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-const char* const k_schema = "opkit.check-cache/1";
+const char* const k_check_cache_schema = "opkit.check-cache/1";
 
 check::CheckReport
 report_from_json(const Json& json)
@@ -49,7 +49,7 @@ check_cache_key(const stdfs::path& library, const sdk::Sdk& sdk, const std::stri
                 const stdfs::path& profile_file, const std::string& cpu)
 {
   std::string material =
-    fmt::format("{}\nlibrary {}\nsdk {} {} {} {}\nruntime {}\nprofile {} {}\nopkit {}\ncpu {}\n", k_schema,
+    fmt::format("{}\nlibrary {}\nsdk {} {} {} {}\nruntime {}\nprofile {} {}\nopkit {}\ncpu {}\n", k_check_cache_schema,
                 fs::file_stamp(library), sdk.id, sdk.root.string(), fs::file_stamp(sdk.root / "sdk.json"),
                 fs::file_stamp(sdk.lib_dir() / sdk.framework_library), runtime, profile_file.string(),
                 profile_file.empty() ? "" : fs::file_stamp(profile_file), fs::file_stamp("/proc/self/exe"), cpu);
@@ -68,7 +68,8 @@ load_cached_check(const stdfs::path& file, const CheckCacheKey& key)
   }
   try {
     Json json = Json::parse(fs::read_file(file));
-    if (json.at("schema").get<std::string>() != k_schema || json.at("key").get<std::string>() != key.value) {
+    if (json.at("schema").get<std::string>() != k_check_cache_schema
+        || json.at("key").get<std::string>() != key.value) {
       return std::nullopt;
     }
     return report_from_json(json.at("report"));
@@ -81,7 +82,7 @@ load_cached_check(const stdfs::path& file, const CheckCacheKey& key)
 void
 store_check(const stdfs::path& file, const CheckCacheKey& key, const check::CheckReport& report)
 {
-  Json json = {{"schema", k_schema}, {"key", key.value}, {"report", check::to_json(report)}};
+  Json json = {{"schema", k_check_cache_schema}, {"key", key.value}, {"report", check::to_json(report)}};
   fs::write_file_atomic(file, json_text(json, 1) + "\n");
 }
 

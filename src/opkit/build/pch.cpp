@@ -22,7 +22,7 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-const char* const k_schema = "opkit.pch/1";
+const char* const k_pch_schema = "opkit.pch/1";
 
 std::string
 render_header(const project::FrameworkFlags& flags)
@@ -109,8 +109,8 @@ plan_pch(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const std::s
   spec.flags = sdk_compile_flags(sdk, flags, {});
   spec.defines = flags.pch_defines;
   spec.header_text = render_header(flags);
-  std::string material = fmt::format("{}\n{}\n{}\n{}\n{}", k_schema, identity, fs::file_stamp(sdk.root / "sdk.json"),
-                                     join(spec.flags, "\x1f"), spec.header_text);
+  std::string material = fmt::format("{}\n{}\n{}\n{}\n{}", k_pch_schema, identity,
+                                     fs::file_stamp(sdk.root / "sdk.json"), join(spec.flags, "\x1f"), spec.header_text);
   spec.key = fnv1a64_hex(material); // an SDK imported again under the same id gets new PCHs too
   spec.dir = store / sdk.id / spec.key;
   return spec;
@@ -181,7 +181,7 @@ ensure_pch(const PchSpec& spec)
   if (ec) {
     fail(ExitCode::system, "{}: cannot rename into place: {}", spec.gch(), ec.message());
   }
-  Json marker = {{"schema", k_schema},
+  Json marker = {{"schema", k_pch_schema},
                  {"sdk", spec.sdk_id},
                  {"compiler", spec.compiler},
                  {"compiler_identity", spec.compiler_identity},

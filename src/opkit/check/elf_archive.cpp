@@ -1,5 +1,7 @@
 #include "opkit/check/elf_archive.hpp"
 
+#include "opkit/check/elf_segments.hpp"
+
 #include "opkit/util/error.hpp"
 #include "opkit/util/file_handle.hpp"
 #include "opkit/util/format.hpp"
@@ -25,14 +27,6 @@ struct ElfCloser
   void operator()(Elf* elf) const { elf_end(elf); }
 };
 using ElfHandle = std::unique_ptr<Elf, ElfCloser>;
-
-void
-init_libelf()
-{
-  if (elf_version(EV_CURRENT) == EV_NONE) {
-    fail(ExitCode::system, "libelf: cannot initialise: {}", elf_errmsg(-1));
-  }
-}
 
 // Calls visit(index, symbol, name, data) for each entry of the object's
 // .symtab but the first (name "" when unreadable); returns the table's
@@ -96,7 +90,7 @@ struct RelocatableObject
 RelocatableObject
 open_relocatable(const std::filesystem::path& path, bool write)
 {
-  init_libelf();
+  elf_detail::init_libelf();
   RelocatableObject object;
   object.file.reset(::open(path.c_str(), (write ? O_RDWR : O_RDONLY) | O_CLOEXEC));
   if (!object.file.valid()) {
@@ -117,7 +111,7 @@ open_relocatable(const std::filesystem::path& path, bool write)
 std::vector<ArchiveMember>
 read_archive_members(const std::filesystem::path& archive)
 {
-  init_libelf();
+  elf_detail::init_libelf();
   UniqueFd file{::open(archive.c_str(), O_RDONLY | O_CLOEXEC)};
   if (!file.valid()) {
     fail(ExitCode::usage, "{}: cannot open: {}", archive, std::strerror(errno));

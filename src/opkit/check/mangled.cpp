@@ -1,16 +1,12 @@
 #include "opkit/check/mangled.hpp"
 
+#include "opkit/util/strings.hpp"
+
 #include <algorithm>
 
 namespace opkit::check {
 
 namespace {
-
-bool
-is_digit(char c)
-{
-  return c >= '0' && c <= '9';
-}
 
 // Where the "lts_YYYYMMDD" of a mangled "4absl12lts_YYYYMMDD" starts after `at`
 // (the position of "4absl"), or npos: "12" is its length, so exactly 8 digits.
@@ -22,7 +18,7 @@ lts_at(std::string_view mangled, size_t at)
     return std::string_view::npos;
   }
   std::string_view digits = mangled.substr(i + 6, 8);
-  return std::all_of(digits.begin(), digits.end(), is_digit) ? i + 2 : std::string_view::npos;
+  return std::all_of(digits.begin(), digits.end(), is_ascii_digit) ? i + 2 : std::string_view::npos;
 }
 
 } // namespace
@@ -79,7 +75,7 @@ without_abseil_lts(std::string_view demangled)
        at = demangled.find("absl::lts_", at + 1)) {
     size_t digits = at + 10;
     size_t end = digits;
-    while (end < demangled.size() && is_digit(demangled[end])) {
+    while (end < demangled.size() && is_ascii_digit(demangled[end])) {
       ++end;
     }
     if (end == digits || demangled.compare(end, 2, "::") != 0) {

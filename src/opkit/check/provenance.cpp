@@ -25,12 +25,6 @@ constexpr uintmax_t max_record_bytes = 16 << 20;
 constexpr int max_parent_levels = 8;         // site-packages/pkg/ops/1.12/lib.so is 4
 constexpr int max_entries_per_folder = 4096; // a site-packages folder, read for *.dist-info
 
-bool
-is_digit(char c)
-{
-  return c >= '0' && c <= '9';
-}
-
 char
 lower(char c)
 {
@@ -45,21 +39,21 @@ version_at(std::string_view text, size_t i)
   size_t start = i, parts = 0;
   while (i < text.size()) {
     size_t digits = i;
-    while (i < text.size() && is_digit(text[i])) {
+    while (i < text.size() && is_ascii_digit(text[i])) {
       ++i;
     }
     if (i == digits || i - start > max_version_length) {
       return std::nullopt;
     }
     ++parts;
-    if (parts < 3 && i + 1 < text.size() && text[i] == '.' && is_digit(text[i + 1])) {
+    if (parts < 3 && i + 1 < text.size() && text[i] == '.' && is_ascii_digit(text[i + 1])) {
       ++i;
       continue;
     }
     break;
   }
-  bool ends =
-    i == text.size() || !(is_digit(text[i]) || (text[i] == '.' && i + 1 < text.size() && is_digit(text[i + 1])));
+  bool ends = i == text.size()
+              || !(is_ascii_digit(text[i]) || (text[i] == '.' && i + 1 < text.size() && is_ascii_digit(text[i + 1])));
   if (parts < 2 || !ends || (text[start] != '1' && text[start] != '2') || text[start + 1] != '.') {
     return std::nullopt;
   }

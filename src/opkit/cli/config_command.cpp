@@ -59,7 +59,7 @@ value_json(const settings::Value& value)
 }
 
 void
-run_list(const GlobalOptions& global)
+run_config_list(const GlobalOptions& global)
 {
   const settings::Settings& current = settings::current();
   std::vector<settings::Value> values = current.list();
@@ -108,7 +108,7 @@ add_config_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   CLI::App* list = config->add_subcommand("list", "Every setting: its effective value and its origin");
   list->add_flag("--json", global.json, "Print JSON (schema opkit.config/1)");
   list->add_flag("--show-secrets", show_secrets, "Show passwords and tokens in URLs as they are (masked: ****)");
-  list->callback([&global] { run_list(global); });
+  list->callback([&global] { run_config_list(global); });
 
   auto key = std::make_shared<std::string>();
   CLI::App* get = config->add_subcommand("get", "Print one setting's effective value (exit 1 when it is unset)");

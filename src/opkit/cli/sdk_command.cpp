@@ -20,7 +20,7 @@ print_sdk_line(const sdk::Sdk& sdk)
 }
 
 void
-run_list(const GlobalOptions& global)
+run_sdk_list(const GlobalOptions& global)
 {
   std::vector<sdk::Sdk> sdks = sdk::list_sdks();
   if (global.json) {
@@ -100,7 +100,7 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   CLI::App* list = sdk_app->add_subcommand("list", "List the imported SDKs");
   list->add_flag("--json", global.json, "Print JSON");
   list->callback([&global, &exit_code] {
-    run_list(global);
+    run_sdk_list(global);
     exit_code = 0;
   });
   add->add_flag("--json", global.json, "Print the imported SDK's facts as JSON");

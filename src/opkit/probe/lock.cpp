@@ -41,12 +41,6 @@ same_op(const RegisteredOp& a, const RegisteredOp& b)
 }
 
 std::string
-optional_text(const std::optional<std::string>& value)
-{
-  return value ? *value : "none";
-}
-
-std::string
 minimum_text(const std::optional<int64_t>& value)
 {
   return value ? std::to_string(*value) : "none";
@@ -70,7 +64,7 @@ diff_attrs(const RegisteredOp& before, const RegisteredOp& after, std::vector<st
       out.push_back(lead + "type " + project::render_attr_type(old) + " -> " + project::render_attr_type(*now));
     }
     if (old.default_value != now->default_value) {
-      out.push_back(lead + "default " + optional_text(old.default_value) + " -> " + optional_text(now->default_value));
+      out.push_back(lead + "default " + value_or_none(old.default_value) + " -> " + value_or_none(now->default_value));
     }
     if (old.minimum != now->minimum) {
       out.push_back(lead + "minimum " + minimum_text(old.minimum) + " -> " + minimum_text(now->minimum));

@@ -85,12 +85,6 @@ compare_args(const char* what, const std::vector<project::OpArg>& expected, cons
   }
 }
 
-std::string
-optional_text(const std::optional<std::string>& value)
-{
-  return value ? *value : "none";
-}
-
 void
 compare_attrs(const project::OpSpec& spec, const RegisteredOp& op, std::vector<std::string>& differences)
 {
@@ -112,8 +106,8 @@ compare_attrs(const project::OpSpec& spec, const RegisteredOp& op, std::vector<s
     }
     if (found->default_value != attr.default_value) {
       differences.push_back(fmt::format("attr {}: opkit.yaml declares default {}, the library registered default {}",
-                                        attr.name, optional_text(attr.default_value),
-                                        optional_text(found->default_value)));
+                                        attr.name, value_or_none(attr.default_value),
+                                        value_or_none(found->default_value)));
     }
     if (found->minimum != attr.minimum) {
       auto text = [](const std::optional<int64_t>& minimum) { return minimum ? std::to_string(*minimum) : "none"; };

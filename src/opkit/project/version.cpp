@@ -57,11 +57,13 @@ public:
       key.pre_kind = kind->front() == 'a' ? 0 : kind->front() == 'b' ? 1 : 2;
       key.pre = number().value_or(0);
     }
-    std::optional<long> post = m_text.compare(m_at, 1, "-") == 0 ? number() : std::nullopt; // 1.0-1
-    if (!post && word({"post", "rev", "r"})) {
-      post = number().value_or(0);
+    key.post = k_none;
+    if (m_text.compare(m_at, 1, "-") == 0) { // 1.0-1
+      key.post = number().value_or(k_none);
     }
-    key.post = post.value_or(k_none);
+    if (key.post == k_none && word({"post", "rev", "r"})) {
+      key.post = number().value_or(0);
+    }
     if (word({"dev"})) {
       key.dev = number().value_or(0);
     }

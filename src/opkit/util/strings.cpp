@@ -204,6 +204,18 @@ is_identifier_char(char c)
 }
 
 bool
+is_ascii_digit(char c)
+{
+  return c >= '0' && c <= '9';
+}
+
+std::string
+value_or_none(const std::optional<std::string>& value)
+{
+  return value ? *value : "none";
+}
+
+bool
 has_control(std::string_view text)
 {
   return std::any_of(text.begin(), text.end(),

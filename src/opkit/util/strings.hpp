@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,12 @@ bool
 is_identifier_start(char c);
 bool
 is_identifier_char(char c);
+bool
+is_ascii_digit(char c);
+
+// The value, or "none" where there is none.
+std::string
+value_or_none(const std::optional<std::string>& value);
 
 // A positive, finite decimal number written alone ("30", "0.5", "1e6"), into `number`.
 bool
