@@ -1,4 +1,4 @@
-// libFuzzer target for the CPU-feature scan: check/elf_code's reader of a
+// libFuzzer target for the CPU-feature scan: elf/elf_code's reader of a
 // library's code and load-time entry points, then cpu/scan's disassembly.
 //
 // scan_library_bytes must turn every malformed input into opkit::Error; only

@@ -6,7 +6,7 @@
 // README.md in this folder says how to build and run it; replay_main.cpp runs
 // the same entry point over the seed corpus as an ordinary CTest test.
 
-#include "opkit/check/elf_file.hpp"
+#include "opkit/elf/elf_file.hpp"
 #include "opkit/util/error.hpp"
 
 #include <cstddef>
@@ -19,9 +19,9 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   // Both ways opkit reads a library: whole (profiles, indexes) and, for the
   // library under check, its undefined symbols only.
-  for (opkit::check::SymbolScope scope : {opkit::check::SymbolScope::all, opkit::check::SymbolScope::undefined}) {
+  for (opkit::elf::SymbolScope scope : {opkit::elf::SymbolScope::all, opkit::elf::SymbolScope::undefined}) {
     try {
-      opkit::check::ElfInfo info = opkit::check::read_elf_bytes(bytes, "fuzz-input", scope);
+      opkit::elf::ElfInfo info = opkit::elf::read_elf_bytes(bytes, "fuzz-input", scope);
       // Touch the result so the reader's output is materialised, not optimised away.
       volatile size_t total = info.machine.size() + info.soname.size() + info.needed.size() + info.rpath.size()
                               + info.runpath.size() + info.dynamic_symbols.size() + info.version_definitions.size()

@@ -1,4 +1,4 @@
-// libFuzzer target for opkit's symbol index reader (check/symbol_index).
+// libFuzzer target for opkit's symbol index reader (elf/symbol_index).
 //
 // An index file is untrusted input: SymbolIndex::parse must refuse what it
 // cannot use and every lookup or walk of what it accepts must stay inside the
@@ -6,7 +6,7 @@
 // here: the reader reports through return values, so any exception, sanitizer
 // report or crash is a finding. Seeds: corpus-index/ (corpus-src/index_seeds.py).
 
-#include "opkit/check/symbol_index.hpp"
+#include "opkit/elf/symbol_index.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,21 +17,21 @@ extern "C" int
 LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
   std::string bytes(reinterpret_cast<const char*>(data), size);
-  opkit::check::SymbolIndex::Opened opened = opkit::check::SymbolIndex::parse(bytes);
+  opkit::elf::SymbolIndex::Opened opened = opkit::elf::SymbolIndex::parse(bytes);
   if (!opened.index) {
     return 0;
   }
-  const opkit::check::SymbolIndex& index = *opened.index;
+  const opkit::elf::SymbolIndex& index = *opened.index;
   std::vector<std::string> walked_names;
   bool walked = index.for_each(
-    [&walked_names](std::string_view name, const opkit::check::SymbolDefinition&) { walked_names.emplace_back(name); });
+    [&walked_names](std::string_view name, const opkit::elf::SymbolDefinition&) { walked_names.emplace_back(name); });
   // A walk is refused exactly when the index does not verify, and a sound
   // index finds again every name it walked.
   if (walked != index.verify()) {
     __builtin_trap();
   }
   for (const std::string& name : walked_names) {
-    std::vector<opkit::check::SymbolDefinition> found;
+    std::vector<opkit::elf::SymbolDefinition> found;
     if (!index.find(name, found) || found.empty()) {
       __builtin_trap();
     }
@@ -41,7 +41,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
   std::vector<std::string> matched;
   auto wanted = [](std::string_view name) { return !name.empty() && name.size() % 2 == 0; };
   bool searched = index.for_each_matching(
-    wanted, [&matched](std::string_view name, const opkit::check::SymbolDefinition&) { matched.emplace_back(name); });
+    wanted, [&matched](std::string_view name, const opkit::elf::SymbolDefinition&) { matched.emplace_back(name); });
   if (walked) {
     std::vector<std::string> expected;
     for (const std::string& name : walked_names) {
@@ -54,7 +54,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     }
   }
   for (const std::string& name : {std::string(), std::string("f"), std::string("_Znwm"), std::string(300, 'x')}) {
-    std::vector<opkit::check::SymbolDefinition> found;
+    std::vector<opkit::elf::SymbolDefinition> found;
     index.find(name, found);
   }
   return 0;

@@ -1,5 +1,5 @@
 #include "opkit/build/portable.hpp"
-#include "opkit/check/elf_archive.hpp"
+#include "opkit/elf/elf_archive.hpp"
 #include "opkit/check/profile.hpp"
 #include "opkit/project/runtime_policy.hpp"
 #include "opkit/util/error.hpp"
@@ -52,13 +52,13 @@ TEST(BuildPortable, CeilingsComeFromPoliciesAndCaptures)
 
 TEST(BuildPortable, ArchiveMembersAndTheirSymbols)
 {
-  std::vector<check::ArchiveMember> members = check::read_archive_members(libstdcxx_archive());
-  auto functexcept = std::find_if(members.begin(), members.end(),
-                                  [](const check::ArchiveMember& m) { return m.name == "functexcept.o"; });
+  std::vector<elf::ArchiveMember> members = elf::read_archive_members(libstdcxx_archive());
+  auto functexcept =
+    std::find_if(members.begin(), members.end(), [](const elf::ArchiveMember& m) { return m.name == "functexcept.o"; });
   ASSERT_NE(functexcept, members.end());
   EXPECT_TRUE(contains(functexcept->defines, "_ZSt28__throw_bad_array_new_lengthv"));
   EXPECT_FALSE(functexcept->needs.empty());
-  EXPECT_THROW(check::read_archive_members("/proc/self/exe"), Error);
+  EXPECT_THROW(elf::read_archive_members("/proc/self/exe"), Error);
 }
 
 TEST(BuildPortable, TheMembersAboveACeilingAreKeptOnce)
@@ -70,9 +70,9 @@ TEST(BuildPortable, TheMembersAboveACeilingAreKeptOnce)
   EXPECT_TRUE(contains(first.symbols, "_ZSt28__throw_bad_array_new_lengthv")); // GLIBCXX_3.4.29
   EXPECT_FALSE(contains(first.symbols, "_ZSt17__throw_bad_allocv"));           // GLIBCXX_3.4
   // The archive defines the newer symbol, while an older one of the same member is local.
-  std::vector<check::ArchiveMember> kept = check::read_archive_members(first.archive);
+  std::vector<elf::ArchiveMember> kept = elf::read_archive_members(first.archive);
   auto functexcept =
-    std::find_if(kept.begin(), kept.end(), [](const check::ArchiveMember& m) { return m.name == "functexcept.o"; });
+    std::find_if(kept.begin(), kept.end(), [](const elf::ArchiveMember& m) { return m.name == "functexcept.o"; });
   ASSERT_NE(functexcept, kept.end());
   EXPECT_TRUE(contains(functexcept->defines, "_ZSt28__throw_bad_array_new_lengthv"));
   EXPECT_FALSE(contains(functexcept->defines, "_ZSt17__throw_bad_allocv"));
@@ -106,9 +106,9 @@ TEST(BuildPortable, DataTheTargetHasStaysTheTargetsOneCopy)
   // libstdc++ has) must be the target's, or strings freed there crash.
   build::NonsharedLibstdcxx nonshared = build::ensure_nonshared_libstdcxx("g++", {"3.4.21", "1.3.9"});
   ASSERT_TRUE(contains(nonshared.members, "cow-string-inst.o"));
-  std::vector<check::ArchiveMember> kept = check::read_archive_members(nonshared.archive);
+  std::vector<elf::ArchiveMember> kept = elf::read_archive_members(nonshared.archive);
   auto cow =
-    std::find_if(kept.begin(), kept.end(), [](const check::ArchiveMember& m) { return m.name == "cow-string-inst.o"; });
+    std::find_if(kept.begin(), kept.end(), [](const elf::ArchiveMember& m) { return m.name == "cow-string-inst.o"; });
   ASSERT_NE(cow, kept.end());
   EXPECT_TRUE(contains(cow->needs, "_ZNSs4_Rep20_S_empty_rep_storageE"));
   EXPECT_FALSE(contains(cow->defines, "_ZNSs4_Rep20_S_empty_rep_storageE"));
@@ -126,7 +126,7 @@ TEST(BuildPortable, PrebuiltStaticLibrariesAreBoundToTheTargetsVersions)
             0);
   ASSERT_EQ(run_process({"ar", "rcs", (dir / "libonce.a").string(), (dir / "once.o").string()}).exit_code, 0);
   std::filesystem::path pinned = build::pin_static_libraries({dir / "libonce.a"}, {{"pthread_once", "GLIBC_2.2.5"}});
-  std::vector<check::ArchiveMember> members = check::read_archive_members(pinned / "libonce.a");
+  std::vector<elf::ArchiveMember> members = elf::read_archive_members(pinned / "libonce.a");
   ASSERT_EQ(members.size(), 1U);
   EXPECT_TRUE(contains(members[0].needs, "pthread_once@GLIBC_2.2.5"));
   EXPECT_FALSE(contains(members[0].needs, "pthread_once"));
@@ -147,9 +147,9 @@ TEST(BuildPortable, TheFunctionsUsingASymbolAreNamed)
     run_process({"gcc", "-c", "-fPIC", "-fno-builtin", (dir / "widest.c").string(), "-o", (dir / "widest.o").string()})
       .exit_code,
     0);
-  auto users = check::functions_referencing(dir / "widest.o", {"fmaxf64", "sqrt"});
+  auto users = elf::functions_referencing(dir / "widest.o", {"fmaxf64", "sqrt"});
   ASSERT_EQ(users.size(), 1U);
   EXPECT_EQ(users["fmaxf64"], (std::vector<std::string>{"widest", "twice"}));
-  EXPECT_TRUE(check::functions_referencing(dir / "widest.c", {"fmaxf64"}).empty()); // not an object
+  EXPECT_TRUE(elf::functions_referencing(dir / "widest.c", {"fmaxf64"}).empty()); // not an object
   std::filesystem::remove_all(dir);
 }

@@ -1,4 +1,4 @@
-// The CPU-feature scan (cpu/scan over check/elf_code): libraries compiled
+// The CPU-feature scan (cpu/scan over elf/elf_code): libraries compiled
 // here with the system compiler (never run: the machine may lack AVX-512),
 // load-time code told apart from the rest, baselines from configs/cpu/.
 

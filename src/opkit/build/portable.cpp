@@ -1,8 +1,8 @@
 #include "opkit/build/portable.hpp"
 
 #include "opkit/build/pch.hpp"
-#include "opkit/check/elf_archive.hpp"
-#include "opkit/check/elf_file.hpp"
+#include "opkit/elf/elf_archive.hpp"
+#include "opkit/elf/elf_file.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/project/version.hpp"
 #include "opkit/sdk/store.hpp"
@@ -91,10 +91,10 @@ compiler_libstdcxx(const std::string& compiler)
 using TargetHas = std::map<std::string, bool>; // exported name -> some version of it is within the ceiling
 
 TargetHas
-target_has_of(const check::ElfInfo& shared, const CxxCeiling& ceiling)
+target_has_of(const elf::ElfInfo& shared, const CxxCeiling& ceiling)
 {
   TargetHas target_has;
-  for (const check::ElfSymbol& symbol : shared.dynamic_symbols) {
+  for (const elf::ElfSymbol& symbol : shared.dynamic_symbols) {
     if (symbol.defined) {
       target_has[symbol.name] = target_has[symbol.name] || within(symbol.version, ceiling);
     }
@@ -116,7 +116,7 @@ framework_gives(const FrameworkExports& framework, const std::string& name)
 }
 
 std::vector<size_t>
-choose_members(const std::vector<check::ArchiveMember>& members, const TargetHas& target_has,
+choose_members(const std::vector<elf::ArchiveMember>& members, const TargetHas& target_has,
                const FrameworkExports& framework, std::vector<std::string>& above, std::set<std::string>& keep)
 {
   std::map<std::string, size_t> definer;
@@ -193,7 +193,7 @@ symbol_bindings(const check::Profile& target)
       continue;
     }
     std::map<std::string, std::vector<std::pair<std::string, bool>>> versions;
-    host->symbols.for_each([&versions, glibc](std::string_view name, const check::SymbolDefinition& definition) {
+    host->symbols.for_each([&versions, glibc](std::string_view name, const elf::SymbolDefinition& definition) {
       std::string version(definition.version);
       if (glibc ? starts_with(version, "GLIBC_2")
                 : starts_with(version, "GLIBCXX_3") || starts_with(version, "CXXABI_1")) {
@@ -259,7 +259,7 @@ FrameworkExports
 framework_exports(const check::Profile& profile)
 {
   FrameworkExports exports;
-  std::vector<check::ExportedSymbols> tables;
+  std::vector<elf::ExportedSymbols> tables;
   for (const check::ProfileLibrary& library : profile.libraries) {
     if (library.framework && library.symbols_known) {
       exports.identity += fmt::format("{} {} {}\n", library.soname, library.path,
@@ -269,8 +269,8 @@ framework_exports(const check::Profile& profile)
   }
   if (!tables.empty()) {
     exports.defines = [tables](const std::string& name) {
-      for (const check::ExportedSymbols& table : tables) {
-        for (const check::SymbolDefinition& definition : table.find(name)) {
+      for (const elf::ExportedSymbols& table : tables) {
+        for (const elf::SymbolDefinition& definition : table.find(name)) {
           if (!definition.hidden) {
             return true;
           }
@@ -307,9 +307,9 @@ ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceilin
     result.archive = result.members.empty() ? stdfs::path() : dir / k_archive_name;
     return result;
   }
-  std::vector<check::ArchiveMember> members = check::read_archive_members(archive);
+  std::vector<elf::ArchiveMember> members = elf::read_archive_members(archive);
   std::set<std::string> keep;
-  TargetHas target_has = target_has_of(check::read_elf(shared), ceiling);
+  TargetHas target_has = target_has_of(elf::read_elf(shared), ceiling);
   std::vector<size_t> chosen = choose_members(members, target_has, framework, result.symbols, keep);
   fs::StagingDir staging(store);
   std::string text = fmt::format("# libstdc++ members above GLIBCXX_{} / CXXABI_{} from {}\n", ceiling.glibcxx,
@@ -344,7 +344,7 @@ ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceilin
           references.push_back(name);
         }
       }
-      check::make_references(object, references);
+      elf::make_references(object, references);
       std::set<std::string> shared_data(references.begin(), references.end());
       std::string local;
       for (const std::string& name : members[i].defines) {
@@ -397,7 +397,7 @@ pin_static_libraries(const std::vector<stdfs::path>& libraries, const SymbolBind
   for (const stdfs::path& library : libraries) {
     // References only: what the library defines itself keeps its name.
     std::set<std::string> defined;
-    for (const check::ArchiveMember& member : check::read_archive_members(library)) {
+    for (const elf::ArchiveMember& member : elf::read_archive_members(library)) {
       defined.insert(member.defines.begin(), member.defines.end());
     }
     std::string renames;
@@ -545,7 +545,7 @@ entities_bringing_in(const std::vector<stdfs::path>& archives, const std::vector
 {
   std::map<std::string, std::vector<std::string>> found; // glibc symbol -> lines
   for (const stdfs::path& archive : archives) {
-    std::vector<check::ArchiveMember> members = check::read_archive_members(archive);
+    std::vector<elf::ArchiveMember> members = elf::read_archive_members(archive);
     std::map<std::string, size_t> definer;
     for (size_t i = 0; i < members.size(); ++i) {
       for (const std::string& name : members[i].defines) {
@@ -572,7 +572,7 @@ entities_bringing_in(const std::vector<stdfs::path>& archives, const std::vector
           wanted.insert(symbol);
         }
         for (const stdfs::path& object : objects) {
-          for (const auto& [symbol, callers] : check::functions_referencing(object, wanted)) {
+          for (const auto& [symbol, callers] : elf::functions_referencing(object, wanted)) {
             for (const std::string& caller : callers) {
               found[name].push_back(fmt::format("{} (libstdc++'s {}, linked in statically), called by {} in {}",
                                                 check::demangle(symbol), members[candidates[symbol]].name,
@@ -616,7 +616,7 @@ name_users_of_unbound_glibc_symbols(check::CheckReport& report, const std::vecto
       continue;
     }
     for (const stdfs::path& object : objects) {
-      std::map<std::string, std::vector<std::string>> users = check::functions_referencing(object, names);
+      std::map<std::string, std::vector<std::string>> users = elf::functions_referencing(object, names);
       for (check::SymbolRef& symbol : finding.symbols) {
         auto found = users.find(symbol.mangled);
         for (size_t i = 0; found != users.end() && i < found->second.size(); ++i) {

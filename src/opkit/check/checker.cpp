@@ -172,7 +172,7 @@ optional_library_finding(const ProfileLibrary& library, const CheckTarget& targe
 // op; an object with DT_RUNPATH takes that only (and ignores DT_RPATH). Then
 // the target's directories.
 void
-add_needed(const ElfInfo& elf, const stdfs::path& path, const CheckTarget& target, LoadSet& set,
+add_needed(const elf::ElfInfo& elf, const stdfs::path& path, const CheckTarget& target, LoadSet& set,
            std::vector<Finding>& findings, int depth, const std::vector<std::string>& inherited)
 {
   stdfs::path origin = stdfs::absolute(path).parent_path();
@@ -205,9 +205,9 @@ add_needed(const ElfInfo& elf, const stdfs::path& path, const CheckTarget& targe
       findings.push_back(missing_library_finding(soname, set, target, origin));
       continue;
     }
-    ElfInfo dep;
+    elf::ElfInfo dep;
     try {
-      dep = read_elf(file);
+      dep = elf::read_elf(file);
     } catch (const Error& e) {
       findings.push_back(broken_library_finding(soname, file, e.what()));
       continue;
@@ -224,13 +224,13 @@ add_needed(const ElfInfo& elf, const stdfs::path& path, const CheckTarget& targe
 // Each library answers through its own table (in memory or a mapped index),
 // so a check costs lookups of the op's undefined symbols, not a map of every export.
 bool
-resolves(const ElfSymbol& ref, const std::string& need_file, const LoadSet& set)
+resolves(const elf::ElfSymbol& ref, const std::string& need_file, const LoadSet& set)
 {
   for (const ProfileLibrary* library : set.libraries) {
     if (!set.visible(library)) {
       continue;
     }
-    for (const SymbolDefinition& def : library->symbols.find(ref.name)) {
+    for (const elf::SymbolDefinition& def : library->symbols.find(ref.name)) {
       if (library->symbols_up_to_ceilings) {
         // The target's library: a version within the ceilings was its default
         // one there, even where this machine's newer library has hidden it.
@@ -270,10 +270,10 @@ ceiling_text(const ProfileLibrary& library, const std::string& family)
 
 // Every required version the target lacks, one finding per (library, family).
 void
-check_version_needs(const ElfInfo& elf, const LoadSet& set, std::vector<Finding>& findings)
+check_version_needs(const elf::ElfInfo& elf, const LoadSet& set, std::vector<Finding>& findings)
 {
   std::map<std::pair<std::string, std::string>, Finding> by_family;
-  for (const ElfVersionNeed& need : elf.version_needs) {
+  for (const elf::ElfVersionNeed& need : elf.version_needs) {
     const ProfileLibrary* library = set.find(need.file);
     if (library == nullptr) {
       continue; // reported as a missing library
@@ -292,7 +292,7 @@ check_version_needs(const ElfInfo& elf, const LoadSet& set, std::vector<Finding>
       finding.remedy =
         "build with a toolchain no newer than the target's (e.g. the manylinux2014 devtoolset image "
         "for CentOS 7-based runtimes), or target a runtime that has it (opkit check --runtime/--profile)";
-      for (const ElfSymbol& symbol : elf.dynamic_symbols) {
+      for (const elf::ElfSymbol& symbol : elf.dynamic_symbols) {
         if (!symbol.defined && symbol.version == version) {
           finding.symbols.push_back({symbol.name, demangle(symbol.name), symbol.version, {}});
         }
@@ -305,10 +305,10 @@ check_version_needs(const ElfInfo& elf, const LoadSet& set, std::vector<Finding>
 }
 
 std::map<std::string, std::string>
-need_file_by_version(const ElfInfo& elf)
+need_file_by_version(const elf::ElfInfo& elf)
 {
   std::map<std::string, std::string> files;
-  for (const ElfVersionNeed& need : elf.version_needs) {
+  for (const elf::ElfVersionNeed& need : elf.version_needs) {
     for (const std::string& version : need.versions) {
       files[version] = need.file;
     }
@@ -319,7 +319,7 @@ need_file_by_version(const ElfInfo& elf)
 // Device code linked in (.nv_fatbin) is a dependency on the target's GPU stack
 // even when the CUDA runtime is linked statically and no libcudart is needed.
 void
-add_cuda_finding(const ElfInfo& elf, const CheckTarget& target, std::vector<Finding>& findings)
+add_cuda_finding(const elf::ElfInfo& elf, const CheckTarget& target, std::vector<Finding>& findings)
 {
   bool device_code =
     std::find(elf.section_names.begin(), elf.section_names.end(), ".nv_fatbin") != elf.section_names.end();
@@ -333,7 +333,7 @@ add_cuda_finding(const ElfInfo& elf, const CheckTarget& target, std::vector<Find
   // cudart stub, which loads libcudart.so.N at run time. With none, the
   // runtime is linked in.
   std::vector<std::string> runtime_calls;
-  for (const ElfSymbol& symbol : elf.dynamic_symbols) {
+  for (const elf::ElfSymbol& symbol : elf.dynamic_symbols) {
     if (!symbol.defined && (starts_with(symbol.name, "cuda") || starts_with(symbol.name, "__cuda"))) {
       runtime_calls.push_back(symbol.name);
     }
@@ -381,7 +381,7 @@ take_unreached_framework_symbols(std::vector<SymbolRef> unresolved, const LoadSe
     Finding finding;
     for (SymbolRef& symbol : unresolved) {
       bool defines = false;
-      for (const SymbolDefinition& def : library->symbols.find(symbol.mangled)) {
+      for (const elf::SymbolDefinition& def : library->symbols.find(symbol.mangled)) {
         defines = defines || !def.hidden || library->symbols_up_to_ceilings;
       }
       (defines ? finding.symbols : rest).push_back(std::move(symbol));
@@ -442,7 +442,7 @@ name_other_version(Finding& finding, const CheckTarget& target)
 // frameworks that export its missing symbols (the strongest clue), its wheel,
 // its path, the framework library it needs.
 Provenance
-prebuilt_provenance(const stdfs::path& library, const ElfInfo& elf, const CheckTarget& target,
+prebuilt_provenance(const stdfs::path& library, const elf::ElfInfo& elf, const CheckTarget& target,
                     const std::vector<std::string>& exporting_versions)
 {
   std::string framework_needed, range;
@@ -504,7 +504,7 @@ demangle(const std::string& mangled)
 CheckReport
 check_library(const stdfs::path& library, const CheckTarget& target)
 {
-  ElfInfo elf = read_elf(library, SymbolScope::undefined);
+  elf::ElfInfo elf = elf::read_elf(library, elf::SymbolScope::undefined);
   CheckReport report;
   report.library = library.string();
   report.target = target.framework_version.empty()
@@ -521,7 +521,7 @@ check_library(const stdfs::path& library, const CheckTarget& target)
 
   std::map<std::string, std::string> need_files = need_file_by_version(elf);
   std::vector<SymbolRef> unresolved;
-  for (const ElfSymbol& symbol : elf.dynamic_symbols) {
+  for (const elf::ElfSymbol& symbol : elf.dynamic_symbols) {
     if (symbol.defined || symbol.name.empty()) {
       continue;
     }

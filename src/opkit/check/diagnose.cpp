@@ -1,6 +1,6 @@
 #include "opkit/check/diagnose.hpp"
 
-#include "opkit/check/mangled.hpp"
+#include "opkit/elf/mangled.hpp"
 
 #include "opkit/util/strings.hpp"
 
@@ -27,7 +27,7 @@ replace_all(std::string text, const std::string& from, const std::string& to)
 std::string
 without_version_skew(const std::string& demangled)
 {
-  std::string text = without_abseil_lts(demangled);
+  std::string text = elf::without_abseil_lts(demangled);
   for (const char* status : {"tensorflow::Status", "tsl::Status", "absl::Status"}) {
     text = replace_all(text, status, "Status");
   }
@@ -38,7 +38,7 @@ without_version_skew(const std::string& demangled)
 bool
 other_abseil(const SymbolRef& symbol, const std::unordered_set<std::string>& framework_abseil)
 {
-  std::string lts = framework_abseil.empty() ? std::string() : abseil_lts(symbol.mangled);
+  std::string lts = framework_abseil.empty() ? std::string() : elf::abseil_lts(symbol.mangled);
   return !lts.empty() && framework_abseil.count(lts) == 0;
 }
 
@@ -62,31 +62,31 @@ index_exports(const std::vector<const ProfileLibrary*>& frameworks, const std::v
   std::unordered_set<std::string> keys;
   bool want_abseil = false;
   for (const SymbolRef& symbol : unresolved) {
-    if (std::string key = name_key(symbol.mangled); !key.empty()) {
+    if (std::string key = elf::name_key(symbol.mangled); !key.empty()) {
       keys.insert(std::move(key));
     }
-    want_abseil = want_abseil || !abseil_lts(symbol.mangled).empty();
+    want_abseil = want_abseil || !elf::abseil_lts(symbol.mangled).empty();
   }
   ExportIndex index;
   std::string key;
   // A framework is built against one abseil release: the first export naming one says which.
   bool abseil_taken = !want_abseil;
   auto names_abseil = [&](std::string_view name) {
-    if (abseil_taken || name.find("12lts_") == std::string_view::npos || abseil_lts(name).empty()) {
+    if (abseil_taken || name.find("12lts_") == std::string_view::npos || elf::abseil_lts(name).empty()) {
       return false;
     }
     abseil_taken = true;
     return true;
   };
   auto shares_key = [&](std::string_view name) {
-    name_key(name, key);
+    elf::name_key(name, key);
     return !key.empty() && keys.count(key) != 0;
   };
   for (const ProfileLibrary* library : frameworks) {
     library->symbols.for_each_matching(
       [&](std::string_view name) { return starts_with(name, "_Z") && (names_abseil(name) || shares_key(name)); },
-      [&](std::string_view name, const SymbolDefinition&) {
-        if (std::string lts = abseil_lts(name); !lts.empty() && index.abseil.empty()) {
+      [&](std::string_view name, const elf::SymbolDefinition&) {
+        if (std::string lts = elf::abseil_lts(name); !lts.empty() && index.abseil.empty()) {
           index.abseil.insert(std::move(lts));
         }
         if (!shares_key(name)) {

@@ -1,6 +1,6 @@
 #include "opkit/check/indexed_library.hpp"
 
-#include "opkit/check/symbol_index.hpp"
+#include "opkit/elf/symbol_index.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -20,10 +20,10 @@ namespace {
 // where it is read; should a lookup meet a corrupt entry, this process reads
 // the library itself from then on, and the index is deleted so that the next
 // run remakes it.
-class IndexedSymbols : public SymbolTable
+class IndexedSymbols : public elf::SymbolTable
 {
 public:
-  IndexedSymbols(std::shared_ptr<const SymbolIndex> index, stdfs::path library, stdfs::path index_file)
+  IndexedSymbols(std::shared_ptr<const elf::SymbolIndex> index, stdfs::path library, stdfs::path index_file)
     : m_index(std::move(index))
     , m_library(std::move(library))
     , m_index_file(std::move(index_file))
@@ -32,24 +32,25 @@ public:
 
   size_t size() const override { return m_corrupt ? fallback().size() : m_index->size(); }
 
-  std::vector<SymbolDefinition> find(std::string_view name) const override
+  std::vector<elf::SymbolDefinition> find(std::string_view name) const override
   {
-    std::vector<SymbolDefinition> found;
+    std::vector<elf::SymbolDefinition> found;
     if (!m_corrupt && m_index->find(name, found)) {
       return found;
     }
     return fallback().find(name);
   }
 
-  void for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override
+  void for_each(const std::function<void(std::string_view, const elf::SymbolDefinition&)>& visit) const override
   {
     if (m_corrupt || !m_index->for_each(visit)) {
       fallback().for_each(visit);
     }
   }
 
-  void for_each_matching(const std::function<bool(std::string_view)>& wanted,
-                         const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override
+  void for_each_matching(
+    const std::function<bool(std::string_view)>& wanted,
+    const std::function<void(std::string_view, const elf::SymbolDefinition&)>& visit) const override
   {
     if (m_corrupt || !m_index->for_each_matching(wanted, visit)) {
       fallback().for_each_matching(wanted, visit);
@@ -57,47 +58,42 @@ public:
   }
 
 private:
-  const SymbolTable& fallback() const
+  const elf::SymbolTable& fallback() const
   {
     std::call_once(m_fallback_once, [this] {
       m_corrupt = true;
       log_debug("symbol index: {} is corrupt; reading {} itself, and removing the index", m_index_file, m_library);
       std::error_code ec;
       stdfs::remove(m_index_file, ec); // the next run remakes it
-      m_read = library_from_elf(read_elf(m_library), m_library).symbols;
+      m_read = library_from_elf(elf::read_elf(m_library), m_library).symbols;
     });
     return m_read.table();
   }
 
-  std::shared_ptr<const SymbolIndex> m_index;
+  std::shared_ptr<const elf::SymbolIndex> m_index;
   stdfs::path m_library;
   stdfs::path m_index_file;
   mutable std::once_flag m_fallback_once;
   mutable std::atomic<bool> m_corrupt{false};
-  mutable ExportedSymbols m_read;
+  mutable elf::ExportedSymbols m_read;
 };
 
 ProfileLibrary
-mapped_library(const stdfs::path& library, const IndexPlace& place, std::shared_ptr<const SymbolIndex> index)
+mapped_library(const stdfs::path& library, const IndexPlace& place, std::shared_ptr<const elf::SymbolIndex> index)
 {
   log_debug("symbol index: mapped {} for {} ({} symbols)", place.file, library, index->size());
   std::string soname = index->soname();
   std::vector<std::string> versions = index->version_definitions();
   auto symbols = std::make_shared<IndexedSymbols>(std::move(index), library, place.file);
-  return known_library(std::move(soname), library, std::move(versions), ExportedSymbols(std::move(symbols)));
+  return known_library(std::move(soname), library, std::move(versions), elf::ExportedSymbols(std::move(symbols)));
 }
 
-// Reads the library, writes its index, and returns the library as read. The
-// stamp is taken before the read: a change during the read leaves a stale
-// index (remade next time), never a current-looking index of old contents.
+// Reads the library, writes its index, and returns the library as read.
 ProfileLibrary
 read_and_write_index(const stdfs::path& library, const stdfs::path& index_file)
 {
-  SourceStamp stamp = stamp_of(library);
-  ProfileLibrary read = library_from_elf(read_elf(library), library);
-  fs::create_dirs(index_file.parent_path());
-  fs::write_file_atomic(index_file, build_symbol_index(read, stamp));
-  return read;
+  elf::LibraryExports read = elf::write_symbol_index(library, index_file);
+  return known_library(std::move(read.soname), library, std::move(read.versions), std::move(read.symbols));
 }
 
 } // namespace
@@ -111,24 +107,18 @@ cache_place(const stdfs::path& library)
   return {file, home / "locks" / "cache.lock"};
 }
 
-void
-write_symbol_index(const stdfs::path& library, const stdfs::path& index_file)
-{
-  read_and_write_index(library, index_file);
-}
-
 ProfileLibrary
 indexed_library(const stdfs::path& library, const IndexPlace& place)
 {
-  SourceStamp stamp = stamp_of(library);
-  SymbolIndex::Opened opened = SymbolIndex::open(place.file, stamp);
+  elf::SourceStamp stamp = elf::stamp_of(library);
+  elf::SymbolIndex::Opened opened = elf::SymbolIndex::open(place.file, stamp);
   if (opened.index) {
     return mapped_library(library, place, std::move(opened.index));
   }
   try {
     fs::FileLock lock(place.lock);
     // Another process may have made it while this one waited for the lock.
-    SymbolIndex::Opened again = SymbolIndex::open(place.file, stamp);
+    elf::SymbolIndex::Opened again = elf::SymbolIndex::open(place.file, stamp);
     if (again.index) {
       return mapped_library(library, place, std::move(again.index));
     }
@@ -140,38 +130,39 @@ indexed_library(const stdfs::path& library, const IndexPlace& place)
       throw; // the library itself is malformed: the caller reports it
     }
     log_debug("symbol index: {} ({}); reading {} itself", e.what(), place.file, library);
-    return library_from_elf(read_elf(library), library);
+    return library_from_elf(elf::read_elf(library), library);
   }
 }
 
 namespace {
 
 // An index with no library behind it: a corrupt entry is a lookup that finds nothing.
-class KeptIndexSymbols : public SymbolTable
+class KeptIndexSymbols : public elf::SymbolTable
 {
 public:
-  explicit KeptIndexSymbols(std::shared_ptr<const SymbolIndex> index)
+  explicit KeptIndexSymbols(std::shared_ptr<const elf::SymbolIndex> index)
     : m_index(std::move(index))
   {
   }
   size_t size() const override { return m_index->size(); }
-  std::vector<SymbolDefinition> find(std::string_view name) const override
+  std::vector<elf::SymbolDefinition> find(std::string_view name) const override
   {
-    std::vector<SymbolDefinition> found;
-    return m_index->find(name, found) ? found : std::vector<SymbolDefinition>{};
+    std::vector<elf::SymbolDefinition> found;
+    return m_index->find(name, found) ? found : std::vector<elf::SymbolDefinition>{};
   }
-  void for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override
+  void for_each(const std::function<void(std::string_view, const elf::SymbolDefinition&)>& visit) const override
   {
     m_index->for_each(visit);
   }
-  void for_each_matching(const std::function<bool(std::string_view)>& wanted,
-                         const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override
+  void for_each_matching(
+    const std::function<bool(std::string_view)>& wanted,
+    const std::function<void(std::string_view, const elf::SymbolDefinition&)>& visit) const override
   {
     m_index->for_each_matching(wanted, visit);
   }
 
 private:
-  std::shared_ptr<const SymbolIndex> m_index;
+  std::shared_ptr<const elf::SymbolIndex> m_index;
 };
 
 } // namespace
@@ -179,7 +170,7 @@ private:
 std::optional<ProfileLibrary>
 index_only_library(const stdfs::path& index_file)
 {
-  SymbolIndex::Opened opened = SymbolIndex::open(index_file, std::nullopt);
+  elf::SymbolIndex::Opened opened = elf::SymbolIndex::open(index_file, std::nullopt);
   if (!opened.index) {
     log_debug("symbol index: {} not used: {}", index_file, opened.problem);
     return std::nullopt;
@@ -187,7 +178,7 @@ index_only_library(const stdfs::path& index_file)
   std::string soname = opened.index->soname();
   std::vector<std::string> versions = opened.index->version_definitions();
   auto symbols = std::make_shared<KeptIndexSymbols>(std::move(opened.index));
-  return known_library(std::move(soname), "", std::move(versions), ExportedSymbols(std::move(symbols)));
+  return known_library(std::move(soname), "", std::move(versions), elf::ExportedSymbols(std::move(symbols)));
 }
 
 } // namespace opkit::check

@@ -20,11 +20,6 @@ struct IndexPlace
 IndexPlace
 cache_place(const std::filesystem::path& library);
 
-// Reads `library` and writes its index to `index_file` atomically (opkit sdk
-// add: into the staging folder, so the index is part of the import).
-void
-write_symbol_index(const std::filesystem::path& library, const std::filesystem::path& index_file);
-
 // `library` as a profile library whose symbols are looked up in its index.
 // The index at place.file is mapped when it is current; when it is missing,
 // stale, foreign or corrupt it is remade from the ELF, atomically, under

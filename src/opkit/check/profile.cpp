@@ -3,6 +3,7 @@
 #include "opkit/check/ld_cache.hpp"
 
 #include "opkit/check/indexed_library.hpp"
+#include "opkit/elf/symbol_index.hpp"
 #include "opkit/project/version.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -64,7 +65,7 @@ Json
 library_json(const ProfileLibrary& library)
 {
   Json symbols = Json::array();
-  library.symbols.for_each([&symbols](std::string_view name, const SymbolDefinition& definition) {
+  library.symbols.for_each([&symbols](std::string_view name, const elf::SymbolDefinition& definition) {
     symbols.push_back(Json::array({name, definition.version, definition.hidden}));
   });
   return {{"soname", library.soname},
@@ -88,7 +89,7 @@ library_from_json(const Json& json)
   library.versions = json.value("versions", std::vector<std::string>());
   library.ceilings = json.value("ceilings", std::map<std::string, std::string>());
   library.extra_versions = json.value("extra_versions", std::vector<std::string>());
-  std::vector<ExportedSymbol> symbols;
+  std::vector<elf::ExportedSymbol> symbols;
   for (const Json& symbol : json.value("symbols", Json::array())) {
     symbols.push_back({symbol.at(0).get<std::string>(), symbol.at(1).get<std::string>(), symbol.at(2).get<bool>()});
   }
@@ -194,7 +195,8 @@ provides_version(const ProfileLibrary& library, const std::string& version)
 }
 
 ProfileLibrary
-known_library(std::string soname, const stdfs::path& path, std::vector<std::string> versions, ExportedSymbols symbols)
+known_library(std::string soname, const stdfs::path& path, std::vector<std::string> versions,
+              elf::ExportedSymbols symbols)
 {
   ProfileLibrary library;
   library.soname = std::move(soname);
@@ -207,16 +209,10 @@ known_library(std::string soname, const stdfs::path& path, std::vector<std::stri
 }
 
 ProfileLibrary
-library_from_elf(const ElfInfo& elf, const stdfs::path& path)
+library_from_elf(const elf::ElfInfo& elf, const stdfs::path& path)
 {
-  std::vector<ExportedSymbol> symbols;
-  for (const ElfSymbol& symbol : elf.dynamic_symbols) {
-    if (symbol.defined && (symbol.global || symbol.weak)) {
-      symbols.push_back({symbol.name, symbol.version, symbol.version_hidden});
-    }
-  }
-  return known_library(elf.soname.empty() ? path.filename().string() : elf.soname, path, elf.version_definitions,
-                       std::move(symbols));
+  elf::LibraryExports exports = elf::library_exports(elf, path);
+  return known_library(std::move(exports.soname), path, std::move(exports.versions), std::move(exports.symbols));
 }
 
 Profile
@@ -309,7 +305,7 @@ capture_profile(const std::vector<stdfs::path>& libraries, const std::string& na
   if (root.empty()) {
     for (const stdfs::path& path : libraries.empty() ? system_library_paths(profile.search_paths) : libraries) {
       stdfs::path real = stdfs::weakly_canonical(path);
-      profile.libraries.push_back(library_from_elf(read_elf(real), path));
+      profile.libraries.push_back(library_from_elf(elf::read_elf(real), path));
     }
     profile.description = fmt::format("{} libraries captured", profile.libraries.size());
     profile.cpu = host_cpu(); // a root is files: its CPU is not this one
@@ -332,7 +328,7 @@ capture_profile(const std::vector<stdfs::path>& libraries, const std::string& na
     if (file.empty()) {
       fail(ExitCode::usage, "{}: no such library in the root {}", inside, root);
     }
-    profile.libraries.push_back(library_from_elf(read_elf(file), inside));
+    profile.libraries.push_back(library_from_elf(elf::read_elf(file), inside));
   }
   bool has_libc = std::any_of(profile.libraries.begin(), profile.libraries.end(),
                               [](const ProfileLibrary& library) { return library.soname == "libc.so.6"; });

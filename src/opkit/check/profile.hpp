@@ -1,7 +1,7 @@
 #pragma once
 
-#include "opkit/check/elf_file.hpp"
-#include "opkit/check/symbol_table.hpp"
+#include "opkit/elf/elf_file.hpp"
+#include "opkit/elf/symbol_table.hpp"
 #include "opkit/project/runtime_policy.hpp"
 #include "opkit/util/json.hpp"
 
@@ -29,7 +29,7 @@ struct ProfileLibrary
   std::map<std::string, std::string> ceilings; // family -> max, from a policy
   std::vector<std::string> extra_versions;     // from a policy
   std::string optional_package;                // from a policy: not on every such system; who provides it
-  ExportedSymbols symbols;                     // when symbols_known: in memory or a mapped index
+  elf::ExportedSymbols symbols;                // when symbols_known: in memory or a mapped index
   // A policy library given the symbols of this machine's library of that
   // soname: a definition counts only when its version is within the
   // ceilings (glibc and libstdc++ keep every version they ever defined, so
@@ -91,12 +91,12 @@ host_library(const std::string& soname);
 
 // A profile library read from a real ELF file.
 ProfileLibrary
-library_from_elf(const ElfInfo& elf, const std::filesystem::path& path);
+library_from_elf(const elf::ElfInfo& elf, const std::filesystem::path& path);
 
 // A library whose symbols are known (read from a file, or from its index).
 ProfileLibrary
 known_library(std::string soname, const std::filesystem::path& path, std::vector<std::string> versions,
-              ExportedSymbols symbols);
+              elf::ExportedSymbols symbols);
 
 // The system part of a target from a policy in configs/runtimes/: every
 // library the policy lists is in the process (as the framework's own

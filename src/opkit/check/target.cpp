@@ -56,7 +56,7 @@ python_interpreter(const sdk::Sdk& sdk)
   ProfileLibrary library;
   library.soname = "python" + version + " (the interpreter)";
   library.symbols_known = true;
-  std::vector<ExportedSymbol> symbols;
+  std::vector<elf::ExportedSymbol> symbols;
   size_t start = 0;
   while (start < text->size()) {
     size_t end = text->find('\n', start);
@@ -67,7 +67,7 @@ python_interpreter(const sdk::Sdk& sdk)
     }
     start = end + 1;
   }
-  library.symbols = ExportedSymbols(std::move(symbols));
+  library.symbols = elf::ExportedSymbols(std::move(symbols));
   return library;
 }
 

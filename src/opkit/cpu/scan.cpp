@@ -1,7 +1,7 @@
 #include "opkit/cpu/scan.hpp"
 
 #include "opkit/check/checker.hpp"
-#include "opkit/check/elf_code.hpp"
+#include "opkit/elf/elf_code.hpp"
 #include "opkit/cpu/disassembler.hpp"
 
 #include <fmt/core.h>
@@ -15,10 +15,10 @@ namespace opkit::cpu {
 
 namespace {
 
-using check::CodeRegion;
-using check::ElfCode;
 using detail::Decoded;
 using detail::Flow;
+using elf::CodeRegion;
+using elf::ElfCode;
 
 // libgcc's CPU model, read by __builtin_cpu_supports and target_clones' resolvers.
 constexpr std::string_view k_dispatch_symbols[] = {"__cpu_model", "__cpu_indicator_init", "__cpu_features2"};
@@ -44,7 +44,7 @@ public:
     , m_limits(limits)
     , m_result(result)
   {
-    for (const check::CodeFunction& function : code.functions) {
+    for (const elf::CodeFunction& function : code.functions) {
       if (m_functions.size() >= m_limits.max_functions) {
         m_result.complete = false;
         break;
@@ -337,13 +337,13 @@ outside(const FunctionUse& use, const std::set<std::string>& cpu_features, std::
 CpuScan
 scan_library(const std::filesystem::path& library, const ScanLimits& limits)
 {
-  return scan_code(check::read_elf_code(library), limits);
+  return scan_code(elf::read_elf_code(library), limits);
 }
 
 CpuScan
 scan_library_bytes(std::string_view bytes, std::string_view name, const ScanLimits& limits)
 {
-  return scan_code(check::read_elf_code_bytes(bytes, name), limits);
+  return scan_code(elf::read_elf_code_bytes(bytes, name), limits);
 }
 
 Exceeding

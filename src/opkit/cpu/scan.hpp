@@ -57,7 +57,7 @@ struct ScanLimits
   size_t max_functions = 1'000'000;     // symbols plus code found by calls
 };
 
-// Reads an x86-64 shared library (check/elf_code) and disassembles it.
+// Reads an x86-64 shared library (elf/elf_code) and disassembles it.
 // Not ELF, truncated, malformed or another machine: Error(usage).
 CpuScan
 scan_library(const std::filesystem::path& library, const ScanLimits& limits = {});

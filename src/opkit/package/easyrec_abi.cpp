@@ -1,6 +1,6 @@
 #include "opkit/package/easyrec_abi.hpp"
 
-#include "opkit/check/mangled.hpp"
+#include "opkit/elf/mangled.hpp"
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -61,7 +61,7 @@ abi_from_symbols(const std::vector<std::string>& mangled)
     }
     if (name.find("St7__cxx11") != std::string::npos || name.find("B5cxx11") != std::string::npos) {
       ++cxx11;
-    } else if (check::has_old_std_string(name)) { // the old ABI's std::string
+    } else if (elf::has_old_std_string(name)) { // the old ABI's std::string
       ++old_string;
     }
   }
@@ -75,11 +75,11 @@ abi_from_symbols(const std::vector<std::string>& mangled)
 }
 
 LibraryTraits
-library_traits(const check::ElfInfo& elf)
+library_traits(const elf::ElfInfo& elf)
 {
   LibraryTraits traits;
   std::vector<std::string> names;
-  for (const check::ElfSymbol& symbol : elf.dynamic_symbols) {
+  for (const elf::ElfSymbol& symbol : elf.dynamic_symbols) {
     names.push_back(symbol.name);
   }
   traits.cxx11_abi = abi_from_symbols(names);
@@ -111,7 +111,7 @@ check_against_shipped(const stdfs::path& easyrec_dir, const std::vector<PackedOp
   for (const PackedOp& op : ops) {
     stdfs::path archive_path(op.archive_path);
     std::string folder = archive_path.parent_path().generic_string();
-    LibraryTraits mine = library_traits(check::read_elf(op.file));
+    LibraryTraits mine = library_traits(elf::read_elf(op.file));
     if (op.built_abi) {
       mine.cxx11_abi = op.built_abi;
     }
@@ -123,7 +123,7 @@ check_against_shipped(const stdfs::path& easyrec_dir, const std::vector<PackedOp
       }
       LibraryTraits theirs;
       try {
-        theirs = library_traits(check::read_elf(theirs_path));
+        theirs = library_traits(elf::read_elf(theirs_path));
       } catch (const Error&) {
         result.notes.push_back(
           fmt::format("{}: not an ELF shared object, not compared with {}", theirs_name, op.archive_path));

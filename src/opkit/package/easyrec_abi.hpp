@@ -1,6 +1,6 @@
 #pragma once
 
-#include "opkit/check/elf_file.hpp"
+#include "opkit/elf/elf_file.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -23,7 +23,7 @@ std::optional<int>
 abi_from_symbols(const std::vector<std::string>& mangled);
 
 LibraryTraits
-library_traits(const check::ElfInfo& elf);
+library_traits(const elf::ElfInfo& elf);
 
 // How `op` disagrees with `theirs`, one phrase per difference ("_GLIBCXX_USE_CXX11_ABI=0
 // against 1"); what either side does not show is not compared.

@@ -1,7 +1,7 @@
 #include "opkit/package/package.hpp"
 
 #include "opkit/build/builder.hpp"
-#include "opkit/check/elf_file.hpp"
+#include "opkit/elf/elf_file.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -187,7 +187,7 @@ read_build_record(const stdfs::path& info, const stdfs::path& library)
     throw Error(ExitCode::usage, fmt::format("{}: {} does not list {}", library, info, library.filename()), rerun);
   }
   try {
-    check::read_elf(library, check::SymbolScope::undefined);
+    elf::read_elf(library, elf::SymbolScope::undefined);
   } catch (const Error& e) {
     throw Error(ExitCode::usage, fmt::format("{}: not a complete library ({})", library, e.what()), rerun);
   }

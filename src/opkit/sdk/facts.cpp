@@ -1,7 +1,7 @@
 #include "opkit/sdk/facts.hpp"
 
-#include "opkit/check/elf_file.hpp"
-#include "opkit/check/mangled.hpp"
+#include "opkit/elf/elf_file.hpp"
+#include "opkit/elf/mangled.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -166,10 +166,10 @@ pick_framework_library(const stdfs::path& lib_dir, const project::FrameworkFlags
 }
 
 void
-apply_abi(Sdk& sdk, const check::ElfInfo& elf, const project::FrameworkFlags& flags)
+apply_abi(Sdk& sdk, const elf::ElfInfo& elf, const project::FrameworkFlags& flags)
 {
   std::vector<std::string> names;
-  for (const check::ElfSymbol& symbol : elf.dynamic_symbols) {
+  for (const elf::ElfSymbol& symbol : elf.dynamic_symbols) {
     if (symbol.defined) {
       names.push_back(symbol.name);
     }
@@ -278,13 +278,13 @@ count_spellings(const std::vector<std::string>& defined_symbols)
     }
     if (name.find("St7__cxx11") != std::string::npos || name.find("B5cxx11") != std::string::npos) {
       ++counts.cxx11;
-    } else if (check::has_old_std_string(name)) {
+    } else if (elf::has_old_std_string(name)) {
       ++counts.old_string;
     }
     if (name.find("St17basic_string_view") != std::string::npos) {
       ++counts.std_string_view;
     }
-    if (check::has_absl_string_view(name)) {
+    if (elf::has_absl_string_view(name)) {
       ++counts.absl_string_view;
     }
   }
@@ -340,7 +340,7 @@ derive_facts(const stdfs::path& staged_root, const std::string& source)
 
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   stdfs::path library = pick_framework_library(staged_root / "lib", flags);
-  check::ElfInfo elf = check::read_elf(library);
+  elf::ElfInfo elf = elf::read_elf(library);
   sdk.framework_library = library.filename().string();
   sdk.soname = elf.soname.empty() ? sdk.framework_library : elf.soname;
   if (sdk.soname != flags.framework_library) {

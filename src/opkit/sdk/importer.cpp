@@ -1,6 +1,6 @@
 #include "opkit/sdk/importer.hpp"
 
-#include "opkit/check/indexed_library.hpp"
+#include "opkit/elf/symbol_index.hpp"
 #include "opkit/sdk/facts.hpp"
 #include "opkit/sdk/import_progress.hpp"
 #include "opkit/sdk/store.hpp"
@@ -401,7 +401,7 @@ index_process_libraries(const stdfs::path& root)
   for (const stdfs::directory_entry& file : stdfs::directory_iterator(root / "process")) {
     stdfs::path name = file.path().filename();
     try {
-      check::write_symbol_index(file.path(), root / "symbols" / (name.string() + ".idx"));
+      elf::write_symbol_index(file.path(), root / "symbols" / (name.string() + ".idx"));
     } catch (const Error& error) {
       log_warning("{}: not indexed ({}); check will not count its symbols", name.string(), error.what());
     }
@@ -442,7 +442,7 @@ import_sdk(const stdfs::path& source, bool process_libraries)
            escape_text(sdk.id));
     }
     sdk.root = staging.path();
-    check::write_symbol_index(sdk.lib_dir() / sdk.framework_library, sdk.symbol_index());
+    elf::write_symbol_index(sdk.lib_dir() / sdk.framework_library, sdk.symbol_index());
     index_process_libraries(staging.path());
     sdk.root = store / sdk.id;
     fs::write_file_atomic(staging.path() / "sdk.json", json_text(to_json(sdk), 2) + "\n");

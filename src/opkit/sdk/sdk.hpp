@@ -37,7 +37,7 @@ struct Sdk
 
   std::filesystem::path include_dir() const { return root / "include"; }
   std::filesystem::path lib_dir() const { return root / "lib"; }
-  // The framework library's symbol index (check/symbol_index), made at import.
+  // The framework library's symbol index (elf/symbol_index), made at import.
   std::filesystem::path symbol_index() const { return root / "symbols" / (framework_library + ".idx"); }
 };
 

@@ -3,7 +3,7 @@
 
     python3 tests/fuzz/corpus-src/index_seeds.py tests/fuzz/corpus-index
 
-An independent writer of the format src/opkit/check/symbol_index.cpp
+An independent writer of the format src/opkit/elf/symbol_index.cpp
 documents (version 3), so the seeds also check that documentation: seed.idx
 must open in opkit. Then one variant per check of the reader. Deterministic.
 """

@@ -5,7 +5,7 @@
 
 Reads <corpus>/seed-x86_64.so (built from seed.cc, see ../README.md) and
 writes, next to it, the non-ELF inputs and one variant per check in
-src/opkit/check/elf_file.cpp (and a few libelf refusals libFuzzer found). Deterministic: the same seed gives the same
+src/opkit/elf/elf_file.cpp (and a few libelf refusals libFuzzer found). Deterministic: the same seed gives the same
 bytes. Variants that fail in the ELF header keep only the 64-byte header, so
 the corpus stays small.
 """

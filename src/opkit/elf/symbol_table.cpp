@@ -1,9 +1,9 @@
-#include "opkit/check/symbol_table.hpp"
+#include "opkit/elf/symbol_table.hpp"
 
 #include <algorithm>
 #include <numeric>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 MemorySymbolTable::MemorySymbolTable(std::vector<ExportedSymbol> symbols)
   : m_symbols(std::move(symbols))
@@ -57,4 +57,4 @@ ExportedSymbols::ExportedSymbols(std::shared_ptr<const SymbolTable> table)
 {
 }
 
-} // namespace opkit::check
+} // namespace opkit::elf

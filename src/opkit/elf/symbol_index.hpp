@@ -1,7 +1,7 @@
 #pragma once
 
-#include "opkit/check/profile.hpp"
-#include "opkit/check/symbol_table.hpp"
+#include "opkit/elf/elf_file.hpp"
+#include "opkit/elf/symbol_table.hpp"
 #include "opkit/util/fs.hpp"
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 // The file an index was made from, as it was then: a different size or
 // modification time means the index is stale.
@@ -34,10 +34,31 @@ stamp_of(const std::filesystem::path& file);
 // format version, the source's stamp), a hash table over the exported names,
 // and their version names and strings. symbol_index.cpp documents the layout.
 
-// The bytes of an index of `library`: its soname, version definitions and
-// exported symbols, as made from a file with stamp `source`.
+// What an index holds of a library: its soname, version definitions and exports.
+struct LibraryExports
+{
+  std::string soname;
+  std::string path; // where it was read, for errors
+  std::vector<std::string> versions;
+  ExportedSymbols symbols;
+};
+
+// The exports of a library as read_elf read it: its defined global and weak
+// dynamic symbols; its soname, or the file's name when it has none.
+LibraryExports
+library_exports(const ElfInfo& elf, const std::filesystem::path& path);
+
+// The bytes of an index of `library`, as made from a file with stamp `source`.
 std::string
-build_symbol_index(const ProfileLibrary& library, const SourceStamp& source);
+build_symbol_index(const LibraryExports& library, const SourceStamp& source);
+
+// Reads `library` and writes its index to `index_file` atomically (opkit sdk
+// add: into the staging folder, so the index is part of the import); returns
+// what it read. The stamp is taken before the read: a change during the read
+// leaves a stale index (remade next time), never a current-looking index of
+// old contents. Errors: those of read_elf, Error(system) when it cannot write.
+LibraryExports
+write_symbol_index(const std::filesystem::path& library, const std::filesystem::path& index_file);
 
 // An index read back. Opening checks the header, the sizes against the file
 // and the small tables; the hash table is checked where it is read (the
@@ -109,4 +130,4 @@ private:
   mutable bool m_sound = false;
 };
 
-} // namespace opkit::check
+} // namespace opkit::elf

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 // Whether a mangled name uses the old ABI's std::string ("Ss") as a parameter
 // or template argument (after R, P, RK, PK, E or I) or as the class of a member
@@ -42,4 +42,4 @@ name_key(std::string_view mangled);
 void
 name_key(std::string_view mangled, std::string& key);
 
-} // namespace opkit::check
+} // namespace opkit::elf

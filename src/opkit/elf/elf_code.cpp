@@ -1,6 +1,6 @@
-#include "opkit/check/elf_code.hpp"
+#include "opkit/elf/elf_code.hpp"
 
-#include "opkit/check/elf_segments.hpp"
+#include "opkit/elf/elf_segments.hpp"
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/fs.hpp"
@@ -14,7 +14,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 namespace {
 
@@ -425,4 +425,4 @@ read_elf_code_bytes(std::string_view bytes, std::string_view name, const ElfCode
   return read_code_image(copy.data(), copy.size(), limits, name);
 }
 
-} // namespace opkit::check
+} // namespace opkit::elf

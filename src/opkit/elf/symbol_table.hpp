@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 // A symbol a library exports: defined, global or weak, default visibility.
 struct ExportedSymbol
@@ -27,7 +27,7 @@ struct SymbolDefinition
 };
 
 // The symbols one library exports, looked up by name: kept in memory, or a
-// mapped index file (check/symbol_index). Immutable once made.
+// mapped index file (elf/symbol_index). Immutable once made.
 class SymbolTable
 {
 public:
@@ -93,4 +93,4 @@ private:
   std::shared_ptr<const SymbolTable> m_table;
 };
 
-} // namespace opkit::check
+} // namespace opkit::elf

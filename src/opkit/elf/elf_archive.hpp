@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 struct ArchiveMember
 {
@@ -38,4 +38,4 @@ make_references(const std::filesystem::path& object, const std::vector<std::stri
 std::map<std::string, std::vector<std::string>>
 functions_referencing(const std::filesystem::path& object, const std::set<std::string>& names);
 
-} // namespace opkit::check
+} // namespace opkit::elf

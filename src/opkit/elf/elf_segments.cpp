@@ -1,4 +1,4 @@
-#include "opkit/check/elf_segments.hpp"
+#include "opkit/elf/elf_segments.hpp"
 
 #include "opkit/util/error.hpp"
 
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <map>
 
-namespace opkit::check::elf_detail {
+namespace opkit::elf::elf_detail {
 
 namespace {
 
@@ -315,4 +315,4 @@ sections_from_segments(Elf* elf, std::string_view image_bytes, const Segments& s
   return sections;
 }
 
-} // namespace opkit::check::elf_detail
+} // namespace opkit::elf::elf_detail

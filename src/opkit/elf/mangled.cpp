@@ -1,10 +1,10 @@
-#include "opkit/check/mangled.hpp"
+#include "opkit/elf/mangled.hpp"
 
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 namespace {
 
@@ -147,4 +147,4 @@ name_key(std::string_view mangled, std::string& key)
   }
 }
 
-} // namespace opkit::check
+} // namespace opkit::elf

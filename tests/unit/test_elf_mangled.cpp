@@ -1,12 +1,12 @@
-#include "opkit/check/mangled.hpp"
+#include "opkit/elf/mangled.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-using namespace opkit::check;
+using namespace opkit::elf;
 
-TEST(CheckMangled, OldStdString)
+TEST(ElfMangled, OldStdString)
 {
   EXPECT_TRUE(has_old_std_string("_ZN10tensorflow6StatusC1ENS_5error4CodeERKSs")); // RKSs
   EXPECT_TRUE(has_old_std_string("_ZN10tensorflow8str_util9LowercaseEPKSs"));      // PKSs
@@ -19,7 +19,7 @@ TEST(CheckMangled, OldStdString)
   EXPECT_FALSE(has_old_std_string(""));
 }
 
-TEST(CheckMangled, AbslStringView)
+TEST(ElfMangled, AbslStringView)
 {
   EXPECT_TRUE(has_absl_string_view("_ZN10tensorflow3FooEN4absl12lts_2022062311string_viewE"));
   EXPECT_TRUE(has_absl_string_view("_ZN10tensorflow3FooEN4absl11string_viewE"));
@@ -28,7 +28,7 @@ TEST(CheckMangled, AbslStringView)
   EXPECT_FALSE(has_absl_string_view("N4absl12lts_2022"));
 }
 
-TEST(CheckMangled, AbseilLts)
+TEST(ElfMangled, AbseilLts)
 {
   EXPECT_EQ(abseil_lts("_ZN4absl12lts_202206236StatusC1Ev"), "lts_20220623");
   EXPECT_EQ(abseil_lts("_ZN10tensorflow3FooEN4absl12lts_2021110211string_viewE"), "lts_20211102");
@@ -36,7 +36,7 @@ TEST(CheckMangled, AbseilLts)
   EXPECT_EQ(abseil_lts("_ZN4absl12lts_"), "");
 }
 
-TEST(CheckMangled, WithoutAbseilLts)
+TEST(ElfMangled, WithoutAbseilLts)
 {
   EXPECT_EQ(without_abseil_lts("absl::lts_20220623::Status f(absl::lts_20220623::string_view)"),
             "absl::Status f(absl::string_view)");
@@ -45,7 +45,7 @@ TEST(CheckMangled, WithoutAbseilLts)
   EXPECT_EQ(without_abseil_lts(""), "");
 }
 
-TEST(CheckMangled, LongNamesAreLinear)
+TEST(ElfMangled, LongNamesAreLinear)
 {
   // A 1 MB name once overflowed std::regex's recursion; the scans just walk it.
   std::string name = "_ZN10tensorflow" + std::string(1 << 20, 'S') + "N4absl12lts_";

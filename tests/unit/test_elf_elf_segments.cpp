@@ -1,8 +1,8 @@
-// The ELF reader through program headers (check/elf_segments): a library
+// The ELF reader through program headers (elf/elf_segments): a library
 // stripped of its section headers reads as it did with them, and what the
 // dynamic loader refuses is judged not loadable -- compared with dlopen itself.
 
-#include "opkit/check/elf_file.hpp"
+#include "opkit/elf/elf_file.hpp"
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/fs.hpp"
@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 namespace {
 
@@ -382,4 +382,4 @@ TEST(ElfSegments, SurvivesCorruptedInputWithoutSectionHeaders)
   EXPECT_GT(accepted, 0u);
 }
 
-} // namespace opkit::check
+} // namespace opkit::elf

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 // Executable bytes at a virtual address: an SHF_EXECINSTR section (".text",
 // ".init", ".plt"...), or an executable PT_LOAD segment when the file has no
@@ -71,4 +71,4 @@ read_elf_code(const std::filesystem::path& path, const ElfCodeLimits& limits = {
 ElfCode
 read_elf_code_bytes(std::string_view bytes, std::string_view name, const ElfCodeLimits& limits = {});
 
-} // namespace opkit::check
+} // namespace opkit::elf

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace opkit::check::elf_detail {
+namespace opkit::elf::elf_detail {
 
 // A little-endian unsigned value of T's width at `offset` of `bytes` (the
 // reader accepts only little-endian files), read without libelf; the caller
@@ -118,4 +118,4 @@ check_loadable(Elf* elf, size_t image_size, std::string_view name);
 DynamicSections
 sections_from_segments(Elf* elf, std::string_view image, const Segments& segments, std::string_view name);
 
-} // namespace opkit::check::elf_detail
+} // namespace opkit::elf::elf_detail

@@ -1,6 +1,6 @@
-#include "opkit/check/elf_file.hpp"
+#include "opkit/elf/elf_file.hpp"
 
-#include "opkit/check/elf_segments.hpp"
+#include "opkit/elf/elf_segments.hpp"
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/fs.hpp"
@@ -15,7 +15,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 namespace elf_detail {
 
@@ -542,4 +542,4 @@ read_elf_bytes(std::string_view bytes, std::string_view name, SymbolScope scope)
   return read_image(copy.data(), copy.size(), scope, name);
 }
 
-} // namespace opkit::check
+} // namespace opkit::elf

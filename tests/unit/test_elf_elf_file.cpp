@@ -1,4 +1,4 @@
-#include "opkit/check/elf_file.hpp"
+#include "opkit/elf/elf_file.hpp"
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/fs.hpp"
@@ -14,7 +14,7 @@
 
 #include <elf.h>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 namespace {
 
@@ -558,4 +558,4 @@ TEST(ElfFile, SurvivesCorruptedInput)
   EXPECT_GT(accepted, 0u);
 }
 
-} // namespace opkit::check
+} // namespace opkit::elf

@@ -1,5 +1,5 @@
 #include "opkit/check/indexed_library.hpp"
-#include "opkit/check/symbol_index.hpp"
+#include "opkit/elf/symbol_index.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/fs.hpp"
 
@@ -16,6 +16,7 @@
 
 using namespace opkit;
 using namespace opkit::check;
+using namespace opkit::elf;
 namespace stdfs = std::filesystem;
 
 namespace {
@@ -68,10 +69,10 @@ lookup(const SymbolIndex& index, std::string_view name)
   return definitions(found);
 }
 
-ProfileLibrary
+LibraryExports
 read_library(const stdfs::path& path)
 {
-  return library_from_elf(read_elf(path), path);
+  return library_exports(read_elf(path), path);
 }
 
 std::shared_ptr<const SymbolIndex>
@@ -153,10 +154,10 @@ set_mtime(const stdfs::path& path, time_t seconds)
 
 } // namespace
 
-TEST(CheckSymbolIndex, RoundTripAnswersAsTheElfDoes)
+TEST(ElfSymbolIndex, RoundTripAnswersAsTheElfDoes)
 {
   stdfs::path path = system_library("libstdc++.so.6");
-  ProfileLibrary library = read_library(path);
+  LibraryExports library = read_library(path);
   ASSERT_GT(library.symbols.size(), 1000U);
   std::shared_ptr<const SymbolIndex> index = parse_ok(build_symbol_index(library, stamp_of(path)));
   ASSERT_TRUE(index);
@@ -177,9 +178,9 @@ TEST(CheckSymbolIndex, RoundTripAnswersAsTheElfDoes)
   EXPECT_TRUE(lookup(*index, "").empty());
 }
 
-TEST(CheckSymbolIndex, NamesDefinedInSeveralVersionsKeepEach)
+TEST(ElfSymbolIndex, NamesDefinedInSeveralVersionsKeepEach)
 {
-  ProfileLibrary library;
+  LibraryExports library;
   library.soname = "libx.so.1";
   library.versions = {"X_1", "X_2"};
   library.symbols = {{"f", "X_1", true}, {"f", "X_2", false}, {"g", "", false}};
@@ -187,14 +188,14 @@ TEST(CheckSymbolIndex, NamesDefinedInSeveralVersionsKeepEach)
   ASSERT_TRUE(index);
   EXPECT_EQ(lookup(*index, "f"), (Definitions{{"X_1", true}, {"X_2", false}}));
   EXPECT_EQ(lookup(*index, "g"), (Definitions{{"", false}}));
-  ProfileLibrary empty;
+  LibraryExports empty;
   std::shared_ptr<const SymbolIndex> none = parse_ok(build_symbol_index(empty, {}));
   ASSERT_TRUE(none);
   EXPECT_EQ(none->size(), 0U);
   EXPECT_TRUE(lookup(*none, "f").empty());
 }
 
-TEST(CheckSymbolIndex, AStaleIndexIsDetectedAndRemade)
+TEST(ElfSymbolIndex, AStaleIndexIsDetectedAndRemade)
 {
   fs::TempDir dir;
   stdfs::path lib = dir.path() / "libgcc_s.so.1";
@@ -220,7 +221,7 @@ TEST(CheckSymbolIndex, AStaleIndexIsDetectedAndRemade)
   EXPECT_EQ(indexed_library(lib, place).symbols.size(), first.symbols.size()); // mapped now
 }
 
-TEST(CheckSymbolIndex, ForeignAndOtherFormatFilesAreRefused)
+TEST(ElfSymbolIndex, ForeignAndOtherFormatFilesAreRefused)
 {
   EXPECT_EQ(SymbolIndex::parse("").problem, "not an opkit symbol index");
   EXPECT_EQ(SymbolIndex::parse(std::string(200, 'x')).problem, "not an opkit symbol index");
@@ -231,7 +232,7 @@ TEST(CheckSymbolIndex, ForeignAndOtherFormatFilesAreRefused)
   EXPECT_EQ(SymbolIndex::open("/nonexistent/x.idx", {}).problem, "missing");
 }
 
-TEST(CheckSymbolIndex, TruncatedOrExtendedBytesAreRefused)
+TEST(ElfSymbolIndex, TruncatedOrExtendedBytesAreRefused)
 {
   std::string bytes = build_symbol_index(read_library(system_library("libgcc_s.so.1")), {});
   ASSERT_TRUE(parse_ok(bytes));
@@ -241,9 +242,9 @@ TEST(CheckSymbolIndex, TruncatedOrExtendedBytesAreRefused)
   EXPECT_FALSE(SymbolIndex::parse(bytes + '\0').index);
 }
 
-TEST(CheckSymbolIndex, EveryCorruptByteIsRefusedAtOpenOrWhereItIsRead)
+TEST(ElfSymbolIndex, EveryCorruptByteIsRefusedAtOpenOrWhereItIsRead)
 {
-  ProfileLibrary library = read_library(system_library("libgcc_s.so.1"));
+  LibraryExports library = read_library(system_library("libgcc_s.so.1"));
   std::vector<std::string> names;
   library.symbols.for_each([&names](std::string_view name, const SymbolDefinition&) { names.emplace_back(name); });
   std::string bytes = build_symbol_index(library, {});
@@ -279,12 +280,12 @@ TEST(CheckSymbolIndex, EveryCorruptByteIsRefusedAtOpenOrWhereItIsRead)
   EXPECT_GT(met, 100U); // most damage that opens is met, by the walk or a lookup
 }
 
-TEST(CheckSymbolIndex, ACorruptEntryMetByALookupFallsBackToTheElf)
+TEST(ElfSymbolIndex, ACorruptEntryMetByALookupFallsBackToTheElf)
 {
   fs::TempDir dir;
   stdfs::path lib = system_library("libgcc_s.so.1");
   IndexPlace place{dir.path() / "libgcc_s.idx", dir.path() / "lock"};
-  ProfileLibrary elf = read_library(lib);
+  LibraryExports elf = read_library(lib);
   std::string bytes = build_symbol_index(elf, stamp_of(lib));
   // Every entry's name offset past the string table: the header still opens.
   std::shared_ptr<const SymbolIndex> sound = parse_ok(bytes);
@@ -307,7 +308,7 @@ TEST(CheckSymbolIndex, ACorruptEntryMetByALookupFallsBackToTheElf)
   EXPECT_TRUE(SymbolIndex::open(place.file, stamp_of(lib)).index);
 }
 
-TEST(CheckSymbolIndex, AnUnwritablePlaceFallsBackToTheElf)
+TEST(ElfSymbolIndex, AnUnwritablePlaceFallsBackToTheElf)
 {
   fs::TempDir dir;
   fs::write_file_atomic(dir.path() / "file", "not a folder");
@@ -324,7 +325,7 @@ TEST(CheckSymbolIndex, AnUnwritablePlaceFallsBackToTheElf)
   EXPECT_TRUE(SymbolIndex::open(place.file, stamp_of(lib)).index);
 }
 
-TEST(CheckSymbolIndex, TheCachePlaceMirrorsTheLibrarysPath)
+TEST(ElfSymbolIndex, TheCachePlaceMirrorsTheLibrarysPath)
 {
   IndexPlace place = cache_place("/usr/lib/x86_64-linux-gnu/libc.so.6");
   EXPECT_EQ(place.file.filename(), "libc.so.6.idx");
@@ -332,7 +333,7 @@ TEST(CheckSymbolIndex, TheCachePlaceMirrorsTheLibrarysPath)
   EXPECT_EQ(place.lock.filename(), "cache.lock");
 }
 
-TEST(CheckSymbolIndex, TheFuzzSeedsReadAsTheyAreMeantTo)
+TEST(ElfSymbolIndex, TheFuzzSeedsReadAsTheyAreMeantTo)
 {
   // tests/fuzz/corpus-src/index_seeds.py writes the format independently.
   stdfs::path dir = stdfs::path(OPKIT_TEST_SOURCE_DIR) / "tests/fuzz/corpus-index";

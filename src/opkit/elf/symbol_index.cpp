@@ -1,4 +1,4 @@
-#include "opkit/check/symbol_index.hpp"
+#include "opkit/elf/symbol_index.hpp"
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -12,7 +12,7 @@
 
 #include <sys/stat.h>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 // Layout, format version 3. Every number is an unsigned little-endian
 // integer (the mtime is signed); offsets count from the start of the file.
@@ -200,8 +200,21 @@ stamp_of(const std::filesystem::path& file)
   return {static_cast<uint64_t>(st.st_size), int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec};
 }
 
+LibraryExports
+library_exports(const ElfInfo& elf, const std::filesystem::path& path)
+{
+  std::vector<ExportedSymbol> symbols;
+  for (const ElfSymbol& symbol : elf.dynamic_symbols) {
+    if (symbol.defined && (symbol.global || symbol.weak)) {
+      symbols.push_back({symbol.name, symbol.version, symbol.version_hidden});
+    }
+  }
+  return {elf.soname.empty() ? path.filename().string() : elf.soname, path.string(), elf.version_definitions,
+          std::move(symbols)};
+}
+
 std::string
-build_symbol_index(const ProfileLibrary& library, const SourceStamp& source)
+build_symbol_index(const LibraryExports& library, const SourceStamp& source)
 {
   StringsBuilder strings;
   strings.version(""); // number 0: unversioned
@@ -532,4 +545,14 @@ SymbolIndex::for_each_matching(const std::function<bool(std::string_view)>& want
   return true;
 }
 
-} // namespace opkit::check
+LibraryExports
+write_symbol_index(const std::filesystem::path& library, const std::filesystem::path& index_file)
+{
+  SourceStamp stamp = stamp_of(library);
+  LibraryExports read = library_exports(read_elf(library), library);
+  fs::create_dirs(index_file.parent_path());
+  fs::write_file_atomic(index_file, build_symbol_index(read, stamp));
+  return read;
+}
+
+} // namespace opkit::elf

@@ -1,6 +1,6 @@
-#include "opkit/check/elf_archive.hpp"
+#include "opkit/elf/elf_archive.hpp"
 
-#include "opkit/check/elf_segments.hpp"
+#include "opkit/elf/elf_segments.hpp"
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/file_handle.hpp"
@@ -18,7 +18,7 @@
 
 #include <fcntl.h>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 namespace {
 
@@ -230,4 +230,4 @@ functions_referencing(const std::filesystem::path& object, const std::set<std::s
   return users;
 }
 
-} // namespace opkit::check
+} // namespace opkit::elf

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace opkit::check {
+namespace opkit::elf {
 
 // One entry of .dynsym (index 0, the null symbol, is skipped).
 struct ElfSymbol
@@ -61,4 +61,4 @@ read_elf(const std::filesystem::path& path, SymbolScope scope = SymbolScope::all
 ElfInfo
 read_elf_bytes(std::string_view bytes, std::string_view name, SymbolScope scope = SymbolScope::all);
 
-} // namespace opkit::check
+} // namespace opkit::elf
