@@ -22,11 +22,7 @@ namespace opkit::elf {
 
 namespace {
 
-struct ElfCloser
-{
-  void operator()(Elf* elf) const { elf_end(elf); }
-};
-using ElfHandle = std::unique_ptr<Elf, ElfCloser>;
+using elf_detail::ElfHandle;
 
 // Calls visit(index, symbol, name, data) for each entry of the object's
 // .symtab but the first (name "" when unreadable); returns the table's

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -65,21 +66,11 @@ struct Segments
 };
 
 // Owns an Elf handle so elf_end runs on every exit path, throws included.
-class ElfHandle
+struct ElfCloser
 {
-public:
-  explicit ElfHandle(Elf* elf)
-    : m_elf(elf)
-  {
-  }
-  ~ElfHandle() { elf_end(m_elf); }
-  ElfHandle(const ElfHandle&) = delete;
-  ElfHandle& operator=(const ElfHandle&) = delete;
-  Elf* get() const { return m_elf; }
-
-private:
-  Elf* m_elf;
+  void operator()(Elf* elf) const { elf_end(elf); }
 };
+using ElfHandle = std::unique_ptr<Elf, ElfCloser>;
 
 // elf_version, once per process; Error(system) when libelf cannot start.
 void
