@@ -35,8 +35,7 @@ manylinux_glibc(const std::string& tag)
   }
   std::vector<std::string> parts = split(std::string_view(tag).substr(prefix.size()), '_');
   auto number = [](const std::string& part) {
-    return !part.empty() && part.size() <= 4
-           && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return !part.empty() && part.size() <= 4 && std::all_of(part.begin(), part.end(), is_ascii_digit);
   };
   if (parts.size() != 2 || !number(parts[0]) || !number(parts[1])) {
     return std::nullopt;

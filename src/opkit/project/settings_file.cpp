@@ -25,8 +25,7 @@ is_version_suffix(std::string_view text)
 {
   size_t underscore = text.find('_');
   auto digits = [](std::string_view part) {
-    return !part.empty()
-           && std::all_of(part.begin(), part.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    return !part.empty() && std::all_of(part.begin(), part.end(), is_ascii_digit);
   };
   return underscore != std::string_view::npos && digits(text.substr(0, underscore))
          && digits(text.substr(underscore + 1));

@@ -161,8 +161,7 @@ suffix_key(const std::string& suffix)
 bool
 all_digits(const std::string& text)
 {
-  return !text.empty()
-         && std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return !text.empty() && std::all_of(text.begin(), text.end(), is_ascii_digit);
 }
 
 std::string_view

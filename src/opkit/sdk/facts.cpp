@@ -214,8 +214,7 @@ parse_version_header(const std::string& text)
 {
   auto number = [&](const char* name) -> std::string {
     std::string value = define_value(text, name).value_or("");
-    bool digits = !value.empty() && value.size() <= 6
-                  && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+    bool digits = !value.empty() && value.size() <= 6 && std::all_of(value.begin(), value.end(), is_ascii_digit);
     return digits ? value : std::string();
   };
   std::string major = number("TF_MAJOR_VERSION");

@@ -209,8 +209,7 @@ parse_content_range(std::string_view value)
 {
   // Only digits, no sign, no overflow: a number from the network.
   auto number = [](std::string_view text) -> std::optional<std::int64_t> {
-    if (text.empty() || text.size() > 18
-        || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (text.empty() || text.size() > 18 || !std::all_of(text.begin(), text.end(), is_ascii_digit)) {
       return std::nullopt;
     }
     std::int64_t n = 0;

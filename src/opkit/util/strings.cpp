@@ -200,7 +200,7 @@ is_identifier_start(char c)
 bool
 is_identifier_char(char c)
 {
-  return is_identifier_start(c) || (c >= '0' && c <= '9');
+  return is_identifier_start(c) || is_ascii_digit(c);
 }
 
 bool
