@@ -69,3 +69,13 @@ TEST(CompileDb, MergedOneEntryPerFileTheFirstTextWins)
   EXPECT_EQ(merged[0]["arguments"][1], "-std=c++17");
   EXPECT_EQ(merged[1]["file"], "/p/old_only.cc");
 }
+
+TEST(Diagnostics, AFullDiskLineEndsWithTheCause)
+{
+  EXPECT_EQ(build::full_disk_line("x.o: No space left on device"), "x.o: No space left on device");
+  EXPECT_EQ(build::full_disk_line("/tmp/cc1.s: Fatal error: can't write 28 bytes to section .text of "
+                                  "obj/x.cc.o: 'No space left on device'"),
+            "/tmp/cc1.s: Fatal error: can't write 28 bytes to section .text of obj/x.cc.o: No space left on device");
+  EXPECT_EQ(build::full_disk_line("No space left on device"), "No space left on device");
+  EXPECT_EQ(build::full_disk_line("x.cc:3:4: error: expected ';'"), "");
+}

@@ -2,7 +2,11 @@
 
 #include "opkit/build/ninja_output.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 namespace opkit::build {
 
@@ -115,6 +119,22 @@ DiagnosticsSeen::first_mention(const std::string& target, const std::string& ear
   }
   m_mentioned.push_back(pair);
   return true;
+}
+
+std::string
+full_disk_line(std::string_view line)
+{
+  const std::string_view cause = std::strerror(ENOSPC);
+  size_t at = line.find(cause);
+  if (at == std::string_view::npos) {
+    return "";
+  }
+  std::string_view before = line.substr(0, at);
+  while (!before.empty()
+         && (before.back() == ' ' || before.back() == ':' || before.back() == '\'' || before.back() == '"')) {
+    before.remove_suffix(1);
+  }
+  return before.empty() ? std::string(cause) : fmt::format("{}: {}", before, cause);
 }
 
 } // namespace opkit::build

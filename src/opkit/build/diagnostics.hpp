@@ -26,6 +26,14 @@ normalize_diagnostics(std::string_view output, std::vector<std::string> target_p
 std::string
 rebase_diagnostic_paths(std::string_view output, const std::filesystem::path& from, const std::filesystem::path& to);
 
+// A tool's line that says the disk is full, ending with that cause, as opkit's
+// error lines end with theirs: the text before the cause (its trailing ": "
+// and quotes dropped), then ": " and the cause; "" when the line does not say
+// it. gcc and ld write "x.o: No space left on device"; as writes "...: can't
+// write 28 bytes to section .text of x.o: 'No space left on device'".
+std::string
+full_disk_line(std::string_view line);
+
 // Which target showed each text of diagnostics first.
 class DiagnosticsSeen
 {

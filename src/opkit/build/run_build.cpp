@@ -2,6 +2,7 @@
 
 #include "opkit/build/check_cache.hpp"
 #include "opkit/build/compile_db.hpp"
+#include "opkit/build/diagnostics.hpp"
 #include "opkit/build/ninja_output.hpp"
 #include "opkit/build/portable.hpp"
 #include "opkit/check/target.hpp"
@@ -114,7 +115,8 @@ struct TargetSteps
 };
 
 // "STEP: the tool's line" when a failed step says the disk is full ("...: No
-// space left on device": the line tells which file, so which disk), else "".
+// space left on device": the line tells which file, so which disk), ending
+// with that cause however the tool quoted it (full_disk_line), else "".
 std::string
 full_disk_step(const NinjaStep& step)
 {
@@ -122,8 +124,8 @@ full_disk_step(const NinjaStep& step)
     return "";
   }
   for (const std::string& line : split(strip_ansi(step.output), '\n')) {
-    if (line.find(std::strerror(ENOSPC)) != std::string::npos) {
-      return fmt::format("{}: {}", step.description, escape_clipped(trim(line), 500));
+    if (std::string said = full_disk_line(trim(line)); !said.empty()) {
+      return fmt::format("{}: {}", step.description, escape_clipped(said, 500));
     }
   }
   return "";
