@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Benchmark: a no-op `opkit build` (both versions, TF 1.12.0 and 2.10.1, up to
 date; by default fitted to each version's runtime, whose decision is kept with
-the target, and with --runtime host, which fits nothing) beside ninja on the same build folders and make on a Makefile with the
-same compile commands and gcc's dependency files.
+the target, and with --runtime host, which fits nothing) beside ninja on the
+same build folders and make on a Makefile with the same compile commands and
+gcc's dependency files. Each call's first no-op runs in full and is kept
+(build/.opkit-noop/); the medians are the kept no-op's replays.
 
 usage: bench/build_noop.py OPKIT [--runs N]
 Needs the 1.12.0 and 2.10.1 SDKs imported in $OPKIT_HOME.

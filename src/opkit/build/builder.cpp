@@ -533,7 +533,16 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   // One ninja over every target: the job budget (and distcc's helpers) shared by all.
   RunSettings run{build_root, jobs, jobs + sharing.remote_slots, sharing.ccache,
                   [&compiler_text]() -> const std::string& { return compiler_text.get(); }};
-  return run_targets(targets, options, run);
+  BuildReport report = run_targets(targets, options, run);
+  report.watched = {manifest.root / "opkit.yaml", find_program(compiler.compiler), options.profile_file};
+  for (const sdk::Sdk& sdk : sdks) {
+    report.watched.insert(report.watched.end(), {sdk.root.parent_path(), sdk.root, sdk.root / "sdk.json",
+                                                 sdk.lib_dir() / sdk.framework_library});
+  }
+  if (toolkit) {
+    report.watched.insert(report.watched.end(), {toolkit->nvcc, toolkit->include_dir, toolkit->lib_dir});
+  }
+  return report;
 }
 
 } // namespace opkit::build

@@ -79,6 +79,10 @@ struct BuildReport
   std::vector<TargetResult> targets;
   bool dry_run = false;
   std::filesystem::path compile_commands; // the build root's, merging the targets' (newest version's entry per file)
+  // What the plan read beyond the project's own files: opkit.yaml, the
+  // compiler, the SDKs (and their store), the profile, the CUDA toolkit. A
+  // no-op is kept with their stamps (build/noop_record).
+  std::vector<std::filesystem::path> watched;
   bool ok() const;
 };
 

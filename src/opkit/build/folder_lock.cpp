@@ -3,12 +3,11 @@
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/log.hpp"
+#include "opkit/util/process.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iterator>
 #include <utility>
 
 #include <sys/stat.h>
@@ -24,16 +23,11 @@ namespace {
 std::string
 own_command_line()
 {
-  std::ifstream file("/proc/self/cmdline", std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  std::vector<std::string> argv = split(text, '\0');
+  std::vector<std::string> argv = own_argv();
   if (argv.empty() || argv.front().empty()) {
     return "opkit";
   }
   argv.front() = stdfs::path(argv.front()).filename().string();
-  while (!argv.empty() && argv.back().empty()) {
-    argv.pop_back();
-  }
   return join(argv, " ");
 }
 

@@ -1,4 +1,5 @@
 #include "opkit/build/builder.hpp"
+#include "opkit/build/noop_record.hpp"
 #include "opkit/build/popart.hpp"
 #include "opkit/build/report_json.hpp"
 #include "opkit/project/template_spec.hpp"
@@ -19,9 +20,13 @@ namespace opkit::cli {
 
 namespace {
 
-void
-print_target(const build::TargetResult& target)
+// A target's lines; the check's report on a library that will not load
+// follows them (print_target).
+std::string
+target_text(const build::TargetResult& target)
 {
+  std::string out;
+  auto line = std::back_inserter(out);
   std::string name = target.dir.filename().string();
   std::string status = build::target_status(target, false);
   if (status == "built") {
@@ -34,29 +39,49 @@ print_target(const build::TargetResult& target)
                       : failed                ? "full log: " + build::shown_path(target.log_file)
                       : one                   ? target.libraries.front().library.string()
                                               : target.dir.string();
-  fmt::print("{:<13} {:<20} {}\n", name, status, where);
+  fmt::format_to(line, "{:<13} {:<20} {}\n", name, status, where);
   for (size_t i = 0; !one && !failed && i < target.libraries.size(); ++i) {
     const build::LibraryResult& library = target.libraries[i];
     bool loads = !library.check || library.check->loads;
-    fmt::print("{:<13}   {:<18} {}{}\n", "", library.name, library.library.filename().string(),
-               loads ? "" : ": WILL NOT LOAD");
+    fmt::format_to(line, "{:<13}   {:<18} {}{}\n", "", library.name, library.library.filename().string(),
+                   loads ? "" : ": WILL NOT LOAD");
   }
   for (const std::string& skipped : target.skipped) {
-    fmt::print("{:<13}   skipped {}\n", "", skipped);
+    fmt::format_to(line, "{:<13}   skipped {}\n", "", skipped);
   }
   if (!target.portable.empty()) {
-    fmt::print("{:<14}portable: {}\n", "", target.portable);
+    fmt::format_to(line, "{:<14}portable: {}\n", "", target.portable);
   }
   if (target.cache) {
-    fmt::print("{:<14}ccache: {} hit{} ({} remote), {} miss{}\n", "", target.cache->hits,
-               target.cache->hits == 1 ? "" : "s", target.cache->remote_hits, target.cache->misses,
-               target.cache->misses == 1 ? "" : "es");
+    fmt::format_to(line, "{:<14}ccache: {} hit{} ({} remote), {} miss{}\n", "", target.cache->hits,
+                   target.cache->hits == 1 ? "" : "s", target.cache->remote_hits, target.cache->misses,
+                   target.cache->misses == 1 ? "" : "es");
   }
+  return out;
+}
+
+// Prints the target's lines, and returns them.
+std::string
+print_target(const build::TargetResult& target)
+{
+  std::string text = target_text(target);
+  fmt::print("{}", text);
   for (const build::LibraryResult& library : target.libraries) {
     if (library.check && !library.check->loads) {
       print_check_report(*library.check, stdout);
     }
   }
+  return text;
+}
+
+// A no-op to keep (build/noop_record): every target ran nothing, and all is well.
+bool
+keepable(const build::BuildReport& report)
+{
+  return !report.dry_run && report.ok()
+         && std::all_of(report.targets.begin(), report.targets.end(), [](const build::TargetResult& target) {
+              return target.loads() && (target.up_to_date || target.nothing_to_build);
+            });
 }
 
 // --dry-run: each target's steps, as ninja would run them from the build folder.
@@ -137,6 +162,19 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   static std::string popart_sdk;
   cmd->add_option("--popart-sdk", popart_sdk, "popart-op projects: the PopART SDK (default: $POPART_SDK)");
   cmd->callback([&exit_code, &global] {
+    // The same call as a kept no-op, with nothing changed: its output, at once.
+    std::optional<build::NoopCall> noop;
+    if (!options.dry_run && abi < 0 && standard < 0) {
+      noop = build::noop_call(build_dir);
+    }
+    if (std::optional<build::NoopOutput> kept = noop ? build::replay_noop(*noop) : std::nullopt) {
+      for (const std::string& note : kept->notes) {
+        log_line(Verbosity::normal, "", note);
+      }
+      fmt::print("{}", kept->printed);
+      return;
+    }
+    LogTap notes; // what this build logs, kept with it when it is a no-op
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
     if (spec.kind == project::TemplateKind::python) {
@@ -177,18 +215,30 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       log_warning("building with -std=c++{} instead of each SDK's own standard", standard);
     }
     build::BuildReport report = build_on_console(manifest, options);
+    build::NoopOutput printed;
     if (global.json) {
-      fmt::print("{}\n", json_text(build::to_json(report), 2));
+      printed.printed = json_text(build::to_json(report), 2) + "\n";
+      fmt::print("{}", printed.printed);
     } else {
       for (const build::TargetResult& target : report.targets) {
         if (report.dry_run) {
           print_planned(target);
         } else {
-          print_target(target);
+          printed.printed += print_target(target);
         }
       }
     }
     exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
+    if (noop && keepable(report)) {
+      std::vector<std::filesystem::path> target_dirs;
+      for (const build::TargetResult& target : report.targets) {
+        target_dirs.push_back(target.dir);
+      }
+      printed.notes = notes.lines();
+      std::filesystem::path build_root = build_dir.empty() ? manifest.root / "build" : std::filesystem::path(build_dir);
+      build::record_noop(*noop, std::filesystem::absolute(build_root), manifest.root, report.watched, target_dirs,
+                         printed);
+    }
   });
 }
 

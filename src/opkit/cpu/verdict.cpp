@@ -5,12 +5,13 @@
 #include "opkit/project/cpu_baselines.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/fs.hpp"
-#include "opkit/util/hash.hpp"
 #include "opkit/util/json.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
+
+#include <functional>
 
 namespace opkit::cpu {
 
@@ -177,8 +178,10 @@ cpu_findings(const std::filesystem::path& library, const TargetCpu* target)
 std::filesystem::path
 kept_findings_file(const std::filesystem::path& library)
 {
+  // Named by a digest of the path; the key inside decides. Not SHA-256: that
+  // would load libcrypto, a third of a repeat check's time.
   std::filesystem::path absolute = std::filesystem::absolute(library);
-  return sdk::opkit_home() / "cache" / "cpu" / (sha256_hex(absolute.string()).substr(0, 24) + ".json");
+  return sdk::opkit_home() / "cache" / "cpu" / fmt::format("{:016x}.json", std::hash<std::string>{}(absolute.string()));
 }
 
 void

@@ -3,12 +3,16 @@
 #include "opkit/util/progress.hpp"
 
 #include <atomic>
+#include <mutex>
+#include <optional>
 #include <string>
 
 namespace opkit {
 
 namespace {
 std::atomic<Verbosity> g_verbosity{Verbosity::normal};
+std::mutex g_tap_mutex;
+std::optional<std::vector<std::string>> g_tap; // the LogTap's lines, while one lives
 } // namespace
 
 void
@@ -31,7 +35,32 @@ log_line(Verbosity level, std::string_view prefix, std::string_view message)
   }
   std::string line(prefix);
   line += message;
+  if (level == Verbosity::normal) {
+    std::lock_guard<std::mutex> lock(g_tap_mutex);
+    if (g_tap) {
+      g_tap->push_back(line);
+    }
+  }
   progress::write(line); // above the status line, if one is shown
+}
+
+LogTap::LogTap()
+{
+  std::lock_guard<std::mutex> lock(g_tap_mutex);
+  g_tap.emplace();
+}
+
+LogTap::~LogTap()
+{
+  std::lock_guard<std::mutex> lock(g_tap_mutex);
+  g_tap.reset();
+}
+
+std::vector<std::string>
+LogTap::lines() const
+{
+  std::lock_guard<std::mutex> lock(g_tap_mutex);
+  return g_tap ? *g_tap : std::vector<std::string>();
 }
 
 } // namespace opkit

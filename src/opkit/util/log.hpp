@@ -2,7 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace opkit {
 
@@ -50,5 +52,18 @@ log_debug(fmt::format_string<Args...> format, Args&&... args)
     log_line(Verbosity::verbose, "opkit: ", fmt::format(format, std::forward<Args>(args)...));
   }
 }
+
+// Keeps the lines written at the normal level (notes and warnings) while it
+// lives, so a result kept for later (a no-op build) can write them again.
+// One at a time.
+class LogTap
+{
+public:
+  LogTap();
+  ~LogTap();
+  LogTap(const LogTap&) = delete;
+  LogTap& operator=(const LogTap&) = delete;
+  std::vector<std::string> lines() const;
+};
 
 } // namespace opkit

@@ -10,6 +10,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <optional>
 
@@ -276,6 +278,18 @@ wait_for(pid_t pid, Deadline& deadline, ProcessResult& result)
 }
 
 } // namespace
+
+std::vector<std::string>
+own_argv()
+{
+  std::ifstream file("/proc/self/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::vector<std::string> argv = split(text, '\0');
+  while (!argv.empty() && argv.back().empty()) {
+    argv.pop_back();
+  }
+  return argv;
+}
 
 std::filesystem::path
 find_program(const std::string& name)

@@ -38,6 +38,10 @@ run_process(const std::vector<std::string>& argv, const ProcessOptions& options 
 std::filesystem::path
 find_program(const std::string& name);
 
+// This process's arguments, from /proc/self/cmdline (argv[0] as it was given).
+std::vector<std::string>
+own_argv();
+
 // argv joined for display, quoting arguments that contain spaces.
 std::string
 format_argv(const std::vector<std::string>& argv);

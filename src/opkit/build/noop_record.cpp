@@ -1,0 +1,267 @@
+#include "opkit/build/noop_record.hpp"
+
+#include "opkit/project/manifest.hpp"
+#include "opkit/settings/settings.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/json.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/process.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <set>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char** environ; // NOLINT: POSIX names it so
+
+namespace opkit::build {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+const char* const k_noop_schema = "opkit.noop/1";
+// A project with more folders than this is not kept: stamping them would cost
+// more than the no-op it saves.
+constexpr size_t k_max_folders = 2000;
+// A file changed within this many seconds of the call's start may have changed
+// after ninja looked at it, in the same mtime tick: such a no-op is not kept.
+constexpr double k_racy_seconds = 1.0;
+
+double
+now_seconds()
+{
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The environment, in its order, less what a shell changes between two
+// identical commands ($_ is the last command's path, $OLDPWD the last folder).
+std::string
+environment_text()
+{
+  std::string text;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view variable(*entry);
+    if (starts_with(variable, "_=") || starts_with(variable, "OLDPWD=")) {
+      continue;
+    }
+    text.append(variable);
+    text += '\n';
+  }
+  return text;
+}
+
+// The path a ninja tool printed, relative to the build folder or absolute.
+stdfs::path
+from_build_root(const stdfs::path& build_root, std::string_view line)
+{
+  stdfs::path path{std::string(trim(line))};
+  return path.is_absolute() ? path : (build_root / path).lexically_normal();
+}
+
+// Every input ninja knows for the build folder's targets: `-t inputs` (sources,
+// archives, objects) and `-t deps` (the headers each compile read). nullopt when
+// ninja cannot say, or its deps log has a stale entry (ninja would work then).
+std::optional<std::vector<stdfs::path>>
+ninja_inputs(const stdfs::path& build_root)
+{
+  ProcessOptions options;
+  options.cwd = build_root;
+  std::vector<stdfs::path> paths;
+  ProcessResult inputs = run_process({"ninja", "-t", "inputs"}, options);
+  ProcessResult deps = run_process({"ninja", "-t", "deps"}, options);
+  if (inputs.exit_code != 0 || deps.exit_code != 0) {
+    log_debug("build: ninja cannot list the inputs of {}: the no-op is not kept", build_root.string());
+    return std::nullopt;
+  }
+  for (const std::string& line : split(inputs.out, '\n')) {
+    if (!trim(line).empty()) {
+      paths.push_back(from_build_root(build_root, line));
+    }
+  }
+  for (const std::string& line : split(deps.out, '\n')) {
+    if (starts_with(line, "    ")) {
+      paths.push_back(from_build_root(build_root, line));
+    } else if (!trim(line).empty() && line.find("(VALID)") == std::string::npos) {
+      log_debug("build: ninja's deps log is stale for {}: the no-op is not kept", line);
+      return std::nullopt;
+    }
+  }
+  return paths;
+}
+
+// `root` and every folder below it, less hidden ones and `skip`; nullopt past k_max_folders.
+std::optional<std::vector<stdfs::path>>
+folders_below(const stdfs::path& root, const stdfs::path& skip)
+{
+  std::vector<stdfs::path> folders{root};
+  std::error_code ec;
+  for (auto it = stdfs::recursive_directory_iterator(root, ec); !ec && it != stdfs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_directory(ec) || it->is_symlink(ec)) {
+      continue;
+    }
+    if (it->path().filename().string().rfind('.', 0) == 0 || it->path() == skip) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    folders.push_back(it->path());
+    if (folders.size() > k_max_folders) {
+      return std::nullopt;
+    }
+  }
+  return folders;
+}
+
+// Every file in a target's folder (its objects, libraries, kept verdicts), less
+// the logs every build rewrites (build.log, ccache's stats log).
+void
+add_tree(const stdfs::path& dir, std::vector<stdfs::path>& paths)
+{
+  std::error_code ec;
+  for (auto it = stdfs::recursive_directory_iterator(dir, ec); !ec && it != stdfs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (it->is_regular_file(ec) && name != "build.log" && name != "ccache-stats.log") {
+      paths.push_back(it->path());
+    }
+  }
+}
+
+// The stamp of `path` as fs::file_stamp writes it; false when it changed within
+// k_racy_seconds before `started` or later.
+bool
+settled_stamp(const stdfs::path& path, double started, std::string& stamp)
+{
+  stamp = fs::file_stamp(path);
+  struct stat st
+  {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    return true; // absent, and its absence is what is kept
+  }
+  double changed = static_cast<double>(st.st_mtim.tv_sec) + static_cast<double>(st.st_mtim.tv_nsec) * 1e-9;
+  return changed < started - k_racy_seconds;
+}
+
+} // namespace
+
+std::optional<NoopCall>
+noop_call(const stdfs::path& build_root)
+{
+  NoopCall call;
+  call.started = now_seconds();
+  std::error_code ec;
+  stdfs::path cwd = stdfs::current_path(ec);
+  if (ec) {
+    return std::nullopt;
+  }
+  stdfs::path root = build_root;
+  if (root.empty()) {
+    std::optional<stdfs::path> project = project::find_project_root(cwd);
+    if (!project) {
+      return std::nullopt;
+    }
+    root = *project / "build";
+  }
+  root = stdfs::absolute(root).lexically_normal();
+  call.key = fmt::format("{}\nopkit {}\ncwd {}\nbuild {}\nargv {}\n{}", k_noop_schema, fs::file_stamp("/proc/self/exe"),
+                         cwd.string(), root.string(), join(own_argv(), "\x1f"), environment_text());
+  call.record = root / ".opkit-noop" / fmt::format("{:016x}.json", std::hash<std::string>{}(call.key));
+  return call;
+}
+
+std::optional<NoopOutput>
+replay_noop(const NoopCall& call)
+{
+  std::error_code ec;
+  if (!stdfs::is_regular_file(call.record, ec)) {
+    return std::nullopt;
+  }
+  try {
+    Json json = Json::parse(fs::read_file(call.record));
+    if (json.at("schema").get<std::string>() != k_noop_schema || json.at("key").get<std::string>() != call.key) {
+      return std::nullopt;
+    }
+    for (const Json& entry : json.at("stamps")) {
+      const std::string& path = entry.at(0).get_ref<const std::string&>();
+      if (fs::file_stamp(path) != entry.at(1).get_ref<const std::string&>()) {
+        log_debug("build: {} changed since the last no-op: building", path);
+        return std::nullopt;
+      }
+    }
+    NoopOutput output{json.at("printed").get<std::string>(), json.at("notes").get<std::vector<std::string>>()};
+    log_debug("build: nothing changed since the no-op kept in {}", call.record.string());
+    return output;
+  } catch (const std::exception& error) {
+    log_debug("build: kept no-op {} unreadable ({}): building", call.record.string(), error.what());
+    return std::nullopt;
+  }
+}
+
+void
+record_noop(const NoopCall& call, const stdfs::path& build_root, const stdfs::path& project_root,
+            const std::vector<stdfs::path>& watched, const std::vector<stdfs::path>& target_dirs,
+            const NoopOutput& output)
+{
+  try {
+    std::optional<std::vector<stdfs::path>> folders = folders_below(project_root, build_root);
+    if (!folders) {
+      log_debug("build: {} has over {} folders: the no-op is not kept", project_root.string(), k_max_folders);
+      return;
+    }
+    std::optional<std::vector<stdfs::path>> inputs = ninja_inputs(build_root);
+    if (!inputs) {
+      return;
+    }
+    std::vector<stdfs::path> paths = watched;
+    paths.insert(paths.end(), folders->begin(), folders->end());
+    // The programs a plan finds (compilers, ccache, distcc, nvcc) and the
+    // libraries a host check reads: a folder's stamp changes when one is added.
+    const char* path_variable = std::getenv("PATH");
+    for (const std::string& dir : split(path_variable != nullptr ? path_variable : "", ':')) {
+      paths.emplace_back(dir);
+    }
+    paths.emplace_back("/etc/ld.so.cache");
+    paths.push_back(settings::user_config_file(settings::Environment::real()).path);
+    paths.push_back(build_root / "build.ninja");
+    paths.push_back(build_root / "compile_commands.json");
+    for (const stdfs::path& dir : target_dirs) {
+      add_tree(dir, paths);
+    }
+    for (const stdfs::path& input : *inputs) {
+      paths.push_back(input);
+      paths.push_back(input.parent_path()); // a file added beside it (a source a glob will take)
+    }
+    std::set<std::string> seen;
+    Json stamps = Json::array();
+    for (const stdfs::path& path : paths) {
+      if (path.empty() || !seen.insert(path.string()).second) {
+        continue;
+      }
+      std::string stamp;
+      if (!settled_stamp(path, call.started, stamp)) {
+        log_debug("build: {} changed as the build began: the no-op is not kept", path.string());
+        return;
+      }
+      stamps.push_back(Json::array({path.string(), stamp}));
+    }
+    Json json = {{"schema", k_noop_schema},
+                 {"key", call.key},
+                 {"printed", output.printed},
+                 {"notes", output.notes},
+                 {"stamps", std::move(stamps)}};
+    fs::create_dirs(call.record.parent_path());
+    fs::write_file_atomic(call.record, json_text(json, 1) + "\n");
+  } catch (const std::exception& error) {
+    log_debug("build: the no-op could not be kept in {}: {}", call.record.string(), error.what());
+  }
+}
+
+} // namespace opkit::build
