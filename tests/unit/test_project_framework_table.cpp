@@ -112,3 +112,105 @@ TEST(FrameworkTable, PythonEnvironmentRecipesOfTheVerifiedVersions)
   EXPECT_FALSE(table.flags_for(*opkit::project::parse_version("2.7.0")).python_env.has_value())
     << "no recipe where none was checked";
 }
+
+namespace {
+
+FrameworkFlags
+torch_flags(const char* version)
+{
+  return FrameworkTable::get("torch").flags_for(*parse_version(version));
+}
+
+} // namespace
+
+TEST(FrameworkTable, GetByNameGivesTensorFlowsOwnTable)
+{
+  EXPECT_EQ(&FrameworkTable::get("tensorflow"), &FrameworkTable::tensorflow());
+  EXPECT_EQ(FrameworkTable::tensorflow().framework(), "tensorflow");
+  EXPECT_TRUE(FrameworkTable::tensorflow().sdk_layout().libraries.empty()) << "TF's layout stays in sdk/importer";
+  EXPECT_EQ(flags("2.10.1").link_libraries, std::vector<std::string>{});
+  EXPECT_EQ(flags("2.10.1").gomp_soname, "");
+}
+
+TEST(FrameworkTable, UnknownFrameworkIsAUsageError)
+{
+  for (const char* name : {"jax", "../frameworks/tensorflow", "", "Torch"}) {
+    try {
+      FrameworkTable::get(name);
+      FAIL() << "expected an error for '" << name << "'";
+    } catch (const opkit::Error& e) {
+      EXPECT_EQ(e.code(), opkit::ExitCode::usage);
+      EXPECT_NE(std::string(e.what()).find("tensorflow, torch"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(FrameworkTable, TorchSdkLayout)
+{
+  const FrameworkTable& table = FrameworkTable::get("torch");
+  EXPECT_EQ(table.framework(), "torch");
+  const opkit::project::SdkLayout& layout = table.sdk_layout();
+  EXPECT_EQ(layout.package_dirs, std::vector<std::string>{"torch"});
+  EXPECT_EQ(layout.include_dir, "include");
+  EXPECT_EQ(layout.library_dir, "lib");
+  EXPECT_EQ(layout.libraries, (std::vector<std::string>{"libc10.so", "libtorch_cpu.so", "libtorch.so"}));
+  EXPECT_EQ(layout.version_file, "version.py");
+  EXPECT_EQ(layout.abi_libraries, (std::vector<std::string>{"libc10.so", "libtorch_cpu.so"}));
+  EXPECT_EQ(layout.abi_namespaces, (std::vector<std::string>{"_ZN3c10", "_ZN2at", "_ZN5torch"}));
+}
+
+TEST(FrameworkTable, TorchAbiSwitchesAt27)
+{
+  EXPECT_EQ(torch_flags("2.5.1").cxx11_abi, 0);
+  EXPECT_EQ(torch_flags("2.6.0").cxx11_abi, 0);
+  EXPECT_EQ(torch_flags("2.6.0").gomp_soname, "libgomp-a34b3233.so.1");
+  EXPECT_EQ(torch_flags("2.6.0").runtime, "manylinux2014");
+  EXPECT_EQ(torch_flags("2.7.0").cxx11_abi, 1);
+  EXPECT_EQ(torch_flags("2.7.1").runtime, "manylinux_2_28");
+  EXPECT_EQ(torch_flags("2.7.1").gomp_soname, "libgomp.so.1");
+  EXPECT_EQ(torch_flags("2.8.0").cxx11_abi, 1);
+  EXPECT_EQ(torch_flags("2.8.0").quirks.at(0).id, "no-abi-flag");
+  EXPECT_EQ(torch_flags("2.9.1").cxx11_abi, 1);
+  for (const char* version : {"2.5.1", "2.7.0", "2.9.1"}) {
+    FrameworkFlags f = torch_flags(version);
+    EXPECT_EQ(f.cxx_standard, 17) << version;
+    EXPECT_EQ(f.framework_library, "libtorch_cpu.so") << version;
+    EXPECT_TRUE(f.verified) << version;
+    EXPECT_EQ(f.eigen_max_align_bytes, 0) << version;
+    EXPECT_EQ(f.link, "") << version;
+  }
+}
+
+TEST(FrameworkTable, TorchBuildFlagsFollowCppExtension)
+{
+  FrameworkFlags f = torch_flags("2.5.1");
+  EXPECT_NE(std::find(f.compile_flags.begin(), f.compile_flags.end(), "-DTORCH_API_INCLUDE_EXTENSION_H"),
+            f.compile_flags.end());
+  EXPECT_EQ(f.link_flags, (std::vector<std::string>{"-shared", "-Wl,--as-needed"}));
+  EXPECT_EQ(f.link_libraries, (std::vector<std::string>{"c10", "torch_cpu", "torch"}));
+  EXPECT_EQ(f.include_dirs, (std::vector<std::string>{"include", "include/torch/csrc/api/include"}));
+  EXPECT_EQ(f.pch_headers, (std::vector<std::string>{"torch/library.h", "ATen/ATen.h"}));
+  EXPECT_NE(std::find(f.nvcc_flags.begin(), f.nvcc_flags.end(), "--expt-relaxed-constexpr"), f.nvcc_flags.end());
+}
+
+TEST(FrameworkTable, TorchOlderThanFirstRangeNamesTorch)
+{
+  try {
+    torch_flags("2.4.1");
+    FAIL() << "expected an error";
+  } catch (const opkit::Error& e) {
+    EXPECT_STREQ(e.what(), "torch 2.4.1: unsupported version (opkit supports 2.5 and later)");
+  }
+}
+
+TEST(FrameworkTable, LinkWithoutEigenAlignmentIsAnError)
+{
+  std::string text = "framework: tensorflow\nversions:\n  - since: \"1.12\"\n    cxx_standard: 11\n    cxx11_abi: 0\n"
+                     "    framework_library: libtensorflow_framework.so\n    link: -ltensorflow_framework\n";
+  try {
+    FrameworkTable::parse(text, "t.yaml");
+    FAIL() << "expected an error";
+  } catch (const opkit::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("eigen_max_align_bytes"), std::string::npos) << e.what();
+  }
+}

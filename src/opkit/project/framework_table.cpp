@@ -3,10 +3,15 @@
 #include "opkit/project/yaml_util.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <mutex>
 
 namespace opkit::project {
+
+namespace stdfs = std::filesystem;
 
 namespace {
 
@@ -26,16 +31,22 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
 {
   yaml::expect_keys(range,
                     {"since", "verified", "cxx_standard", "cxx11_abi", "eigen_max_align_bytes", "framework_library",
-                     "link", "runtime", "wheels", "quirks", "namespaced_op_names", "python_env", "framework_global"},
+                     "link", "runtime", "wheels", "quirks", "namespaced_op_names", "python_env", "framework_global",
+                     "gomp_soname"},
                     name);
   FrameworkFlags flags = common;
   flags.since = yaml::get_string(range, "since", name);
   flags.verified = yaml::get_bool_or(range, "verified", name, false);
   flags.cxx_standard = yaml::get_int(range, "cxx_standard", name);
   flags.cxx11_abi = yaml::get_int(range, "cxx11_abi", name);
-  flags.eigen_max_align_bytes = yaml::get_int(range, "eigen_max_align_bytes", name);
+  // Eigen's alignment and one -l for the framework are TensorFlow's, both or
+  // neither; a table that links several libraries (torch) names them in
+  // common.libraries.
+  flags.eigen_max_align_bytes =
+    range["eigen_max_align_bytes"] || range["link"] ? yaml::get_int(range, "eigen_max_align_bytes", name) : 0;
   flags.framework_library = yaml::get_string(range, "framework_library", name);
-  flags.link = yaml::get_string(range, "link", name);
+  flags.link = range["link"] || range["eigen_max_align_bytes"] ? yaml::get_string(range, "link", name) : "";
+  flags.gomp_soname = yaml::get_string_or(range, "gomp_soname", name, "");
   flags.runtime = yaml::get_string(range, "runtime", name);
   flags.namespaced_op_names = yaml::get_bool_or(range, "namespaced_op_names", name, true);
   flags.framework_global = yaml::get_bool_or(range, "framework_global", name, false);
@@ -55,6 +66,33 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
   return flags;
 }
 
+SdkLayout
+parse_sdk_layout(const YAML::Node& sdk, const std::string& name)
+{
+  yaml::expect_keys(
+    sdk, {"package_dirs", "include_dir", "library_dir", "libraries", "version_file", "abi_libraries", "abi_namespaces"},
+    name);
+  SdkLayout layout;
+  layout.package_dirs = yaml::get_string_list(sdk, "package_dirs", name);
+  layout.include_dir = yaml::get_string(sdk, "include_dir", name);
+  layout.library_dir = yaml::get_string(sdk, "library_dir", name);
+  layout.libraries = yaml::get_string_list(sdk, "libraries", name);
+  layout.version_file = yaml::get_string(sdk, "version_file", name);
+  layout.abi_libraries = yaml::get_string_list(sdk, "abi_libraries", name);
+  layout.abi_namespaces = yaml::get_string_list(sdk, "abi_namespaces", name);
+  return layout;
+}
+
+// A framework's name as it may appear in a config path: lower-case letters,
+// digits and '_' (so "../x" never names a file).
+bool
+is_framework_name(const std::string& name)
+{
+  return !name.empty() && name.size() <= 32 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
 } // namespace
 
 FrameworkTable
@@ -66,12 +104,13 @@ FrameworkTable::parse(const std::string& text, const std::string& name)
 FrameworkTable
 FrameworkTable::from_node(YAML::Node root, const std::string& name)
 {
-  yaml::expect_keys(root, {"framework", "dtypes", "common", "pch", "cuda", "versions"}, name);
+  yaml::expect_keys(root, {"framework", "dtypes", "sdk", "common", "pch", "cuda", "versions"}, name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
   common.compile_flags = yaml::get_string_list(common_node, "compile_flags", name);
   common.warning_flags = yaml::get_string_list(common_node, "warning_flags", name);
   common.link_flags = yaml::get_string_list(common_node, "link_flags", name);
+  common.link_libraries = yaml::get_string_list(common_node, "libraries", name);
   common.include_dirs = yaml::get_string_list(common_node, "include_dirs", name);
   YAML::Node cuda = root["cuda"];
   common.cuda_defines = yaml::get_string_list(cuda, "defines", name);
@@ -89,6 +128,10 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   }
 
   FrameworkTable table;
+  table.m_framework = yaml::get_string_or(root, "framework", name, "tensorflow");
+  if (YAML::Node sdk = root["sdk"]) {
+    table.m_sdk_layout = parse_sdk_layout(sdk, name);
+  }
   YAML::Node dtypes = root["dtypes"];
   if (dtypes.IsDefined() && !dtypes.IsNull() && !dtypes.IsMap()) {
     fail(ExitCode::usage, "{}: 'dtypes' must map each dtype to its other spellings", yaml::where(name, dtypes));
@@ -117,11 +160,34 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
 const FrameworkTable&
 FrameworkTable::tensorflow()
 {
-  static const FrameworkTable table = [] {
-    const std::string path = "configs/frameworks/tensorflow.yaml";
-    return from_node(yaml::load_embedded(path), path);
-  }();
+  static const FrameworkTable& table = get("tensorflow");
   return table;
+}
+
+const FrameworkTable&
+FrameworkTable::get(const std::string& name)
+{
+  static std::mutex mutex;
+  // A node-based map: a table, once parsed, stays where it is.
+  static std::map<std::string, FrameworkTable> tables;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = tables.find(name);
+  if (found != tables.end()) {
+    return found->second;
+  }
+  const std::string path = "configs/frameworks/" + name + ".yaml";
+  if (!is_framework_name(name) || !find_embedded(path)) {
+    std::vector<std::string> known;
+    for (const EmbeddedFile& file : embedded_under("configs/frameworks/")) {
+      std::string stem = stdfs::path(std::string(file.path)).stem().string();
+      if (ends_with(file.path, ".yaml")) {
+        known.push_back(stem);
+      }
+    }
+    fail(ExitCode::usage, "'{}': not a framework opkit knows (it has tables for {})", escape_clipped(name, 64),
+         join(known, ", "));
+  }
+  return tables.emplace(name, from_node(yaml::load_embedded(path), path)).first->second;
 }
 
 std::string
@@ -189,7 +255,7 @@ FrameworkTable::flags_for(const Version& version) const
     }
   }
   if (found == nullptr) {
-    fail(ExitCode::usage, "tensorflow {}: unsupported version (opkit supports {} and later)", version.str(),
+    fail(ExitCode::usage, "{} {}: unsupported version (opkit supports {} and later)", m_framework, version.str(),
          m_ranges.empty() ? "nothing" : m_ranges.front().second.since);
   }
   return *found;

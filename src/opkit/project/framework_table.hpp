@@ -30,7 +30,21 @@ struct PythonEnvRecipe
   std::vector<std::string> flags; // "--prefer-binary"
 };
 
-// The build facts for one TensorFlow version, from configs/frameworks/tensorflow.yaml.
+// What an SDK import keeps of a framework's wheel and where it reads the
+// facts, from the table's `sdk:` section (torch.yaml; tensorflow.yaml has none:
+// its layout is sdk/importer's and sdk/facts').
+struct SdkLayout
+{
+  std::vector<std::string> package_dirs;   // the wheel's package folders ("torch")
+  std::string include_dir;                 // below a package folder ("include"), kept as include/
+  std::string library_dir;                 // below a package folder ("lib")
+  std::vector<std::string> libraries;      // file names in library_dir that are kept, as lib/<name>
+  std::string version_file;                // below a package folder ("version.py")
+  std::vector<std::string> abi_libraries;  // the libraries whose exports show the C++11 ABI
+  std::vector<std::string> abi_namespaces; // the mangled prefixes counted ("_ZN3c10")
+};
+
+// The build facts for one version of a framework, from configs/frameworks/<name>.yaml.
 struct FrameworkFlags
 {
   std::string since;               // the range this came from
@@ -45,6 +59,7 @@ struct FrameworkFlags
   int eigen_max_align_bytes = 0;
   std::string framework_library;            // file name in the wheel, also its SONAME
   std::string link;                         // -ltensorflow_framework or -l:libtensorflow_framework.so.N
+  std::string gomp_soname;                  // the libgomp the framework's libraries need, where the table says
   std::string runtime;                      // the configs/runtimes/ policy the stock wheel assumes
   std::string cpu_distribution;             // the PyPI project of the CPU SDK ("tensorflow-cpu")
   std::string gpu_distribution;             // ... and of the CUDA one ("tensorflow")
@@ -53,6 +68,7 @@ struct FrameworkFlags
   std::vector<std::string> compile_flags;
   std::vector<std::string> warning_flags;
   std::vector<std::string> link_flags;
+  std::vector<std::string> link_libraries;        // -l names beside `link` (torch: c10, torch_cpu, torch)
   std::vector<std::string> include_dirs;          // relative to the SDK root
   std::vector<std::string> cuda_defines;          // for every source of a CUDA project
   std::vector<std::string> nvcc_flags;            // for the device sources
@@ -73,6 +89,14 @@ public:
   static FrameworkTable parse(const std::string& text, const std::string& name);
   // The table embedded in the binary.
   static const FrameworkTable& tensorflow();
+  // configs/frameworks/<name>.yaml, embedded in the binary, parsed once;
+  // Error(usage) for a name opkit has no table for.
+  static const FrameworkTable& get(const std::string& name);
+
+  // The `framework:` the table names ("tensorflow", "torch").
+  const std::string& framework() const { return m_framework; }
+  // The `sdk:` section; empty fields where the table has none.
+  const SdkLayout& sdk_layout() const { return m_sdk_layout; }
 
   // The flags for a version; throws Error(usage) for one older than the first range.
   FrameworkFlags flags_for(const Version& version) const;
@@ -95,6 +119,8 @@ private:
   // By value, as yaml::load returns it: a missing key then reads as an empty node.
   static FrameworkTable from_node(YAML::Node root, const std::string& name);
 
+  std::string m_framework = "tensorflow";
+  SdkLayout m_sdk_layout;
   std::vector<std::pair<Version, FrameworkFlags>> m_ranges; // sorted by `since`
   std::vector<std::string> m_dtypes;
   std::map<std::string, std::string> m_dtype_spellings; // every spelling, the name included -> the name
