@@ -1,0 +1,160 @@
+#include "opkit/sdk/torch_facts.hpp"
+
+#include "opkit/elf/mangled.hpp"
+#include "opkit/sdk/index.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
+
+namespace opkit::sdk {
+
+namespace {
+
+bool
+is_blank(char c)
+{
+  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+size_t
+skip_blanks(std::string_view line, size_t i)
+{
+  while (i < line.size() && is_blank(line[i])) {
+    ++i;
+  }
+  return i;
+}
+
+bool
+is_identifier_char(char c)
+{
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// The value of `name = value` on one line, when the line assigns `name` at
+// the top level (no indent); an annotation (`: Optional[str]`) may come
+// between. Nothing for another line or a value that is neither a plain quoted
+// string nor None.
+std::optional<std::string>
+assignment_on_line(std::string_view line, std::string_view name)
+{
+  if (line.substr(0, name.size()) != name || (line.size() > name.size() && is_identifier_char(line[name.size()]))) {
+    return std::nullopt;
+  }
+  size_t i = skip_blanks(line, name.size());
+  if (i < line.size() && line[i] == ':') {
+    size_t equals = line.find('=', i);
+    if (equals == std::string_view::npos) {
+      return std::nullopt;
+    }
+    i = equals;
+  }
+  if (i >= line.size() || line[i] != '=' || (i + 1 < line.size() && line[i + 1] == '=')) {
+    return std::nullopt;
+  }
+  i = skip_blanks(line, i + 1);
+  if (line.substr(i, 4) == "None") {
+    return std::string();
+  }
+  if (i >= line.size() || (line[i] != '\'' && line[i] != '"')) {
+    return std::nullopt;
+  }
+  size_t close = line.find(line[i], i + 1);
+  if (close == std::string_view::npos) {
+    return std::nullopt;
+  }
+  return std::string(line.substr(i + 1, close - i - 1));
+}
+
+// A value opkit records (sdk.json) and prints: short and plain, else the file is refused.
+void
+require_plain_value(const std::string& value, const char* what)
+{
+  constexpr size_t limit = 64;
+  bool plain = value.size() <= limit && std::all_of(value.begin(), value.end(), [](char c) {
+                 return std::isalnum(static_cast<unsigned char>(c)) || std::strchr(".-_+", c) != nullptr;
+               });
+  if (!plain) {
+    fail(ExitCode::usage, "torch/version.py: {} '{}': not a plausible value (at most {} letters, digits and . - _ +)",
+         what, escape_clipped(value, limit), limit);
+  }
+}
+
+} // namespace
+
+std::optional<std::string>
+python_assignment(const std::string& text, const std::string& name)
+{
+  for (const std::string& line : split(text, '\n')) {
+    if (std::optional<std::string> value = assignment_on_line(line, name)) {
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<TorchVersionInfo>
+parse_torch_version_py(const std::string& text)
+{
+  std::optional<std::string> version = python_assignment(text, "__version__");
+  if (!version) {
+    return std::nullopt;
+  }
+  require_plain_value(*version, "__version__");
+  std::string cuda = python_assignment(text, "cuda").value_or("");
+  require_plain_value(cuda, "cuda");
+  size_t plus = version->find('+');
+  std::string public_part = version->substr(0, plus);
+  std::optional<project::Version> parsed = project::parse_version(public_part);
+  if (!parsed || public_part.empty()) {
+    fail(ExitCode::usage, "torch/version.py: __version__ '{}': not a version opkit reads", *version);
+  }
+  TorchVersionInfo info;
+  info.version = *parsed;
+  info.local = plus == std::string::npos ? std::string() : version->substr(plus + 1);
+  info.cuda = cuda;
+  return info;
+}
+
+SpellingCounts
+count_abi_spellings(const std::vector<std::string>& defined_symbols, const std::vector<std::string>& namespaces)
+{
+  SpellingCounts counts;
+  for (const std::string& name : defined_symbols) {
+    bool ours = std::any_of(namespaces.begin(), namespaces.end(),
+                            [&name](const std::string& prefix) { return starts_with(name, prefix); });
+    if (!ours) {
+      continue;
+    }
+    if (name.find("St7__cxx11") != std::string::npos || name.find("B5cxx11") != std::string::npos) {
+      ++counts.cxx11;
+    } else if (elf::has_old_std_string(name)) {
+      ++counts.old_string;
+    }
+  }
+  return counts;
+}
+
+std::optional<WheelFileTags>
+wheel_file_tags(const std::string& path)
+{
+  std::optional<WheelName> name = parse_wheel_name(std::filesystem::path(path).filename().string());
+  if (!name || name->pythons.empty() || name->platforms.empty() || name->pythons.front().empty()
+      || name->platforms.front().empty()) {
+    return std::nullopt;
+  }
+  return WheelFileTags{name->pythons.front(), name->platforms.front()};
+}
+
+std::string
+torch_sdk_id(const TorchVersionInfo& info)
+{
+  return fmt::format("torch-{}{}", info.version.str(), info.is_cuda_build() ? "-cuda" : "");
+}
+
+} // namespace opkit::sdk

@@ -1,0 +1,65 @@
+#pragma once
+
+// The facts of a PyTorch SDK, read from the wheel's own files: pure functions
+// of their texts and symbol names (configs/frameworks/torch.yaml says which
+// files and which namespaces).
+
+#include "opkit/project/version.hpp"
+#include "opkit/sdk/facts.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opkit::sdk {
+
+// What torch/version.py says: `__version__ = '2.5.1+cu124'` and
+// `cuda: Optional[str] = '12.4'` (or `cuda = None` in a CPU build).
+struct TorchVersionInfo
+{
+  project::Version version; // the public version: 2.5.1, without the local part
+  std::string local;        // the local part: "cu124", "cpu", or ""
+  std::string cuda;         // "12.4", or "" when `cuda` is None or absent
+
+  bool is_cuda_build() const { return !cuda.empty(); }
+};
+
+// The value of a top-level `name = '...'` (or `name: Type = '...'`) in a
+// Python file's text: the quoted string, "" for None, nothing when the name
+// has no such line. A linear scan of lines: the file comes from a wheel.
+std::optional<std::string>
+python_assignment(const std::string& text, const std::string& name);
+
+// Parses torch/version.py. Nothing when it has no `__version__`; Error(usage)
+// when a value is not plausible (a version opkit cannot read, or a value
+// longer than 64 characters or with characters other than letters, digits
+// and . _ + -).
+std::optional<TorchVersionInfo>
+parse_torch_version_py(const std::string& text);
+
+// The C++11-ABI spellings among the exported symbols that start with one of
+// `namespaces` ("_ZN3c10", "_ZN2at", "_ZN5torch"); the libstdc++ symbols a
+// torch library also exports are not counted. Only `cxx11` and `old_string`
+// are filled; read them with abi_from_counts.
+SpellingCounts
+count_abi_spellings(const std::vector<std::string>& defined_symbols, const std::vector<std::string>& namespaces);
+
+// The python and platform tags a wheel's file name gives ("cp310",
+// "manylinux1_x86_64" for torch-2.5.1-cp310-cp310-manylinux1_x86_64.whl;
+// a path's folders are ignored), the first of each where a tag holds several.
+// Torch 2.5/2.6 wheels' dist-info/WHEEL says linux_x86_64: the file name is
+// what the index publishes. Nothing when the name is no wheel's.
+struct WheelFileTags
+{
+  std::string python;
+  std::string platform;
+};
+std::optional<WheelFileTags>
+wheel_file_tags(const std::string& path);
+
+// The store id of a torch SDK: "torch-2.5.1", with "-cuda" for a CUDA build
+// (as "tensorflow-2.10.1-cuda").
+std::string
+torch_sdk_id(const TorchVersionInfo& info);
+
+} // namespace opkit::sdk
