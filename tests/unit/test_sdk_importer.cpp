@@ -142,3 +142,40 @@ TEST(SdkImporter, FindsTheOwningDistInfoAmongSeveralInSitePackages)
   std::filesystem::create_directories(none.path() / "tensorflow_estimator-2.15.0.dist-info");
   EXPECT_TRUE(opkit::sdk::find_framework_dist_info(none.path()).empty());
 }
+
+// configs/frameworks/torch.yaml's sdk: section: headers, three libraries, version.py.
+TEST(SdkImporter, TorchWheelKeepsWhatItsTableNames)
+{
+  EXPECT_EQ(classify_entry("torch/include/torch/library.h").kind, EntryKind::header);
+  EXPECT_EQ(classify_entry("torch/include/torch/library.h").dest, "include/torch/library.h");
+  EXPECT_EQ(classify_entry("torch/include/ATen/core/dispatch/Dispatcher.h").dest,
+            "include/ATen/core/dispatch/Dispatcher.h");
+  for (const char* library : {"libc10.so", "libtorch_cpu.so", "libtorch.so"}) {
+    auto plan = classify_entry(std::string("torch/lib/") + library);
+    EXPECT_EQ(plan.kind, EntryKind::framework_library) << library;
+    EXPECT_EQ(plan.dest, std::string("lib/") + library);
+  }
+  EXPECT_EQ(classify_entry("torch/version.py").kind, EntryKind::version_file);
+  EXPECT_EQ(classify_entry("torch/version.py").dest, "version.py");
+  EXPECT_EQ(classify_entry("torch-2.5.1+cu124.dist-info/METADATA").dest, "dist-info/METADATA");
+  EXPECT_EQ(classify_entry("torch-2.5.1+cu124.dist-info/WHEEL").dest, "dist-info/WHEEL");
+}
+
+TEST(SdkImporter, TorchWheelSkipsTheRest)
+{
+  for (const char* path :
+       {"torch/lib/libtorch_cuda.so", "torch/lib/libtorch_python.so", "torch/lib/libshm.so",
+        "torch/lib/libgomp-a34b3233.so.1", "torch/_C.cpython-310-x86_64-linux-gnu.so", "torch/__init__.py",
+        "torch/include", "torch/utils/version.py", "torch/lib/sub/libc10.so", "torchgen/packaged/x.h",
+        "functorch/include/x.h", "site-packages/torch/include/x.h", "torch-2.5.1.dist-info/RECORD"}) {
+    EXPECT_EQ(classify_entry(path).kind, EntryKind::skip) << path;
+  }
+  EXPECT_THROW(classify_entry("torch/include/../../x.h"), opkit::Error);
+}
+
+TEST(SdkImporter, TheTorchDistInfoOwnsItsFramework)
+{
+  EXPECT_TRUE(
+    opkit::sdk::dist_info_owns_framework("torch/__init__.py,sha256=x,1\ntorch/lib/libc10.so,sha256=x,2\n", ""));
+  EXPECT_FALSE(opkit::sdk::dist_info_owns_framework("torchvision/__init__.py,sha256=x,1\n", ""));
+}

@@ -25,3 +25,14 @@ TEST(SdkStore, SdkIdsAreValidatedBeforeTheyBecomePaths)
   }
   EXPECT_FALSE(is_valid_sdk_id("tensorflow-" + std::string(97, '1')));
 }
+
+TEST(SdkStore, TorchSdkIdsAreValidToo)
+{
+  using opkit::sdk::is_valid_sdk_id;
+  EXPECT_TRUE(is_valid_sdk_id("torch-2.5.1"));
+  EXPECT_TRUE(is_valid_sdk_id("torch-2.8.0-cuda"));
+  for (const char* bad : {"torch-", "torch-2.5.1/../x", "torch-2..5", "jax-0.4.30", "torch"}) {
+    EXPECT_FALSE(is_valid_sdk_id(bad)) << bad;
+  }
+  EXPECT_FALSE(is_valid_sdk_id("torch-" + std::string(97, '1')));
+}

@@ -132,6 +132,7 @@ TEST(SdkTorchFacts, TagsFromTheWheelFileName)
   ASSERT_TRUE(old.has_value());
   EXPECT_EQ(old->python, "cp310");
   EXPECT_EQ(old->platform, "manylinux1_x86_64");
+  EXPECT_EQ(old->tag(), "cp310-cp310-manylinux1_x86_64");
   std::optional<WheelFileTags> now = wheel_file_tags("torch-2.8.0-cp311-cp311-manylinux_2_28_x86_64.whl");
   ASSERT_TRUE(now.has_value());
   EXPECT_EQ(now->python, "cp311");

@@ -164,6 +164,18 @@ FrameworkTable::tensorflow()
   return table;
 }
 
+std::vector<std::string>
+FrameworkTable::names()
+{
+  std::vector<std::string> known;
+  for (const EmbeddedFile& file : embedded_under("configs/frameworks/")) {
+    if (ends_with(file.path, ".yaml")) {
+      known.push_back(stdfs::path(std::string(file.path)).stem().string());
+    }
+  }
+  return known;
+}
+
 const FrameworkTable&
 FrameworkTable::get(const std::string& name)
 {
@@ -177,15 +189,8 @@ FrameworkTable::get(const std::string& name)
   }
   const std::string path = "configs/frameworks/" + name + ".yaml";
   if (!is_framework_name(name) || !find_embedded(path)) {
-    std::vector<std::string> known;
-    for (const EmbeddedFile& file : embedded_under("configs/frameworks/")) {
-      std::string stem = stdfs::path(std::string(file.path)).stem().string();
-      if (ends_with(file.path, ".yaml")) {
-        known.push_back(stem);
-      }
-    }
     fail(ExitCode::usage, "'{}': not a framework opkit knows (it has tables for {})", escape_clipped(name, 64),
-         join(known, ", "));
+         join(names(), ", "));
   }
   return tables.emplace(name, from_node(yaml::load_embedded(path), path)).first->second;
 }

@@ -92,6 +92,8 @@ public:
   // configs/frameworks/<name>.yaml, embedded in the binary, parsed once;
   // Error(usage) for a name opkit has no table for.
   static const FrameworkTable& get(const std::string& name);
+  // The frameworks opkit has a table for, by name ("tensorflow", "torch").
+  static std::vector<std::string> names();
 
   // The `framework:` the table names ("tensorflow", "torch").
   const std::string& framework() const { return m_framework; }

@@ -1,9 +1,11 @@
 #include "opkit/sdk/importer.hpp"
 
 #include "opkit/elf/symbol_index.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/facts.hpp"
 #include "opkit/sdk/import_progress.hpp"
 #include "opkit/sdk/store.hpp"
+#include "opkit/sdk/torch_facts.hpp"
 #include "opkit/sdk/wheel_record.hpp"
 #include "opkit/util/archive.hpp"
 #include "opkit/util/error.hpp"
@@ -40,10 +42,56 @@ is_framework_library(const std::string& name)
   return name == "libtensorflow_framework.so" || starts_with(name, "libtensorflow_framework.so.");
 }
 
+// The sdk: sections of the framework tables that have one (torch.yaml's), by framework.
+const std::vector<std::pair<std::string, project::SdkLayout>>&
+table_layouts()
+{
+  static const std::vector<std::pair<std::string, project::SdkLayout>> layouts = [] {
+    std::vector<std::pair<std::string, project::SdkLayout>> found;
+    for (const std::string& name : project::FrameworkTable::names()) {
+      const project::SdkLayout& layout = project::FrameworkTable::get(name).sdk_layout();
+      if (!layout.package_dirs.empty()) {
+        found.emplace_back(name, layout);
+      }
+    }
+    return found;
+  }();
+  return layouts;
+}
+
+// A path under a table's package folder (its first part): headers, the
+// listed libraries and the version file are kept.
+EntryPlan
+classify_by_layout(const std::vector<std::string>& parts, const project::SdkLayout& layout)
+{
+  size_t n = parts.size();
+  if (n < 2
+      || std::find(layout.package_dirs.begin(), layout.package_dirs.end(), parts[0]) == layout.package_dirs.end()) {
+    return {};
+  }
+  if (n > 2 && parts[1] == layout.include_dir) {
+    return {EntryKind::header, "include/" + join({parts.begin() + 2, parts.end()}, "/")};
+  }
+  if (n == 3 && parts[1] == layout.library_dir
+      && std::find(layout.libraries.begin(), layout.libraries.end(), parts[2]) != layout.libraries.end()) {
+    return {EntryKind::framework_library, "lib/" + parts[2]};
+  }
+  if (n == 2 && parts[1] == layout.version_file) {
+    return {EntryKind::version_file, layout.version_file};
+  }
+  return {};
+}
+
 EntryPlan
 classify_parts(const std::vector<std::string>& parts)
 {
   size_t n = parts.size();
+  for (const auto& [framework, layout] : table_layouts()) {
+    if (n >= 2
+        && std::find(layout.package_dirs.begin(), layout.package_dirs.end(), parts[0]) != layout.package_dirs.end()) {
+      return classify_by_layout(parts, layout);
+    }
+  }
   if (n == 2 && ends_with(parts[0], ".dist-info")) {
     if (parts[1] == "METADATA") {
       return {EntryKind::metadata, "dist-info/METADATA"};
@@ -71,6 +119,20 @@ classify_parts(const std::vector<std::string>& parts)
       return {EntryKind::process_library, "process/" + rest.back()};
     }
     return {};
+  }
+  return {};
+}
+
+// The framework whose table's version file the staging folder holds (its
+// sdk: section's), or "" (TensorFlow: its files are sdk/facts' to read).
+std::string
+staged_framework(const stdfs::path& root)
+{
+  std::error_code ec;
+  for (const auto& [framework, layout] : table_layouts()) {
+    if (stdfs::is_regular_file(root / layout.version_file, ec)) {
+      return framework;
+    }
   }
   return {};
 }
@@ -428,14 +490,20 @@ import_sdk(const stdfs::path& source, bool process_libraries)
     } else {
       import_archive(source, staging.path(), stats, record, process_libraries);
     }
-    if (stats.libraries == 0 || !stdfs::exists(staging.path() / "include/tensorflow/core/framework/op.h", ec)) {
+    std::string framework = staged_framework(staging.path());
+    if (framework.empty()
+        && (stats.libraries == 0 || !stdfs::exists(staging.path() / "include/tensorflow/core/framework/op.h", ec))) {
       fail(ExitCode::usage, "{}: not a TensorFlow wheel or package: it lacks {}", source,
            stats.libraries == 0 ? "libtensorflow_framework.so*" : "include/tensorflow/core/framework/op.h");
+    }
+    if (!framework.empty() && framework != "torch") {
+      fail(ExitCode::usage, "{}: a {} wheel, whose facts opkit cannot read yet", source, framework);
     }
     if (!folder) {
       record.verify(); // before anything reads the files
     }
-    sdk = derive_facts(staging.path(), stdfs::absolute(source).string());
+    sdk = framework.empty() ? derive_facts(staging.path(), stdfs::absolute(source).string())
+                            : derive_torch_facts(staging.path(), stdfs::absolute(source).string());
     // The id comes from the wheel's own files: it must name a folder right under the store.
     if (!is_valid_sdk_id(sdk.id) || (store / sdk.id).parent_path() != store) {
       fail(ExitCode::usage, "{}: its SDK id '{}' is not a plain folder name; refusing the wheel", source,

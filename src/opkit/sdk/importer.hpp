@@ -11,7 +11,9 @@ namespace opkit::sdk {
 
 // What an SDK keeps of a wheel or package folder, found by what a file is,
 // not by one hard-coded prefix (tensorflow/, tensorflow_core/,
-// tensorflow-<v>.data/purelib/tensorflow/ all match).
+// tensorflow-<v>.data/purelib/tensorflow/ all match). A framework whose table
+// (configs/frameworks/) has an `sdk:` section (torch) is classified by it: its
+// package folder must be the path's first part.
 enum class EntryKind
 {
   skip,
@@ -20,6 +22,9 @@ enum class EntryKind
   metadata,
   wheel_info,
   build_info,
+  // A framework's version file named by its table's sdk: section
+  // (torch/version.py, kept as version.py).
+  version_file,
   // A library `import tensorflow` loads into the Python process
   // (_pywrap_tensorflow_internal.so, libtensorflow_cc.so.2): read from a
   // local wheel for its symbol index only, never kept nor fetched (hundreds of MB).
@@ -54,7 +59,9 @@ dist_info_owns_framework(std::string_view record, std::string_view top_level);
 std::filesystem::path
 find_framework_dist_info(const std::filesystem::path& site_packages);
 
-// Imports a TensorFlow SDK from an official wheel (.whl) or an installed
+// Imports a TensorFlow SDK (or, from a wheel, a PyTorch one: what
+// configs/frameworks/torch.yaml's sdk: section keeps, facts from
+// sdk/torch_facts) from an official wheel (.whl) or an installed
 // package folder into the store, atomically. Replaces an SDK of the same id.
 // A wheel's kept members are checked against its RECORD (see RecordCheck)
 // before anything reads them; a partial wheel (sdk fetch's: the kept members

@@ -1,5 +1,6 @@
 #include "opkit/sdk/sdk.hpp"
 
+#include "opkit/project/framework_table.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 
@@ -67,11 +68,18 @@ sdk_from_json(const Json& json, const std::filesystem::path& root)
 bool
 is_valid_sdk_id(const std::string& id)
 {
-  const std::string prefix = "tensorflow-";
-  return id.size() > prefix.size() && id.size() <= prefix.size() + 96 && id.compare(0, prefix.size(), prefix) == 0
-         && id.find("..") == std::string::npos && std::all_of(id.begin(), id.end(), [](char c) {
-              return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-';
-            });
+  for (const std::string& framework : project::FrameworkTable::names()) {
+    const std::string prefix = framework + "-";
+    bool valid =
+      id.size() > prefix.size() && id.size() <= prefix.size() + 96 && id.compare(0, prefix.size(), prefix) == 0
+      && id.find("..") == std::string::npos && std::all_of(id.begin(), id.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-';
+         });
+    if (valid) {
+      return true;
+    }
+  }
+  return false;
 }
 
 } // namespace opkit::sdk

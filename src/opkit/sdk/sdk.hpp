@@ -46,7 +46,8 @@ to_json(const Sdk& sdk);
 Sdk
 sdk_from_json(const Json& json, const std::filesystem::path& root);
 
-// Whether `id` may name a folder of the store: "tensorflow-" and then at most
+// Whether `id` may name a folder of the store: "tensorflow-" (or another
+// framework's name of configs/frameworks/ and '-': "torch-") and then at most
 // 96 letters, digits and . _ + -, with no "..". An id is made from a wheel's
 // contents (version.h), so it is checked before it becomes a path.
 bool

@@ -214,7 +214,7 @@ Sdk
 resolve_sdk(const std::string& spec)
 {
   std::vector<Sdk> sdks = list_sdks();
-  if (starts_with(spec, "tensorflow-")) {
+  if (starts_with(spec, "tensorflow-") || is_valid_sdk_id(spec)) { // an id, of any framework
     for (const Sdk& sdk : sdks) {
       if (sdk.id == spec) {
         return sdk;
@@ -260,7 +260,9 @@ resolve_sdk(const std::string& spec)
   };
   const Sdk* best = nullptr;
   for (const Sdk& sdk : sdks) {
-    if (project::version_matches(*wanted, sdk.version) && (best == nullptr || better(sdk, *best))) {
+    // A version names a TensorFlow SDK; another framework's only by its id.
+    if (sdk.framework == "tensorflow" && project::version_matches(*wanted, sdk.version)
+        && (best == nullptr || better(sdk, *best))) {
       best = &sdk;
     }
   }

@@ -1,9 +1,12 @@
 #include "opkit/sdk/torch_facts.hpp"
 
+#include "opkit/elf/elf_file.hpp"
 #include "opkit/elf/mangled.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/index.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
@@ -85,6 +88,36 @@ require_plain_value(const std::string& value, const char* what)
   }
 }
 
+std::string
+read_if_exists(const std::filesystem::path& path)
+{
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) ? fs::read_file(path) : std::string();
+}
+
+// The ABI counts of the table's abi_libraries, summed, with the names read.
+SpellingCounts
+count_library_spellings(const std::filesystem::path& lib_dir, const project::SdkLayout& layout)
+{
+  SpellingCounts total;
+  for (const std::string& library : layout.abi_libraries) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(lib_dir / library, ec)) {
+      continue;
+    }
+    std::vector<std::string> names;
+    for (const elf::ElfSymbol& symbol : elf::read_elf(lib_dir / library).dynamic_symbols) {
+      if (symbol.defined) {
+        names.push_back(symbol.name);
+      }
+    }
+    SpellingCounts counts = count_abi_spellings(names, layout.abi_namespaces);
+    total.cxx11 += counts.cxx11;
+    total.old_string += counts.old_string;
+  }
+  return total;
+}
+
 } // namespace
 
 std::optional<std::string>
@@ -144,17 +177,84 @@ std::optional<WheelFileTags>
 wheel_file_tags(const std::string& path)
 {
   std::optional<WheelName> name = parse_wheel_name(std::filesystem::path(path).filename().string());
-  if (!name || name->pythons.empty() || name->platforms.empty() || name->pythons.front().empty()
-      || name->platforms.front().empty()) {
+  if (!name || name->pythons.empty() || name->abis.empty() || name->platforms.empty() || name->pythons.front().empty()
+      || name->abis.front().empty() || name->platforms.front().empty()) {
     return std::nullopt;
   }
-  return WheelFileTags{name->pythons.front(), name->platforms.front()};
+  return WheelFileTags{name->pythons.front(), name->abis.front(), name->platforms.front()};
 }
 
 std::string
 torch_sdk_id(const TorchVersionInfo& info)
 {
   return fmt::format("torch-{}{}", info.version.str(), info.is_cuda_build() ? "-cuda" : "");
+}
+
+Sdk
+derive_torch_facts(const std::filesystem::path& staged_root, const std::string& source)
+{
+  const project::FrameworkTable& table = project::FrameworkTable::get("torch");
+  const project::SdkLayout& layout = table.sdk_layout();
+  // The files' own errors name the file; the wheel is named before them.
+  auto from_source = [&source](const auto& parse) {
+    try {
+      return parse();
+    } catch (const Error& e) {
+      throw Error(e.code(), fmt::format("{}: {}", source, e.what()), e.hint());
+    }
+  };
+  std::optional<TorchVersionInfo> info =
+    from_source([&] { return parse_torch_version_py(read_if_exists(staged_root / layout.version_file)); });
+  if (!info) {
+    fail(ExitCode::usage, "{}: not a PyTorch SDK: torch/{} has no __version__", source, layout.version_file);
+  }
+  Sdk sdk;
+  sdk.framework = table.framework();
+  sdk.source = source;
+  sdk.version = info->version;
+  WheelMetadata metadata =
+    from_source([&] { return parse_metadata(read_if_exists(staged_root / "dist-info/METADATA")); });
+  sdk.distribution = metadata.name.empty() ? table.framework() : metadata.name;
+  std::string full_version = info->version.str() + (info->local.empty() ? "" : "+" + info->local);
+  if (!metadata.version.empty() && metadata.version != full_version && metadata.version != info->version.str()) {
+    sdk.warnings.push_back(fmt::format("dist-info says version {}, torch/{} says {}; using torch/{}", metadata.version,
+                                       layout.version_file, full_version, layout.version_file));
+  }
+  std::optional<WheelFileTags> tags = wheel_file_tags(source);
+  sdk.wheel_tag = tags ? tags->tag() : parse_wheel_tags(read_if_exists(staged_root / "dist-info/WHEEL"));
+  sdk.cuda.is_cuda_build = info->is_cuda_build();
+  sdk.cuda.cuda_version = info->cuda;
+
+  project::FrameworkFlags flags = table.flags_for(sdk.version);
+  std::filesystem::path library = staged_root / "lib" / flags.framework_library;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(library, ec)) {
+    fail(ExitCode::usage, "{}: not a PyTorch wheel: it lacks torch/{}/{}", source, layout.library_dir,
+         flags.framework_library);
+  }
+  elf::ElfInfo elf = elf::read_elf(library);
+  sdk.framework_library = flags.framework_library;
+  sdk.soname = elf.soname.empty() ? sdk.framework_library : elf.soname;
+
+  SpellingCounts counts = count_library_spellings(staged_root / "lib", layout);
+  sdk.abi_evidence =
+    fmt::format("{} exports of {}: {} with std::__cxx11 spellings, {} with the old std::string "
+                "spelling",
+                join(layout.abi_namespaces, "/"), join(layout.abi_libraries, ", "), counts.cxx11, counts.old_string);
+  std::optional<int> abi = abi_from_counts(counts);
+  sdk.cxx11_abi = abi.value_or(flags.cxx11_abi);
+  if (!abi) {
+    sdk.warnings.push_back(fmt::format("the libraries' symbols do not show their C++11 ABI; using {} from "
+                                       "configs/frameworks/torch.yaml",
+                                       flags.cxx11_abi));
+  } else if (*abi != flags.cxx11_abi) {
+    sdk.warnings.push_back(fmt::format("the libraries are built with _GLIBCXX_USE_CXX11_ABI={}, but "
+                                       "configs/frameworks/torch.yaml says {} for {}; using {}",
+                                       *abi, flags.cxx11_abi, flags.since, *abi));
+  }
+  sdk.cxx_standard = flags.cxx_standard;
+  sdk.id = torch_sdk_id(*info);
+  return sdk;
 }
 
 } // namespace opkit::sdk

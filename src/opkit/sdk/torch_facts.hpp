@@ -7,6 +7,7 @@
 #include "opkit/project/version.hpp"
 #include "opkit/sdk/facts.hpp"
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,7 +53,10 @@ count_abi_spellings(const std::vector<std::string>& defined_symbols, const std::
 struct WheelFileTags
 {
   std::string python;
+  std::string abi;
   std::string platform;
+
+  std::string tag() const { return python + "-" + abi + "-" + platform; }
 };
 std::optional<WheelFileTags>
 wheel_file_tags(const std::string& path);
@@ -61,5 +65,13 @@ wheel_file_tags(const std::string& path);
 // (as "tensorflow-2.10.1-cuda").
 std::string
 torch_sdk_id(const TorchVersionInfo& info);
+
+// Reads an imported torch SDK's staged files (version.py, dist-info/, the
+// libraries under lib/) and works out its facts: the version and CUDA of
+// version.py, the ABI of the table's abi_libraries (checked against
+// configs/frameworks/torch.yaml), the wheel tag of `source`'s file name (else
+// dist-info/WHEEL's). `source` is recorded as where it came from.
+Sdk
+derive_torch_facts(const std::filesystem::path& staged_root, const std::string& source);
 
 } // namespace opkit::sdk
