@@ -93,10 +93,11 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
       indexed_library(sdk.lib_dir() / sdk.framework_library, {sdk.symbol_index(), sdk::store_lock_path()});
     target.profile.libraries.insert(target.profile.libraries.begin(), std::move(framework));
   }
-  target.other_frameworks = [id = sdk.id, cuda = sdk.cuda.is_cuda_build] {
+  target.other_frameworks = [id = sdk.id, cuda = sdk.cuda.is_cuda_build, framework = sdk.framework] {
     std::vector<OtherFramework> others;
     for (const sdk::Sdk& other : sdk::list_sdks()) {
-      if (other.id == id || other.cuda.is_cuda_build != cuda) {
+      // Other versions of the same framework only: a torch SDK names no TF version.
+      if (other.id == id || other.cuda.is_cuda_build != cuda || other.framework != framework) {
         continue;
       }
       try {
