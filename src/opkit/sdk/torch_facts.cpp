@@ -89,7 +89,7 @@ require_plain_value(const std::string& value, const char* what)
 }
 
 std::string
-read_if_exists(const std::filesystem::path& path)
+read_staged_file(const std::filesystem::path& path)
 {
   std::error_code ec;
   return std::filesystem::is_regular_file(path, ec) ? fs::read_file(path) : std::string();
@@ -204,7 +204,7 @@ derive_torch_facts(const std::filesystem::path& staged_root, const std::string& 
     }
   };
   std::optional<TorchVersionInfo> info =
-    from_source([&] { return parse_torch_version_py(read_if_exists(staged_root / layout.version_file)); });
+    from_source([&] { return parse_torch_version_py(read_staged_file(staged_root / layout.version_file)); });
   if (!info) {
     fail(ExitCode::usage, "{}: not a PyTorch SDK: torch/{} has no __version__", source, layout.version_file);
   }
@@ -213,7 +213,7 @@ derive_torch_facts(const std::filesystem::path& staged_root, const std::string& 
   sdk.source = source;
   sdk.version = info->version;
   WheelMetadata metadata =
-    from_source([&] { return parse_metadata(read_if_exists(staged_root / "dist-info/METADATA")); });
+    from_source([&] { return parse_metadata(read_staged_file(staged_root / "dist-info/METADATA")); });
   sdk.distribution = metadata.name.empty() ? table.framework() : metadata.name;
   std::string full_version = info->version.str() + (info->local.empty() ? "" : "+" + info->local);
   if (!metadata.version.empty() && metadata.version != full_version && metadata.version != info->version.str()) {
@@ -221,7 +221,7 @@ derive_torch_facts(const std::filesystem::path& staged_root, const std::string& 
                                        layout.version_file, full_version, layout.version_file));
   }
   std::optional<WheelFileTags> tags = wheel_file_tags(source);
-  sdk.wheel_tag = tags ? tags->tag() : parse_wheel_tags(read_if_exists(staged_root / "dist-info/WHEEL"));
+  sdk.wheel_tag = tags ? tags->tag() : parse_wheel_tags(read_staged_file(staged_root / "dist-info/WHEEL"));
   sdk.cuda.is_cuda_build = info->is_cuda_build();
   sdk.cuda.cuda_version = info->cuda;
 
