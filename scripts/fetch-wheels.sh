@@ -6,7 +6,8 @@
 # and the libtensorflow_framework.so.1 row of the config table), then the CUDA
 # build of 2.10.1 (`tensorflow`, not `tensorflow-cpu`: GPU kernels register in it), then
 # 2.15.1 for CPython 3.11 (the last Keras 2 release: version skew and the
-# newest layout in the tests). With --demo, only 1.12.0 and 2.10.1. With a requirement argument
+# newest layout in the tests), then torch 2.5.1 and 2.8.0 (fetch_torch). With
+# --demo, only 1.12.0 and 2.10.1; with --torch, only the torch wheels. With a requirement argument
 # (tensorflow-cpu==2.15.1) it fetches that one wheel for this machine's python3.
 set -euo pipefail
 cache=${OPKIT_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/wheels}
@@ -30,6 +31,13 @@ fetch() { # <subdir> <requirement> <python-version> <platform> <abi>
   ls "$dir"/*.whl
 }
 
+# PyPI's torch wheels for the PyTorch tests (about 900 MB each): 2.5.1 for
+# CPython 3.10 (the old C++ ABI) and 2.8.0 for 3.11 (the new one).
+fetch_torch() {
+  fetch torch-2.5.1 torch==2.5.1 3.10 manylinux1_x86_64 cp310
+  fetch torch-2.8.0 torch==2.8.0 3.11 manylinux_2_28_x86_64 cp311
+}
+
 if [ "${1:-}" = --demo ]; then   # the demo's two: 1.12.0 and 2.10.1
   fetch tf-1.12.0 tensorflow==1.12.0 3.6 manylinux1_x86_64 cp36m
   fetch tf-2.10.1 tensorflow-cpu==2.10.1 3.10 manylinux2014_x86_64 cp310
@@ -41,6 +49,11 @@ if [ $# -eq 0 ]; then
   fetch tf-1.15.5 tensorflow==1.15.5 3.7 manylinux2010_x86_64 cp37m
   fetch tf-2.10.1-cuda tensorflow==2.10.1 3.10 manylinux2014_x86_64 cp310
   fetch tf-2.15.1-cp311 tensorflow-cpu==2.15.1 3.11 manylinux2014_x86_64 cp311
+  fetch_torch
+  exit 0
+fi
+if [ "${1:-}" = --torch ]; then
+  fetch_torch
   exit 0
 fi
 # With a requirement (tensorflow-cpu==2.15.1): the wheel for this machine's python3.
