@@ -107,9 +107,11 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 
   static sdk::FetchOptions fetch;
   CLI::App* fetch_cmd =
-    sdk_app->add_subcommand("fetch", "Download a TensorFlow SDK from a package index and import it");
-  fetch_cmd->add_option("requirement", fetch.requirement, "tensorflow==VERSION")->required();
-  fetch_cmd->add_option("--variant", fetch.variant, "cpu or gpu (the CUDA build)")->capture_default_str();
+    sdk_app->add_subcommand("fetch", "Download a TensorFlow or PyTorch SDK from a package index and import it");
+  fetch_cmd->add_option("requirement", fetch.requirement, "tensorflow==VERSION or torch==VERSION")->required();
+  fetch_cmd->add_option("--variant", fetch.variant,
+                        "cpu or gpu (the CUDA build; default: cpu for TensorFlow, gpu for torch, whose PyPI wheels "
+                        "are CUDA builds)");
   fetch_cmd->add_option("--index-url", fetch.index_url,
                         "A PEP 503/691 index (default: $OPKIT_INDEX_URL, pip's configuration, else pip download)");
   fetch_cmd->add_flag("--json", global.json, "Print what was fetched as JSON (schema opkit.sdk-fetch/1)");

@@ -58,7 +58,7 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
   }
   YAML::Node wheels = range["wheels"];
   yaml::expect_keys(wheels, {"cpu", "gpu", "pythons", "platforms"}, name);
-  flags.cpu_distribution = yaml::get_string(wheels, "cpu", name);
+  flags.cpu_distribution = yaml::get_string_or(wheels, "cpu", name, ""); // none: only a CUDA build is published
   flags.gpu_distribution = yaml::get_string(wheels, "gpu", name);
   flags.wheel_pythons = yaml::get_string_list(wheels, "pythons", name);
   flags.wheel_platforms = yaml::get_string_list(wheels, "platforms", name);

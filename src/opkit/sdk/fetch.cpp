@@ -17,6 +17,7 @@
 #include "opkit/util/progress.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 
@@ -28,32 +29,35 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-// What `tensorflow==V` asks for: an exact version (2.10.1), or a prefix
-// (2.10) naming the newest release the index has that starts with it.
+// What `tensorflow==V` (or `torch==V`: any framework of configs/frameworks/)
+// asks for: an exact version (2.10.1), or a prefix (2.10) naming the newest
+// release the index has that starts with it.
 struct Requirement
 {
+  std::string framework; // "tensorflow", "torch"
   project::Version spec;
   bool exact = false;
-  bool gpu = false;
+  std::string variant; // "cpu", "gpu", or "": the framework's own (its CPU build where one is published)
 };
 
 Requirement
 parse_requirement(const FetchOptions& options)
 {
   size_t eq = options.requirement.find("==");
-  std::string name = trim(options.requirement.substr(0, eq));
-  if (eq == std::string::npos || normalize_project(name) != "tensorflow") {
-    fail(ExitCode::usage, "'{}': expected tensorflow==VERSION", options.requirement);
+  std::string name = normalize_project(trim(options.requirement.substr(0, eq)));
+  std::vector<std::string> frameworks = project::FrameworkTable::names();
+  if (eq == std::string::npos || std::find(frameworks.begin(), frameworks.end(), name) == frameworks.end()) {
+    fail(ExitCode::usage, "'{}': expected {}==VERSION", options.requirement, join(frameworks, "==VERSION or "));
   }
   std::optional<project::Version> version = project::parse_version(trim(options.requirement.substr(eq + 2)));
   if (!version || version->parts.size() > 3 || (version->parts.size() < 3 && !version->suffix.empty())) {
-    fail(ExitCode::usage, "'{}': expected a version or its prefix, e.g. tensorflow==2.10.1 or tensorflow==2.10",
-         options.requirement);
+    fail(ExitCode::usage, "'{}': expected a version or its prefix, e.g. {}==2.10.1 or {}==2.10", options.requirement,
+         name, name);
   }
-  if (options.variant != "cpu" && options.variant != "gpu") {
+  if (!options.variant.empty() && options.variant != "cpu" && options.variant != "gpu") {
     fail(ExitCode::usage, "--variant {}: expected cpu or gpu", options.variant);
   }
-  return Requirement{*version, version->parts.size() == 3, options.variant == "gpu"};
+  return Requirement{name, *version, version->parts.size() == 3, options.variant};
 }
 
 // One version's SDK: where it is published and the id it gets.
@@ -66,11 +70,20 @@ struct Wanted
 };
 
 Wanted
-wanted_for(const project::Version& version, bool gpu)
+wanted_for(const Requirement& requirement, const project::Version& version)
 {
-  Wanted wanted{version, "", "", project::FrameworkTable::tensorflow().flags_for(version)};
+  Wanted wanted{version, "", "", project::FrameworkTable::get(requirement.framework).flags_for(version)};
+  bool gpu = requirement.variant == "gpu" || (requirement.variant.empty() && wanted.flags.cpu_distribution.empty());
+  if (!gpu && wanted.flags.cpu_distribution.empty()) {
+    throw Error(ExitCode::usage,
+                fmt::format("{}=={} --variant cpu: no CPU-only build of {} {} is published on a package index "
+                            "(configs/frameworks/{}.yaml)",
+                            requirement.framework, version.str(), requirement.framework, version.str(),
+                            requirement.framework),
+                "leave out --variant: the CUDA build's SDK builds CPU ops too");
+  }
   wanted.project = gpu ? wanted.flags.gpu_distribution : wanted.flags.cpu_distribution;
-  wanted.sdk_id = "tensorflow-" + version.str() + (gpu ? "-cuda" : "");
+  wanted.sdk_id = requirement.framework + "-" + version.str() + (gpu ? "-cuda" : "");
   return wanted;
 }
 
@@ -307,7 +320,7 @@ choose_version(const FetchOptions& options, const Requirement& requirement, cons
     no_such_version(options, requirement, versions, source);
   }
   for (auto it = named.rbegin(); it != named.rend(); ++it) {
-    Wanted wanted = wanted_for(*it, requirement.gpu);
+    Wanted wanted = wanted_for(requirement, *it);
     std::optional<IndexFile> file =
       pick_wheel(files, project, it->str(), wanted.flags.wheel_pythons, wanted.flags.wheel_platforms);
     if (file) {
@@ -315,7 +328,7 @@ choose_version(const FetchOptions& options, const Requirement& requirement, cons
       return {wanted, *file};
     }
   }
-  Wanted newest = wanted_for(named.back(), requirement.gpu);
+  Wanted newest = wanted_for(requirement, named.back());
   throw Error(ExitCode::missing,
               fmt::format("{} {}: no wheel with tags {} / {} on {}", project, newest.version.str(),
                           join(newest.flags.wheel_pythons, ","), join(newest.flags.wheel_platforms, ","), source),
@@ -333,7 +346,7 @@ fetch_sdk(const FetchOptions& options)
   if (!index.empty()) {
     log_debug("index {}: {}", http_display_url(index), index_setting.origin());
   }
-  Wanted wanted = wanted_for(requirement.spec, requirement.gpu); // a prefix's: where its versions are published
+  Wanted wanted = wanted_for(requirement, requirement.spec); // a prefix's: where its versions are published
   // One fetch of an SDK at a time: the later ones find it in the store.
   std::optional<fs::FileLock> lock;
   auto lock_and_find = [&lock](const Wanted& version) {
@@ -358,7 +371,7 @@ fetch_sdk(const FetchOptions& options)
       if (!version) {
         fail(ExitCode::failed, "{}: pip downloaded a wheel whose version opkit cannot read", result.wheel);
       }
-      wanted = wanted_for(*version, requirement.gpu);
+      wanted = wanted_for(requirement, *version);
       if (std::optional<FetchResult> present = lock_and_find(wanted)) {
         std::error_code ec;
         stdfs::remove_all(wheel.parent_path(), ec);

@@ -10,9 +10,11 @@ namespace opkit::sdk {
 
 struct FetchOptions
 {
-  std::string requirement;     // "tensorflow==2.10.1"
-  std::string variant = "cpu"; // cpu or gpu
-  std::string index_url;       // empty: the index_url setting (index_url_setting), else pip download
+  std::string requirement; // "tensorflow==2.10.1"
+  // cpu, gpu (the CUDA build), or "": the CPU build where one is published
+  // (TensorFlow), else the CUDA one (torch: PyPI has only that).
+  std::string variant;
+  std::string index_url; // empty: the index_url setting (index_url_setting), else pip download
 };
 
 struct FetchResult
