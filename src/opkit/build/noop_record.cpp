@@ -12,12 +12,10 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <set>
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 extern char** environ; // NOLINT: POSIX names it so
 
@@ -41,8 +39,9 @@ now_seconds()
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// The environment, in its order, less what a shell changes between two
-// identical commands ($_ is the last command's path, $OLDPWD the last folder).
+// The environment, in its order, each variable ended by a NUL (a value may
+// hold newlines), less what a shell changes between two identical commands
+// ($_ is the last command's path, $OLDPWD the last folder).
 std::string
 environment_text()
 {
@@ -53,7 +52,7 @@ environment_text()
       continue;
     }
     text.append(variable);
-    text += '\n';
+    text += '\0';
   }
   return text;
 }
@@ -143,8 +142,8 @@ settled_stamp(const stdfs::path& path, double started, std::string& stamp)
   stamp = fs::file_stamp(path);
   struct stat st
   {};
-  if (::lstat(path.c_str(), &st) != 0) {
-    return true; // absent, and its absence is what is kept
+  if (::stat(path.c_str(), &st) != 0) { // followed, as file_stamp follows it
+    return true;                        // absent, and its absence is what is kept
   }
   double changed = static_cast<double>(st.st_mtim.tv_sec) + static_cast<double>(st.st_mtim.tv_nsec) * 1e-9;
   return changed < started - k_racy_seconds;
