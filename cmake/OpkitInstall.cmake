@@ -31,8 +31,9 @@ install(FILES ${OPKIT_DOCS_DIR}/opkit.bash RENAME opkit DESTINATION ${CMAKE_INST
 install(FILES ${OPKIT_DOCS_DIR}/_opkit DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 install(FILES ${OPKIT_DOCS_DIR}/opkit.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
 install(FILES README.md ARCHITECTURE.md packaging/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
-# The reference the README links to, beside it as in the source tree.
-install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
+# The reference the README links to, beside it as in the source tree (not the
+# design notes of docs/design/: working notes for opkit's developers).
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md" PATTERN "design" EXCLUDE)
 
 # --- the .deb: `cpack -G DEB --config build/CPackConfig.cmake`
 # dpkg-shlibdeps finds the linked libraries' packages; the ones opkit opens on
