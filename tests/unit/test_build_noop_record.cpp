@@ -152,3 +152,27 @@ TEST(NoopRecord, NoProjectNoCall)
   std::filesystem::current_path(here);
   EXPECT_FALSE(call) << "no opkit.yaml above " << tmp.path();
 }
+
+TEST(NoopRecord, ABuildFolderKeepsTheNewestSixteen)
+{
+  BuiltProject project;
+  build::NoopCall call = project.call();
+  std::vector<std::filesystem::path> records;
+  auto now = std::filesystem::file_time_type::clock::now();
+  for (int i = 0; i < 18; ++i) { // 18 other calls, each with its own record, made in this order
+    build::NoopCall other = call;
+    other.key += "argv " + std::to_string(i) + "\n";
+    other.record = call.record.parent_path() / ("call-" + std::to_string(i) + ".json");
+    project.keep(other);
+    records.push_back(other.record);
+    std::filesystem::last_write_time(other.record, now - std::chrono::seconds(100 - i));
+  }
+  project.keep(call); // 19 records: the three oldest have gone
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_FALSE(std::filesystem::exists(records[i])) << i;
+  }
+  for (int i = 3; i < 18; ++i) {
+    EXPECT_TRUE(std::filesystem::exists(records[i])) << i;
+  }
+  EXPECT_TRUE(build::replay_noop(call)) << "the newest is kept";
+}

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <functional>
@@ -32,6 +33,8 @@ constexpr size_t k_max_folders = 2000;
 // A file changed within this many seconds of the call's start may have changed
 // after ninja looked at it, in the same mtime tick: such a no-op is not kept.
 constexpr double k_racy_seconds = 1.0;
+// The records a build folder keeps, newest first.
+constexpr size_t k_kept_records = 16;
 
 double
 now_seconds()
@@ -149,6 +152,27 @@ settled_stamp(const stdfs::path& path, double started, std::string& stamp)
   return changed < started - k_racy_seconds;
 }
 
+// Keeps the k_kept_records newest records of a build folder: each call (an
+// environment that changed, another flag) has its own, and old ones go.
+void
+prune_records(const stdfs::path& dir)
+{
+  std::vector<std::pair<stdfs::file_time_type, stdfs::path>> records;
+  std::error_code ec;
+  for (const auto& entry : stdfs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".json" && entry.is_regular_file(ec)) {
+      records.emplace_back(entry.last_write_time(ec), entry.path());
+    }
+  }
+  if (records.size() <= k_kept_records) {
+    return;
+  }
+  std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = k_kept_records; i < records.size(); ++i) {
+    stdfs::remove(records[i].second, ec);
+  }
+}
+
 } // namespace
 
 std::optional<NoopCall>
@@ -258,6 +282,7 @@ record_noop(const NoopCall& call, const stdfs::path& build_root, const stdfs::pa
                  {"stamps", std::move(stamps)}};
     fs::create_dirs(call.record.parent_path());
     fs::write_file_atomic(call.record, json_text(json, 1) + "\n");
+    prune_records(call.record.parent_path());
   } catch (const std::exception& error) {
     log_debug("build: the no-op could not be kept in {}: {}", call.record.string(), error.what());
   }

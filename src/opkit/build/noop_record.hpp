@@ -13,6 +13,7 @@
 //     every file in each target's folder.
 // One stamp differs, or one file was changed in the second before the record
 // was made (a racily clean file, as git calls it): the build runs in full.
+// A build folder keeps its 16 newest records.
 #include <filesystem>
 #include <optional>
 #include <string>
