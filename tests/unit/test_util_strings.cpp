@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+using opkit::ascii_lower;
 using opkit::escape_clipped;
 using opkit::escape_text;
 using opkit::is_utf8;
@@ -34,4 +35,12 @@ TEST(UtilStrings, EscapeClippedShowsTheStartOfALongName)
   EXPECT_EQ(escape_clipped("short", 10), "short");
   EXPECT_EQ(escape_clipped(std::string(65000, 'a'), 4), "aaaa...");
   EXPECT_EQ(escape_clipped("a\nbcdef", 3), "a\\nb...");
+}
+
+TEST(UtilStrings, AsciiLowerMapsOnlyAToZ)
+{
+  EXPECT_EQ(ascii_lower("DT_FLOAT"), "dt_float");
+  EXPECT_EQ(ascii_lower("Content-Type: X"), "content-type: x");
+  EXPECT_EQ(ascii_lower("\xC3\x84-\xC4\xB0"), "\xC3\x84-\xC4\xB0") << "UTF-8 bytes stay as they are";
+  EXPECT_EQ(ascii_lower(""), "");
 }

@@ -129,9 +129,7 @@ cmake_commands(const std::string& text)
       while (at < text.size() && (std::isalnum(static_cast<unsigned char>(text[at])) || text[at] == '_')) {
         ++at;
       }
-      CMakeCommand command{text.substr(begin, at - begin), {}, line};
-      std::transform(command.name.begin(), command.name.end(), command.name.begin(),
-                     [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+      CMakeCommand command{ascii_lower(text.substr(begin, at - begin)), {}, line};
       while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) {
         ++at;
       }

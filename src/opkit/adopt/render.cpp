@@ -23,8 +23,7 @@ std::string
 scalar(const std::string& text)
 {
   static const std::set<std::string> k_special = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"};
-  std::string lower = text;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string lower = ascii_lower(text);
   bool plain = !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_' || text == ".")
                && k_special.count(lower) == 0 && std::all_of(text.begin(), text.end(), [](char c) {
                     return std::isalnum(static_cast<unsigned char>(c))

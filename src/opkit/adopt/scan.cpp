@@ -213,8 +213,7 @@ private:
       attr = m_code[open + 1].text;
       for (size_t i = open + 2; i < close; ++i) {
         if (m_code[i].kind == Kind::ident && starts_with(m_code[i].text, "DT_")) {
-          std::string lower = m_code[i].text.substr(3);
-          std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+          std::string lower = ascii_lower(m_code[i].text.substr(3));
           types.push_back(m_code[i].text);
           dtypes.push_back(is_dtype(lower) ? lower : "");
         }

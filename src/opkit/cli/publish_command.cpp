@@ -7,6 +7,7 @@
 #include "opkit/util/http.hpp"
 #include "opkit/util/json.hpp"
 #include "opkit/util/log.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
 
@@ -25,9 +26,7 @@ namespace stdfs = std::filesystem;
 std::string
 lowercase_header_name(const std::string& header)
 {
-  std::string name = header.substr(0, header.find(':'));
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-  return name;
+  return ascii_lower(header.substr(0, header.find(':')));
 }
 
 // The checksum headers (Artifactory/Nexus's X-Checksum-Sha256 and RFC 3230's

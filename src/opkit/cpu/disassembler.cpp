@@ -1,6 +1,7 @@
 #include "opkit/cpu/disassembler.hpp"
 
 #include "opkit/util/error.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <algorithm>
 #include <array>
@@ -69,9 +70,7 @@ constexpr std::string_view k_set_prefixes[] = {"avx512", "sse4", "popcnt", "lahf
 std::string
 feature_name(std::string zydis)
 {
-  for (char& c : zydis) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
+  zydis = ascii_lower(zydis);
   for (std::string_view suffix : {"_128n", "_128", "_256", "_512", "_scalar", "_kop"}) {
     if (zydis.size() > suffix.size() && zydis.compare(zydis.size() - suffix.size(), suffix.size(), suffix) == 0) {
       zydis.resize(zydis.size() - suffix.size());

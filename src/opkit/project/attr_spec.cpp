@@ -157,8 +157,7 @@ dtype_name(Cursor& in)
   size_t at = in.position();
   std::string name = in.identifier("a dtype");
   if (name.rfind("DT_", 0) == 0) {
-    name = name.substr(3);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    name = ascii_lower(name.substr(3));
   }
   std::string dtype = canonical_dtype(name); // as the registry reads it: float32 is float
   if (dtype.empty()) {

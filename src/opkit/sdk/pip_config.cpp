@@ -24,7 +24,7 @@ namespace {
 std::string
 normalize_name(std::string name)
 {
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  name = ascii_lower(name);
   std::replace(name.begin(), name.end(), '_', '-');
   return starts_with(name, "--") ? name.substr(2) : name;
 }

@@ -8,6 +8,7 @@
 #include "opkit/util/ini_file.hpp"
 
 #include "opkit/util/error.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <ini.h>
 
@@ -32,14 +33,6 @@ strip(std::string_view text)
     return {};
   }
   return text.substr(first, text.find_last_not_of(k_space) - first + 1);
-}
-
-std::string
-lower(std::string_view text)
-{
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
 }
 
 struct Parse
@@ -150,7 +143,7 @@ on_option(void* user, const char* section, const char* /*name*/, const char* /*v
     return 1; // a section refused
   }
   size_t delimiter = text.find_first_of("=:");
-  std::string name = delimiter == std::string_view::npos ? "" : lower(strip(text.substr(0, delimiter)));
+  std::string name = delimiter == std::string_view::npos ? "" : ascii_lower(strip(text.substr(0, delimiter)));
   if (name.empty()) {
     parse.refuse(line, "expected 'name = value' or '[section]'");
     return 1;

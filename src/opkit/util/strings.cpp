@@ -210,6 +210,18 @@ is_ascii_digit(char c)
 }
 
 std::string
+ascii_lower(std::string_view text)
+{
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+  }
+  return out;
+}
+
+std::string
 value_or_none(const std::optional<std::string>& value)
 {
   return value ? *value : "none";

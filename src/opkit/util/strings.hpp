@@ -37,6 +37,10 @@ is_identifier_char(char c);
 bool
 is_ascii_digit(char c);
 
+// `text` with A-Z as a-z and every other byte as it is (no locale).
+std::string
+ascii_lower(std::string_view text);
+
 // The value, or "none" where there is none.
 std::string
 value_or_none(const std::optional<std::string>& value);
