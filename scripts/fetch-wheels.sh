@@ -6,7 +6,8 @@
 # and the libtensorflow_framework.so.1 row of the config table), then the CUDA
 # build of 2.10.1 (`tensorflow`, not `tensorflow-cpu`: GPU kernels register in it), then
 # 2.15.1 for CPython 3.11 (the last Keras 2 release: version skew and the
-# newest layout in the tests), then torch 2.5.1 and 2.8.0 (fetch_torch). With
+# newest layout in the tests), then torch 2.5.1 and 2.8.0, each followed by its
+# CUDA runtime's two wheels (fetch_torch). With
 # --demo, only 1.12.0 and 2.10.1; with --torch, only the torch wheels. With a requirement argument
 # (tensorflow-cpu==2.15.1) it fetches that one wheel for this machine's python3.
 set -euo pipefail
@@ -17,7 +18,7 @@ mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9
 
-fetch() { # <subdir> <requirement> <python-version> <platform> <abi>
+fetch() { # <subdir> <requirements, space-separated> <python-version> <platform> <abi>
   local dir="$cache/$1"
   if ! ls "$dir"/*.whl >/dev/null 2>&1; then
     echo "fetch-wheels: downloading $2 (once) ..." >&2
@@ -25,17 +26,24 @@ fetch() { # <subdir> <requirement> <python-version> <platform> <abi>
     rm -rf "$dir.partial"
     python3 -m pip download --quiet --no-deps --only-binary=:all: \
       --python-version "$3" --platform "$4" --implementation cp --abi "$5" \
-      -d "$dir.partial" "$2" >&2
+      -d "$dir.partial" $2 >&2
     mv "$dir.partial" "$dir"
   fi
   ls "$dir"/*.whl
 }
 
 # PyPI's torch wheels for the PyTorch tests (about 900 MB each): 2.5.1 for
-# CPython 3.10 (the old C++ ABI) and 2.8.0 for 3.11 (the new one).
+# CPython 3.10 (the old C++ ABI) and 2.8.0 for 3.11 (the new one). Beside each,
+# the two NVIDIA wheels its METADATA pins whose libraries libtorch_cpu.so
+# needs even on a machine without a GPU (libcudart.so.12, libcupti.so.12;
+# 15 MB together): the real loader loads libtorch_cpu with them in the tests.
 fetch_torch() {
   fetch torch-2.5.1 torch==2.5.1 3.10 manylinux1_x86_64 cp310
+  fetch torch-2.5.1-cuda-runtime "nvidia-cuda-runtime-cu12==12.4.127 nvidia-cuda-cupti-cu12==12.4.127" \
+    3.10 manylinux2014_x86_64 cp310
   fetch torch-2.8.0 torch==2.8.0 3.11 manylinux_2_28_x86_64 cp311
+  fetch torch-2.8.0-cuda-runtime "nvidia-cuda-runtime-cu12==12.8.90 nvidia-cuda-cupti-cu12==12.8.90" \
+    3.11 manylinux2014_x86_64 cp311
 }
 
 if [ "${1:-}" = --demo ]; then   # the demo's two: 1.12.0 and 2.10.1

@@ -20,7 +20,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
   try {
     opkit::project::Manifest manifest = opkit::project::parse_manifest(text, "opkit.yaml", "/fuzz/project");
     // Walk what single-op commands use, as they would.
-    volatile size_t total = manifest.name.size() + manifest.libraries.size() + manifest.tf_versions.size();
+    volatile size_t total = manifest.name.size() + manifest.libraries.size() + manifest.target_versions.size();
     (void)total;
     if (!manifest.libraries.empty()) {
       volatile size_t ops = manifest.primary_library().ops.size() + manifest.primary_op().name.size();

@@ -85,18 +85,18 @@ write(const stdfs::path& path, const std::string& text)
 TEST(AdoptAdopt, GroupsFoldersAndRendersAManifestThatParsesBack)
 {
   adopt::AdoptOptions options;
-  options.tf_versions = {"1.12", "2.10.1"};
+  options.target_versions = {"1.12", "2.10.1"};
   adopt::Adoption adoption = adopt::plan_adoption(sample_tree(), "/work/acme-ops", options);
   std::string text = adopt::render_manifest(adoption);
   project::Manifest manifest = project::parse_manifest(text, "opkit.yaml", "/work/acme-ops");
   EXPECT_EQ(manifest.name, "acme_ops");
-  EXPECT_EQ(manifest.tf_versions, (std::vector<std::string>{"1.12", "2.10.1"}));
+  EXPECT_EQ(manifest.target_versions, (std::vector<std::string>{"1.12", "2.10.1"}));
   ASSERT_EQ(manifest.libraries.size(), 2u) << text;
 
   const project::LibrarySpec& embed = manifest.libraries[0];
   EXPECT_EQ(embed.name, "embed");
   EXPECT_EQ(embed.output, "_embed_ops.so");
-  EXPECT_EQ(embed.tensorflow.text, ">=2.0"); // namespaced op names
+  EXPECT_EQ(embed.versions.text, ">=2.0"); // namespaced op names
   ASSERT_EQ(embed.settings.size(), 2u);
   EXPECT_EQ(embed.settings[0].sources,
             (std::vector<std::string>{"acme/embed/kv_embed_kernels.cc", "acme/embed/kv_embed_ops.cc"}));
@@ -118,7 +118,7 @@ TEST(AdoptAdopt, GroupsFoldersAndRendersAManifestThatParsesBack)
   const project::LibrarySpec& textlib = manifest.libraries[1];
   EXPECT_EQ(textlib.name, "text");
   EXPECT_EQ(textlib.output, "libtext.so");
-  EXPECT_TRUE(textlib.tensorflow.empty());
+  EXPECT_TRUE(textlib.versions.empty());
   ASSERT_EQ(textlib.ops.size(), 1u);
   ASSERT_EQ(textlib.ops[0].kernels.size(), 1u);
   EXPECT_TRUE(textlib.ops[0].kernels[0].constraints.empty());
@@ -126,7 +126,7 @@ TEST(AdoptAdopt, GroupsFoldersAndRendersAManifestThatParsesBack)
   // acme/common/hash.h resolves from the tree root, common/util.h from src/; kv_embed.h from its own folder.
   ASSERT_EQ(manifest.settings.size(), 2u);
   EXPECT_EQ(manifest.settings[0].include_dirs, (std::vector<std::string>{".", "src"}));
-  EXPECT_EQ(manifest.settings[1].when.tensorflow.text, "<1.15");
+  EXPECT_EQ(manifest.settings[1].when.versions.text, "<1.15");
   EXPECT_EQ(manifest.settings[1].compat, (std::vector<std::string>{"tstring"})); // a forced-in header
   EXPECT_TRUE(manifest.settings[1].defines.empty());
 
@@ -202,7 +202,7 @@ TEST(AdoptAdopt, RefusesATreeWithoutOpSourcesAndBadVersions)
     EXPECT_NE(std::string(e.what()).find("/x/tree: no op sources"), std::string::npos);
   }
   adopt::AdoptOptions options;
-  options.tf_versions = {"latest"};
+  options.target_versions = {"latest"};
   EXPECT_THROW(adopt::plan_adoption(sample_tree(), "tree", options), Error);
 }
 

@@ -10,6 +10,7 @@ using namespace opkit;
 namespace {
 
 const std::vector<std::string> k_defines = {"EIGEN_USE_THREADS"};
+const std::vector<std::string> k_prefixes = {"tensorflow/"};
 
 sdk::Sdk
 fake_sdk(const char* version, int abi, int standard)
@@ -40,40 +41,51 @@ has_include(const build::CompileStep& step)
 
 TEST(PchSource, TakesAnOpThatIncludesTensorflowHeaders)
 {
-  EXPECT_TRUE(build::source_can_use_pch("// an op\n#include \"tensorflow/core/framework/op.h\"\n", k_defines));
   EXPECT_TRUE(
-    build::source_can_use_pch("#include <vector>\n#include <tensorflow/core/framework/op_kernel.h>\n", k_defines));
+    build::source_can_use_pch("// an op\n#include \"tensorflow/core/framework/op.h\"\n", k_defines, k_prefixes));
+  EXPECT_TRUE(build::source_can_use_pch("#include <vector>\n#include <tensorflow/core/framework/op_kernel.h>\n",
+                                        k_defines, k_prefixes));
   // The define the PCH itself opens with may come first, as ops write it.
-  EXPECT_TRUE(
-    build::source_can_use_pch("#define EIGEN_USE_THREADS\n#include \"tensorflow/core/framework/op.h\"\n", k_defines));
+  EXPECT_TRUE(build::source_can_use_pch("#define EIGEN_USE_THREADS\n#include \"tensorflow/core/framework/op.h\"\n",
+                                        k_defines, k_prefixes));
   // An op's own header first is fine: the PCH is only a prefix.
   EXPECT_TRUE(build::source_can_use_pch("#include \"my_ops/common.h\"\n#include \"tensorflow/core/framework/op.h\"\n",
-                                        k_defines));
+                                        k_defines, k_prefixes));
   // Defines after the first #include cannot change the TF headers the PCH holds.
-  EXPECT_TRUE(
-    build::source_can_use_pch("#include \"tensorflow/core/framework/op.h\"\n#define MY_THING 1\n", k_defines));
+  EXPECT_TRUE(build::source_can_use_pch("#include \"tensorflow/core/framework/op.h\"\n#define MY_THING 1\n", k_defines,
+                                        k_prefixes));
 }
 
 TEST(PchSource, RefusesSourcesThatPrepareTheHeadersThemselves)
 {
-  EXPECT_FALSE(
-    build::source_can_use_pch("#define EIGEN_USE_GPU\n#include \"tensorflow/core/framework/op.h\"\n", k_defines));
+  EXPECT_FALSE(build::source_can_use_pch("#define EIGEN_USE_GPU\n#include \"tensorflow/core/framework/op.h\"\n",
+                                         k_defines, k_prefixes));
   EXPECT_FALSE(build::source_can_use_pch("#if GOOGLE_CUDA\n#define EIGEN_USE_GPU\n#endif\n"
                                          "#include \"tensorflow/core/framework/op_kernel.h\"\n",
-                                         k_defines));
+                                         k_defines, k_prefixes));
+  EXPECT_FALSE(build::source_can_use_pch("#define EIGEN_USE_THREADS 1\n#include \"tensorflow/core/framework/op.h\"\n",
+                                         k_defines, k_prefixes));
   EXPECT_FALSE(
-    build::source_can_use_pch("#define EIGEN_USE_THREADS 1\n#include \"tensorflow/core/framework/op.h\"\n", k_defines));
-  EXPECT_FALSE(build::source_can_use_pch("#undef NDEBUG\n#include \"tensorflow/core/framework/op.h\"\n", k_defines));
+    build::source_can_use_pch("#undef NDEBUG\n#include \"tensorflow/core/framework/op.h\"\n", k_defines, k_prefixes));
   // Nothing of TensorFlow included: the PCH would only cost time.
-  EXPECT_FALSE(build::source_can_use_pch("#include <atomic>\nint x;\n", k_defines));
+  EXPECT_FALSE(build::source_can_use_pch("#include <atomic>\nint x;\n", k_defines, k_prefixes));
 }
 
 TEST(PchSource, CommentsAreNotDirectives)
 {
   EXPECT_TRUE(build::source_can_use_pch("// #define EIGEN_USE_GPU\n/* #undef X\n#define Y */\n"
                                         "#include \"tensorflow/core/framework/op.h\"\n",
-                                        k_defines));
-  EXPECT_FALSE(build::source_can_use_pch("/* #include \"tensorflow/core/framework/op.h\" */\n", k_defines));
+                                        k_defines, k_prefixes));
+  EXPECT_FALSE(build::source_can_use_pch("/* #include \"tensorflow/core/framework/op.h\" */\n", k_defines, k_prefixes));
+}
+
+TEST(PchSource, TheFrameworksPrefixesDecide)
+{
+  const std::vector<std::string> torch = {"torch/", "ATen/", "c10/"};
+  EXPECT_TRUE(build::source_can_use_pch("#include <torch/library.h>\n", {}, torch));
+  EXPECT_TRUE(build::source_can_use_pch("#include \"ATen/ATen.h\"\n", {}, torch));
+  EXPECT_FALSE(build::source_can_use_pch("#include \"tensorflow/core/framework/op.h\"\n", {}, torch));
+  EXPECT_FALSE(build::source_can_use_pch("#include <torch/library.h>\n", k_defines, k_prefixes));
 }
 
 TEST(PchSpec, KeyFollowsCompilerSdkAndFlags)

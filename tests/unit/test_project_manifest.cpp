@@ -87,7 +87,7 @@ TEST(Manifest, ParsesTheTemplateShape)
   EXPECT_EQ(m.libraries[0].name, "zero_out");
   EXPECT_EQ(m.libraries[0].output, "libzero_out.so");
   EXPECT_EQ(m.libraries[0].settings.at(0).sources, std::vector<std::string>{"src/zero_out_op.cc"});
-  EXPECT_EQ(m.tf_versions, (std::vector<std::string>{"1.12", "2.10.1"}));
+  EXPECT_EQ(m.target_versions, (std::vector<std::string>{"1.12", "2.10.1"}));
 }
 
 TEST(Manifest, SyntaxErrorsCarryLineAndColumn)
@@ -178,8 +178,8 @@ TEST(Manifest, SeveralLibrariesWithTheirOwnSettings)
   const auto& gpu = m.libraries[1].ops[0].kernels.at(1);
   EXPECT_EQ(gpu.device, "GPU");
   EXPECT_EQ(gpu.constraints, (std::vector<std::pair<std::string, std::vector<std::string>>>{{"T", {"float"}}}));
-  EXPECT_FALSE(m.libraries[1].tensorflow.contains(*opkit::project::parse_version("1.12.0")));
-  EXPECT_TRUE(m.libraries[1].tensorflow.contains(*opkit::project::parse_version("2.10.1")));
+  EXPECT_FALSE(m.libraries[1].versions.contains(*opkit::project::parse_version("1.12.0")));
+  EXPECT_TRUE(m.libraries[1].versions.contains(*opkit::project::parse_version("2.10.1")));
 
   auto v112 = *opkit::project::parse_version("1.12.0");
   auto v210 = *opkit::project::parse_version("2.10.1");

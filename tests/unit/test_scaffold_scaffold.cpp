@@ -30,14 +30,14 @@ TEST(Scaffold, NewProjectParsesAndNamesFollowTheName)
   scaffold::NewOptions options;
   options.name = "fancy-op";
   options.output = dir.path() / "fancy";
-  options.tf_versions = {"1.12", "2.10.1"};
+  options.target_versions = {"1.12", "2.10.1"};
   scaffold::NewResult result = scaffold::create_project(options);
   EXPECT_EQ(result.op_name, "FancyOp");
   EXPECT_NE(std::find(result.files.begin(), result.files.end(), "src/fancy_op_op.cc"), result.files.end());
   project::Manifest manifest = project::load_manifest(result.root);
   EXPECT_EQ(manifest.name, "fancy_op");
   EXPECT_EQ(manifest.primary_op().name, "FancyOp");
-  EXPECT_EQ(manifest.tf_versions, (std::vector<std::string>{"1.12", "2.10.1"}));
+  EXPECT_EQ(manifest.target_versions, (std::vector<std::string>{"1.12", "2.10.1"}));
   EXPECT_NE(fs::read_file(result.root / "src/fancy_op_op.cc").find("REGISTER_OP(\"FancyOp\")"), std::string::npos);
 }
 
@@ -46,7 +46,7 @@ TEST(Scaffold, FailuresLeaveNothingBehind)
   fs::TempDir dir;
   scaffold::NewOptions options;
   options.output = dir.path() / "p";
-  options.tf_versions = {"2.10.1"};
+  options.target_versions = {"2.10.1"};
   for (const char* bad : {"9x", "a b"}) {
     options.name = bad;
     EXPECT_THROW(scaffold::create_project(options), Error);
@@ -55,7 +55,7 @@ TEST(Scaffold, FailuresLeaveNothingBehind)
   options.template_name = "no-such-template";
   EXPECT_THROW(scaffold::create_project(options), Error);
   options.template_name = "tensorflow-op";
-  options.tf_versions = {"2.x"};
+  options.target_versions = {"2.x"};
   EXPECT_THROW(scaffold::create_project(options), Error);
   EXPECT_TRUE(stdfs::is_empty(dir.path())) << "something was left in " << dir.path();
 }

@@ -156,7 +156,7 @@ compat_blocks(const AdoptedTree& tree, const std::set<std::string>& reached, std
       continue;
     }
     project::SettingsBlock block;
-    block.when.tensorflow = *project::parse_version_range(rule.tensorflow);
+    block.when.versions = *project::parse_version_range(rule.tensorflow);
     block.compat = {rule.compat};
     blocks.push_back(block);
     report.push_back(fmt::format("guessed: TensorFlow {} builds force in opkit's {} compat header ({} use{} {}: {})",
@@ -254,7 +254,7 @@ struct Planner
                                    [](const project::OpSpec& op) { return op.name.find('>') != std::string::npos; });
     if (namespaced != library.ops.end()) {
       std::string range = ">=" + project::FrameworkTable::tensorflow().namespaced_op_names_since();
-      library.tensorflow = *project::parse_version_range(range);
+      library.versions = *project::parse_version_range(range);
       adoption.report.push_back(fmt::format("guessed: library {} is built for TensorFlow {} (older versions abort "
                                             "loading a namespaced op name such as {})",
                                             library.name, range, namespaced->name));
@@ -271,11 +271,11 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
   Adoption adoption;
   adoption.name = options.name.empty() ? snake_name(folder_name, "project name", folder_name)
                                        : project::derive_names(options.name, "project name").snake;
-  for (const std::string& version : options.tf_versions) {
+  for (const std::string& version : options.target_versions) {
     if (!project::parse_version(version) && !starts_with(version, "tensorflow-")) {
       fail(ExitCode::usage, "--tf {}: not a TensorFlow version (e.g. 1.12 or 2.10.1)", version);
     }
-    adoption.tf_versions.push_back(version);
+    adoption.target_versions.push_back(version);
   }
   Planner planner{tree, adoption, {}, {}, {}, {}};
   bool any = false;
@@ -314,7 +314,7 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
   std::set<std::string> reached;
   adoption.include_dirs = find_include_roots(tree, planner.sources, reached, adoption.report);
   adoption.when = compat_blocks(tree, reached, adoption.report);
-  if (adoption.tf_versions.empty()) {
+  if (adoption.target_versions.empty()) {
     adoption.report.push_back("note: no targets written: pass --tf to `opkit build`, or add targets.tensorflow");
   }
   for (const std::string& problem : planner.problems) {

@@ -11,18 +11,18 @@ namespace opkit::adopt {
 
 struct AdoptOptions
 {
-  std::string name;                     // the project's name (default: the folder's)
-  std::vector<std::string> tf_versions; // targets.tensorflow (default: none written)
-  std::string single_library;           // one library of every op source, named so ("" = as the build files say)
-  bool per_folder = false;              // one library per folder, whatever the build files say
-  bool write_ops = false;               // `init --ops`: write each library's `ops:` (else opkit.lock is the contract)
+  std::string name;                         // the project's name (default: the folder's)
+  std::vector<std::string> target_versions; // targets.tensorflow (default: none written)
+  std::string single_library;               // one library of every op source, named so ("" = as the build files say)
+  bool per_folder = false;                  // one library per folder, whatever the build files say
+  bool write_ops = false; // `init --ops`: write each library's `ops:` (else opkit.lock is the contract)
 };
 
 // What `opkit init` writes, and what it says about it.
 struct Adoption
 {
   std::string name;
-  std::vector<std::string> tf_versions;
+  std::vector<std::string> target_versions;
   std::vector<std::string> include_dirs;       // build.include_dirs, relative to the project ("." first)
   std::vector<project::SettingsBlock> when;    // build.when: the compatibility blocks
   std::vector<project::LibrarySpec> libraries; // settings[0]: sources; settings[1], if any: `device: gpu` sources

@@ -75,8 +75,8 @@ render_settings(std::string& out, const std::string& indent, const project::Sett
     lead = rest;
     return current;
   };
-  if (!block.when.tensorflow.empty()) {
-    out += fmt::format("{}tensorflow: \"{}\"\n", next(), block.when.tensorflow.text);
+  if (!block.when.versions.empty()) {
+    out += fmt::format("{}tensorflow: \"{}\"\n", next(), block.when.versions.text);
   }
   if (!block.when.device.empty()) {
     out += fmt::format("{}device: {}\n", next(), block.when.device);
@@ -145,8 +145,8 @@ render_manifest(const Adoption& adoption)
                     "# \"guessed\"); `opkit build` and `opkit test` use it. Edit it freely: opkit init never\n"
                     "# overwrites it.\n";
   out += fmt::format("name: {}\nversion: 0.1.0\n", scalar(adoption.name));
-  if (!adoption.tf_versions.empty()) {
-    out += fmt::format("targets:\n  tensorflow: {}\n", flow(adoption.tf_versions));
+  if (!adoption.target_versions.empty()) {
+    out += fmt::format("targets:\n  tensorflow: {}\n", flow(adoption.target_versions));
   }
   if (!adoption.include_dirs.empty() || !adoption.when.empty()) {
     out += "build:\n";
@@ -164,8 +164,8 @@ render_manifest(const Adoption& adoption)
     if (library.output != "lib" + library.name + ".so") {
       out += fmt::format("    output: {}\n", scalar(library.output));
     }
-    if (!library.tensorflow.empty()) {
-      out += fmt::format("    tensorflow: {}\n", scalar(library.tensorflow.text));
+    if (!library.versions.empty()) {
+      out += fmt::format("    tensorflow: {}\n", scalar(library.versions.text));
     }
     render_list(out, "    ", "sources", library.settings.front().sources);
     out += library.settings.size() > 1 ? "    when:\n" : "";

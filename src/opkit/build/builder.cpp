@@ -114,14 +114,15 @@ check_target_sources(const project::Manifest& manifest, const sdk::Sdk& sdk, con
       }
     }
   }
-  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  const project::FrameworkTable& table = project::FrameworkTable::get(sdk.framework);
+  project::FrameworkFlags flags = table.flags_for(sdk.version);
   for (const project::LibrarySpec* library : selected) {
-    if (flags.namespaced_op_names || !library->tensorflow.contains(sdk.version)) {
+    if (flags.namespaced_op_names || !library->versions.contains(sdk.version)) {
       continue;
     }
     for (const project::OpSpec& op : library->ops) {
       if (op.name.find('>') != std::string::npos) {
-        std::string since = project::FrameworkTable::tensorflow().namespaced_op_names_since();
+        std::string since = table.namespaced_op_names_since();
         throw Error(ExitCode::usage,
                     fmt::format("library {}: tensorflow {} cannot register namespaced op names ({}): loading it "
                                 "would abort the process",
@@ -139,11 +140,11 @@ check_target_sources(const project::Manifest& manifest, const sdk::Sdk& sdk, con
     if (device != input.sources.end()) {
       throw Error(
         ExitCode::missing,
-        fmt::format("{}: a CPU-only build of TensorFlow cannot compile device code ({} of library {})", sdk.id, *device,
-                    input.name),
-        fmt::format("fetch the CUDA build: `opkit sdk fetch tensorflow=={} --variant gpu`, then "
-                    "`--tf tensorflow-{}-cuda`; or list the file under `when: [{{device: gpu, sources: ...}}]`",
-                    sdk.version.str(), sdk.version.str()));
+        fmt::format("{}: a CPU-only build of {} cannot compile device code ({} of library {})", sdk.id,
+                    table.display_name(), *device, input.name),
+        fmt::format("fetch the CUDA build: `{}`, then `--{} {}-{}-cuda`; or list the file under `when: [{{device: "
+                    "gpu, sources: ...}}]`",
+                    sdk::fetch_command(sdk.id + "-cuda"), table.short_name(), sdk.framework, sdk.version.str()));
     }
   }
 }
@@ -213,7 +214,8 @@ TargetResult::loads() const
 stdfs::path
 target_dir(const stdfs::path& build_root, const sdk::Sdk& sdk)
 {
-  return build_root / ("tf-" + sdk.version.str() + (sdk.cuda.is_cuda_build ? "-cuda" : ""));
+  const std::string& prefix = project::FrameworkTable::get(sdk.framework).short_name();
+  return build_root / (prefix + "-" + sdk.version.str() + (sdk.cuda.is_cuda_build ? "-cuda" : ""));
 }
 
 std::vector<BuiltTarget>
@@ -224,18 +226,19 @@ find_built_libraries(const project::Manifest& manifest, const std::vector<std::s
   stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
   std::vector<BuiltTarget> built;
   for (const std::string& spec : specs) {
-    BuiltTarget target{spec, sdk::resolve_sdk(spec), {}, {}, {}};
+    BuiltTarget target{spec, sdk::resolve_sdk(spec, manifest.framework), {}, {}, {}};
     target.in_use = sdk::use_sdk(target.sdk);
     for (const project::LibrarySpec* library : libraries) {
-      if (!library->tensorflow.contains(target.sdk.version)) {
-        target.skipped.push_back(fmt::format("{}: tensorflow {}", library->name, library->tensorflow.text));
+      if (!library->versions.contains(target.sdk.version)) {
+        target.skipped.push_back(fmt::format("{}: {} {}", library->name, manifest.framework, library->versions.text));
         continue;
       }
       stdfs::path path = target_dir(root, target.sdk) / library->output;
       std::error_code ec;
       if (!stdfs::is_regular_file(path, ec)) {
         throw Error(ExitCode::missing, fmt::format("{}: not built for {}", path, target.sdk.id),
-                    fmt::format("run `opkit build --tf {}` first", spec));
+                    fmt::format("run `opkit build --{} {}` first",
+                                project::FrameworkTable::get(manifest.framework).short_name(), spec));
       }
       target.libraries.emplace_back(library, path);
     }
@@ -247,7 +250,8 @@ find_built_libraries(const project::Manifest& manifest, const std::vector<std::s
 std::string
 BuiltTarget::skip_line(const std::string& verb) const
 {
-  return fmt::format("{}: nothing to {}: no library is for TensorFlow {} ({})", sdk.id, verb, sdk.version.str(),
+  return fmt::format("{}: nothing to {}: no library is for {} {} ({})", sdk.id, verb,
+                     project::FrameworkTable::get(sdk.framework).display_name(), sdk.version.str(),
                      join(skipped, "; "));
 }
 
@@ -257,7 +261,7 @@ library_inputs(const project::Manifest& manifest, const std::vector<const projec
 {
   std::vector<LibraryInput> inputs;
   for (const project::LibrarySpec* library : selected) {
-    if (!library->tensorflow.contains(sdk.version)) {
+    if (!library->versions.contains(sdk.version)) {
       continue;
     }
     project::ResolvedSettings settings = project::resolve_settings(manifest.root, manifest.settings, library->settings,
@@ -312,8 +316,8 @@ build_info_json(const sdk::Sdk& sdk, const TargetPlan& plan, const std::string& 
   return {{"schema", "opkit.build-info/1"},
           {"library", plan.links.empty() ? "" : plan.links.front().output},
           {"libraries", libraries},
-          {"framework", "tensorflow"},
-          {"tf_version", sdk.version.str()},
+          {"framework", sdk.framework},
+          {"tf_version", sdk.version.str()}, // the framework's version (named before torch came)
           {"sdk", sdk.id},
           {"runtime", runtime},
           {"cxx11_abi", flag_value("-D_GLIBCXX_USE_CXX11_ABI=")},
@@ -350,8 +354,8 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
   target.sdk = sdk;
   stdfs::path dir = target_dir(c.build_root, sdk);
   for (const project::LibrarySpec* library : c.selected) {
-    if (!library->tensorflow.contains(sdk.version)) {
-      target.skipped.push_back(fmt::format("{} ({} {})", library->name, "tensorflow", library->tensorflow.text));
+    if (!library->versions.contains(sdk.version)) {
+      target.skipped.push_back(fmt::format("{} ({} {})", library->name, sdk.framework, library->versions.text));
     }
   }
   if (inputs.empty()) { // no library is for this version: nothing to plan, fit or run
@@ -361,7 +365,7 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
     target.plain = target.plan;
     return target;
   }
-  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  project::FrameworkFlags flags = project::FrameworkTable::get(sdk.framework).flags_for(sdk.version);
   target.runtime = c.options.runtime.empty() ? c.manifest.runtime : c.options.runtime;
   target.cpu = c.options.cpu.empty() ? c.manifest.cpu : c.options.cpu;
   std::optional<CudaToolkit> cuda;
@@ -425,7 +429,7 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
         if (fresh) {
           text->second = fs::read_file(c.manifest.root / source);
         }
-        if (source_can_use_pch(text->second, flags.pch_defines)) {
+        if (source_can_use_pch(text->second, flags.pch_defines, flags.pch_include_prefixes)) {
           use->sources.push_back(source);
         }
       }
@@ -457,9 +461,11 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
 BuildReport
 build_project(const project::Manifest& manifest, const BuildOptions& options)
 {
-  std::vector<std::string> specs = unique_specs(options.tf_specs.empty() ? manifest.tf_versions : options.tf_specs);
+  std::vector<std::string> specs = unique_specs(options.tf_specs.empty() ? manifest.target_versions : options.tf_specs);
   if (specs.empty()) {
-    fail(ExitCode::usage, "no TensorFlow versions to build: pass --tf or list them under targets.tensorflow");
+    const project::FrameworkTable& table = project::FrameworkTable::get(manifest.framework);
+    fail(ExitCode::usage, "no {} versions to build: pass --{} or list them under targets.{}", table.display_name(),
+         table.short_name(), manifest.framework);
   }
   std::vector<const project::LibrarySpec*> selected = manifest.select_libraries(options.libraries);
   // Everything that can fail on input fails here, before a single file is written.
@@ -468,7 +474,7 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   std::vector<std::vector<LibraryInput>> inputs;
   std::optional<std::string> device_source;
   for (auto spec = specs.begin(); spec != specs.end();) {
-    sdk::Sdk sdk = sdk::resolve_sdk(*spec);
+    sdk::Sdk sdk = sdk::resolve_sdk(*spec, manifest.framework);
     auto same = std::find_if(sdks.begin(), sdks.end(), [&sdk](const sdk::Sdk& other) { return other.id == sdk.id; });
     if (same != sdks.end()) { // "1.12" and "1.12.0": one SDK, one target (under the first spelling)
       log_info("{}: the same SDK as {}: built once", *spec, specs[static_cast<size_t>(same - sdks.begin())]);

@@ -19,11 +19,11 @@ stale_reason(const project::Manifest& manifest, const stdfs::path& dir,
 {
   std::error_code ec;
   if (std::none_of(libraries.begin(), libraries.end(),
-                   [&sdk](const project::LibrarySpec* library) { return library->tensorflow.contains(sdk.version); })) {
+                   [&sdk](const project::LibrarySpec* library) { return library->versions.contains(sdk.version); })) {
     return ""; // nothing to build for this version: `opkit build` skips it
   }
   for (const project::LibrarySpec* library : libraries) {
-    if (library->tensorflow.contains(sdk.version) && !stdfs::is_regular_file(dir / library->output, ec)) {
+    if (library->versions.contains(sdk.version) && !stdfs::is_regular_file(dir / library->output, ec)) {
       return "not built yet";
     }
   }
@@ -53,8 +53,8 @@ outdated_targets(const project::Manifest& manifest, const std::vector<std::strin
   std::vector<const project::LibrarySpec*> libraries = manifest.select_libraries(selected);
   stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
   std::vector<OutdatedTarget> outdated;
-  for (const std::string& spec : specs.empty() ? manifest.tf_versions : specs) {
-    sdk::Sdk sdk = sdk::resolve_sdk(spec);
+  for (const std::string& spec : specs.empty() ? manifest.target_versions : specs) {
+    sdk::Sdk sdk = sdk::resolve_sdk(spec, manifest.framework);
     std::string reason = stale_reason(manifest, target_dir(root, sdk), libraries, sdk);
     if (!reason.empty()) {
       outdated.push_back({spec, sdk.id, reason});

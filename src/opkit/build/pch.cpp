@@ -27,7 +27,7 @@ const char* const k_pch_schema = "opkit.pch/1";
 std::string
 render_header(const project::FrameworkFlags& flags)
 {
-  std::string text = "// Made by opkit build: the TensorFlow headers nearly every op includes, precompiled.\n";
+  std::string text = "// Made by opkit build: the framework headers nearly every op includes, precompiled.\n";
   for (const std::string& define : flags.pch_defines) {
     text += "#define " + define + "\n";
   }
@@ -60,11 +60,13 @@ strip_comments(std::string_view line, bool& in_comment)
   return result;
 }
 
+// #include "tensorflow/..." or <torch/...>: a header under one of the framework's prefixes.
 bool
-is_tensorflow_include(const std::string& argument)
+is_framework_include(const std::string& argument, const std::vector<std::string>& prefixes)
 {
   return argument.size() > 1 && (argument[0] == '"' || argument[0] == '<')
-         && starts_with(argument.substr(1), "tensorflow/");
+         && std::any_of(prefixes.begin(), prefixes.end(),
+                        [&](const std::string& prefix) { return starts_with(argument.substr(1), prefix); });
 }
 
 stdfs::path
@@ -104,6 +106,7 @@ plan_pch(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const std::s
 {
   PchSpec spec;
   spec.sdk_id = sdk.id;
+  spec.framework = project::FrameworkTable::get(sdk.framework).display_name();
   spec.compiler = compiler;
   spec.compiler_identity = identity;
   spec.flags = sdk_compile_flags(sdk, flags, {});
@@ -117,11 +120,12 @@ plan_pch(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const std::s
 }
 
 bool
-source_can_use_pch(std::string_view text, const std::vector<std::string>& pch_defines)
+source_can_use_pch(std::string_view text, const std::vector<std::string>& pch_defines,
+                   const std::vector<std::string>& include_prefixes)
 {
   bool in_comment = false;
   bool seen_include = false;
-  bool includes_tensorflow = false;
+  bool includes_framework = false;
   for (const std::string& raw : split(text, '\n')) {
     std::string directive = trim(strip_comments(raw, in_comment));
     if (directive.empty() || directive[0] != '#') {
@@ -132,7 +136,7 @@ source_can_use_pch(std::string_view text, const std::vector<std::string>& pch_de
     std::string argument = trim(std::string_view(directive).substr(name.size()));
     if (name == "include") {
       seen_include = true;
-      includes_tensorflow = includes_tensorflow || is_tensorflow_include(argument);
+      includes_framework = includes_framework || is_framework_include(argument, include_prefixes);
     } else if (!seen_include && name == "undef") {
       return false;
     } else if (!seen_include && name == "define") {
@@ -142,7 +146,7 @@ source_can_use_pch(std::string_view text, const std::vector<std::string>& pch_de
       }
     }
   }
-  return includes_tensorflow;
+  return includes_framework;
 }
 
 PchOutcome
@@ -166,14 +170,14 @@ ensure_pch(const PchSpec& spec)
   std::vector<std::string> argv = {spec.compiler};
   argv.insert(argv.end(), spec.flags.begin(), spec.flags.end());
   argv.insert(argv.end(), {"-x", "c++-header", spec.header().string(), "-o", partial.string()});
-  log_info("precompiling TensorFlow's headers for {} (once per SDK and compiler) ...", spec.sdk_id);
-  progress::Step step("precompiling TensorFlow's headers for " + spec.sdk_id);
+  log_info("precompiling {}'s headers for {} (once per SDK and compiler) ...", spec.framework, spec.sdk_id);
+  progress::Step step(fmt::format("precompiling {}'s headers for {}", spec.framework, spec.sdk_id));
   ProcessResult result = run_process(argv);
   double seconds = step.seconds();
   if (result.exit_code != 0) {
     stdfs::remove(partial, ec);
     fs::write_file_atomic(failed_marker(spec), result.out + result.err);
-    log_warning("{}: cannot precompile TensorFlow's headers (see {}); compiling plainly", spec.sdk_id,
+    log_warning("{}: cannot precompile {}'s headers (see {}); compiling plainly", spec.sdk_id, spec.framework,
                 failed_marker(spec));
     return {false, seconds};
   }
@@ -218,7 +222,8 @@ collect_stale_pchs(sdk::GcReport& report)
       try {
         // Current: what this opkit would plan today for its compiler, as that compiler is now.
         std::string compiler = Json::parse(fs::read_file(entry.path() / "pch.json")).at("compiler").get<std::string>();
-        project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk->second.version);
+        project::FrameworkFlags flags =
+          project::FrameworkTable::get(sdk->second.framework).flags_for(sdk->second.version);
         current = plan_pch(sdk->second, flags, compiler, compiler_identity(compiler), pch_store_dir()).key == key;
       } catch (const std::exception&) {
         current = false; // unfinished, failed or unreadable

@@ -17,6 +17,7 @@ namespace opkit::build {
 struct PchSpec
 {
   std::string sdk_id;
+  std::string framework; // how messages name it: "TensorFlow", "PyTorch"
   std::string compiler;
   std::string compiler_identity;    // see compiler_identity()
   std::vector<std::string> flags;   // the compile flags it is made with, and a source must have
@@ -45,11 +46,12 @@ plan_pch(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const std::s
          const std::string& identity, const std::filesystem::path& store);
 
 // Whether a source can take the PCH as a prefix (-include): it includes a
-// TensorFlow header, and before its first #include it defines no macro but
+// framework header (one under `include_prefixes`: "tensorflow/"), and before its first #include it defines no macro but
 // the PCH's own (an op that sets something up for the TF headers keeps the
 // order it wrote, compiled plainly).
 bool
-source_can_use_pch(std::string_view text, const std::vector<std::string>& pch_defines);
+source_can_use_pch(std::string_view text, const std::vector<std::string>& pch_defines,
+                   const std::vector<std::string>& include_prefixes);
 
 // Makes the PCH unless it is there, under a lock per PCH (a concurrent build
 // of another project waits, then uses it). False, with a warning, when the

@@ -29,11 +29,29 @@ shell_join(const std::vector<std::string>& args)
 std::vector<std::string>
 version_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const FlagOverrides& overrides)
 {
-  return {
+  std::vector<std::string> result = {
     fmt::format("-std=c++{}", overrides.cxx_standard.value_or(sdk.cxx_standard)),
     fmt::format("-D_GLIBCXX_USE_CXX11_ABI={}", overrides.cxx11_abi.value_or(sdk.cxx11_abi)),
-    fmt::format("-DEIGEN_MAX_ALIGN_BYTES={}", flags.eigen_max_align_bytes),
   };
+  if (flags.eigen_max_align_bytes > 0) { // TensorFlow's Eigen; torch's headers have none
+    result.push_back(fmt::format("-DEIGEN_MAX_ALIGN_BYTES={}", flags.eigen_max_align_bytes));
+  }
+  return result;
+}
+
+// The defines the framework gives each library ("TORCH_EXTENSION_NAME={library}").
+std::vector<std::string>
+library_defines(const project::FrameworkFlags& flags, const std::string& library)
+{
+  std::vector<std::string> result;
+  const std::string_view key = "{library}";
+  for (std::string define : flags.library_defines) {
+    for (size_t at = define.find(key); at != std::string::npos; at = define.find(key, at + library.size())) {
+      define.replace(at, key.size(), library);
+    }
+    result.push_back("-D" + define);
+  }
+  return result;
 }
 
 // ... and ends with: the SDK's headers, first and as plain -I, so a system
@@ -84,7 +102,14 @@ sdk_compile_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, con
 std::vector<std::string>
 sdk_link_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags)
 {
-  return {"-L" + sdk.lib_dir().string(), flags.link};
+  std::vector<std::string> result = {"-L" + sdk.lib_dir().string()};
+  if (!flags.link.empty()) {
+    result.push_back(flags.link);
+  }
+  for (const std::string& library : flags.link_libraries) {
+    result.push_back("-l" + library);
+  }
+  return result;
 }
 
 TargetPlan
@@ -143,6 +168,10 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
     append(device, includes);
     // -I changes no macro and no option gcc checks a PCH against: only the rest must be the SDK's own.
     bool pch_flags = pch && library.cflags.empty() && own.empty() && base == pch->flags;
+    // The framework's per-library defines name no macro its headers use, so they keep the PCH.
+    std::vector<std::string> named = library_defines(flags, library.name);
+    host.insert(host.end() - static_cast<std::ptrdiff_t>(includes.size()), named.begin(), named.end());
+    device.insert(device.end() - static_cast<std::ptrdiff_t>(includes.size()), named.begin(), named.end());
     LinkStep link{library.name, library.output, {}, {}, input.link_archives, {}};
     for (const std::string& source : library.sources) {
       bool on_device = is_device_source(source);

@@ -1,6 +1,7 @@
 #include "opkit/check/checker.hpp"
 
 #include "opkit/check/diagnose.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/project/runtime_policy.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -369,7 +370,8 @@ add_cuda_finding(const elf::ElfInfo& elf, const CheckTarget& target, std::vector
 // target's framework defines are dropped, and would resolve once the op is
 // built for the target.
 std::vector<SymbolRef>
-take_unreached_framework_symbols(std::vector<SymbolRef> unresolved, const LoadSet& set, std::vector<Finding>& findings)
+take_unreached_framework_symbols(std::vector<SymbolRef> unresolved, const LoadSet& set, std::vector<Finding>& findings,
+                                 const CheckTarget& target)
 {
   bool other_framework_needed = std::any_of(
     findings.begin(), findings.end(), [](const Finding& finding) { return finding.kind == "wrong-framework-soname"; });
@@ -394,8 +396,10 @@ take_unreached_framework_symbols(std::vector<SymbolRef> unresolved, const LoadSe
     finding.summary =
       fmt::format("uses {} symbol{} of {} (first: {}) but has no DT_NEEDED on it", finding.symbols.size(),
                   finding.symbols.size() == 1 ? "" : "s", library->soname, finding.symbols.front().mangled);
-    finding.diagnosis = "TensorFlow's Python loads the framework without RTLD_GLOBAL, so an op library reaches it "
-                        "only through its own DT_NEEDED: it was linked without the framework library";
+    finding.diagnosis = fmt::format("{}'s Python loads the framework without RTLD_GLOBAL, so an op library "
+                                    "reaches it only through its own DT_NEEDED: it was linked without the framework "
+                                    "library",
+                                    framework_words(target, ""));
     finding.remedy =
       fmt::format("link it with the framework (-L<sdk>/lib -l:{}), as `opkit build` does", library->soname);
     findings.push_back(std::move(finding));
@@ -428,13 +432,16 @@ name_other_version(Finding& finding, const CheckTarget& target)
   }
   size_t n = finding.symbols.size();
   finding.kind = "framework-version-skew";
-  finding.summary = fmt::format("{} TensorFlow symbol{} not in TF {}'s framework library, but in TF {}'s", n,
-                                n == 1 ? " is" : "s are", target.framework_version, join(versions, ", "));
-  finding.diagnosis = fmt::format("the library was built against TF {} (of the SDKs imported, the one{} whose "
-                                  "framework exports these), not {}",
-                                  join(versions, " or "), versions.size() == 1 ? "" : "s", target.framework_version);
-  finding.remedy = fmt::format("rebuild it against TF {} ({}), or load it into the TF it was built for",
-                               target.framework_version, rebuild_command(target));
+  std::string label = framework_words(target, "");
+  finding.summary = fmt::format("{} {} symbol{} not in {}'s framework library, but in {} {}'s", n,
+                                project::FrameworkTable::get(target.framework).display_name(), n == 1 ? " is" : "s are",
+                                framework_words(target, target.framework_version), label, join(versions, ", "));
+  finding.diagnosis =
+    fmt::format("the library was built against {} {} (of the SDKs imported, the one{} whose "
+                "framework exports these), not {}",
+                label, join(versions, " or "), versions.size() == 1 ? "" : "s", target.framework_version);
+  finding.remedy = fmt::format("rebuild it against {} ({}), or load it into the {} it was built for",
+                               framework_words(target, target.framework_version), rebuild_command(target), label);
   return versions;
 }
 
@@ -509,7 +516,7 @@ check_library(const stdfs::path& library, const CheckTarget& target)
   report.library = library.string();
   report.target = target.framework_version.empty()
                     ? target.profile.name
-                    : fmt::format("tensorflow {} on {}", target.framework_version, target.profile.name);
+                    : fmt::format("{} {} on {}", target.framework, target.framework_version, target.profile.name);
   report.needed = elf.needed;
 
   LoadSet set;
@@ -546,7 +553,7 @@ check_library(const stdfs::path& library, const CheckTarget& target)
       frameworks.push_back(lib);
     }
   }
-  unresolved = take_unreached_framework_symbols(std::move(unresolved), set, report.findings);
+  unresolved = take_unreached_framework_symbols(std::move(unresolved), set, report.findings, target);
   std::vector<std::string> exporting_versions;
   for (Finding& finding : diagnose_unresolved(unresolved, frameworks, target)) {
     for (std::string& version : name_other_version(finding, target)) {

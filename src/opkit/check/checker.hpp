@@ -45,8 +45,9 @@ struct OtherFramework
 struct CheckTarget
 {
   Profile profile;
-  std::string framework_version; // "2.10.1"; empty when no SDK was named
-  int cxx11_abi = -1;            // the framework's, -1 when unknown
+  std::string framework = "tensorflow"; // configs/frameworks/<framework>.yaml: its words in findings
+  std::string framework_version;        // "2.10.1"; empty when no SDK was named
+  int cxx11_abi = -1;                   // the framework's, -1 when unknown
   int cxx_standard = 0;
   std::string cuda_version; // the framework's CUDA version, when it is a CUDA build
   // A library `opkit build` did not make (no opkit-build.json beside it lists
@@ -59,6 +60,11 @@ struct CheckTarget
   // TensorFlow symbol is missing; none when unset.
   std::function<std::vector<OtherFramework>()> other_frameworks;
 };
+
+// How findings name the target's framework: "TF 2.10.1", "torch 2.5.1"
+// ("TF", "torch" without a version).
+std::string
+framework_words(const CheckTarget& target, const std::string& version);
 
 struct CheckReport
 {

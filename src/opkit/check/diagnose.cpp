@@ -1,6 +1,7 @@
 #include "opkit/check/diagnose.hpp"
 
 #include "opkit/elf/mangled.hpp"
+#include "opkit/project/framework_table.hpp"
 
 #include "opkit/util/strings.hpp"
 
@@ -102,10 +103,12 @@ index_exports(const std::vector<const ProfileLibrary*>& frameworks, const std::v
   return index;
 }
 
+// A symbol in one of the framework's namespaces (configs/frameworks/: symbol_namespaces).
 bool
-is_framework_symbol(const SymbolRef& symbol)
+is_framework_symbol(const SymbolRef& symbol, const std::vector<std::string>& namespaces)
 {
-  return symbol.mangled.find("10tensorflow") != std::string::npos || symbol.mangled.find("3tsl") != std::string::npos;
+  return std::any_of(namespaces.begin(), namespaces.end(),
+                     [&](const std::string& ns) { return symbol.mangled.find(ns) != std::string::npos; });
 }
 
 Finding
@@ -114,7 +117,8 @@ make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const Chec
   Finding finding;
   finding.kind = kind;
   size_t n = symbols.size();
-  std::string fw = target.framework_version.empty() ? "the framework" : "TF " + target.framework_version;
+  std::string fw =
+    target.framework_version.empty() ? "the framework" : framework_words(target, target.framework_version);
   if (kind == "dual-abi-mismatch") {
     finding.summary =
       fmt::format("{} symbol{} spelled with the other C++ ABI than {}'s", n, n == 1 ? " is" : "s are", fw);
@@ -141,10 +145,14 @@ make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const Chec
                                     fw);
     finding.remedy = fmt::format("rebuild against the target's SDK: {}", rebuild_command(target));
   } else if (kind == "framework-symbol-missing") {
-    finding.summary =
-      fmt::format("{} TensorFlow symbol{} not exported by {}'s framework library", n, n == 1 ? " is" : "s are", fw);
-    finding.diagnosis = "the symbol exists in another TF version, lives in _pywrap_tensorflow_internal.so rather than "
-                        "libtensorflow_framework, or is hidden: an op cannot link against it";
+    const project::FrameworkTable& table = project::FrameworkTable::get(target.framework);
+    finding.summary = fmt::format("{} {} symbol{} not exported by {}'s framework library", n, table.display_name(),
+                                  n == 1 ? " is" : "s are", fw);
+    finding.diagnosis =
+      fmt::format("the symbol exists in another {} version, lives in a library of its Python "
+                  "module rather than the ones an op links{}, or is hidden: an op cannot link "
+                  "against it",
+                  table.label(), target.framework == "tensorflow" ? " (_pywrap_tensorflow_internal.so)" : "");
     finding.remedy = fmt::format("build against the target's SDK ({}) and use only the framework's public API",
                                  rebuild_command(target));
   } else {
@@ -163,8 +171,17 @@ make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const Chec
 std::string
 rebuild_command(const CheckTarget& target)
 {
-  return target.framework_version.empty() ? "opkit build --tf <the target's TF version>"
-                                          : "opkit build --tf " + target.framework_version;
+  const project::FrameworkTable& table = project::FrameworkTable::get(target.framework);
+  return target.framework_version.empty()
+           ? fmt::format("opkit build --{} <the target's {} version>", table.short_name(), framework_words(target, ""))
+           : fmt::format("opkit build --{} {}", table.short_name(), target.framework_version);
+}
+
+std::string
+framework_words(const CheckTarget& target, const std::string& version)
+{
+  const std::string& label = project::FrameworkTable::get(target.framework).label();
+  return version.empty() ? label : label + " " + version;
 }
 
 std::string
@@ -222,6 +239,7 @@ diagnose_unresolved(const std::vector<SymbolRef>& unresolved, const std::vector<
     return {};
   }
   ExportIndex index = index_exports(frameworks, unresolved);
+  const project::FrameworkTable& table = project::FrameworkTable::get(target.framework);
   const std::unordered_set<std::string>& framework_abseil = index.abseil;
   std::vector<std::string> order = {"dual-abi-mismatch", "cxx-standard-mismatch", "framework-version-skew",
                                     "framework-symbol-missing", "unresolved-symbol"};
@@ -236,7 +254,7 @@ diagnose_unresolved(const std::vector<SymbolRef>& unresolved, const std::vector<
       group = 1;
     } else if (index.by_tsl.count(without_version_skew(view)) != 0 || other_abseil(symbol, framework_abseil)) {
       group = 2;
-    } else if (!frameworks.empty() && is_framework_symbol(symbol)) {
+    } else if (!frameworks.empty() && is_framework_symbol(symbol, table.symbol_namespaces())) {
       group = 3;
     }
     groups[group].push_back(symbol);

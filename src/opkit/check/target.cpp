@@ -76,21 +76,24 @@ python_interpreter(const sdk::Sdk& sdk)
 CheckTarget
 make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::filesystem::path& profile_file)
 {
-  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  const project::FrameworkTable& table = project::FrameworkTable::get(sdk.framework);
+  project::FrameworkFlags flags = table.flags_for(sdk.version);
   CheckTarget target;
   target.profile = system_profile(runtime.empty() && profile_file.empty() ? flags.runtime : runtime, profile_file);
+  target.framework = sdk.framework;
   target.framework_version = sdk.version.str();
   target.cxx11_abi = sdk.cxx11_abi;
   target.cxx_standard = sdk.cxx_standard;
   target.cuda_version = sdk.cuda.is_cuda_build ? sdk.cuda.cuda_version : "";
-  for (const std::string& soname : project::FrameworkTable::tensorflow().framework_libraries()) {
-    target.framework_libraries[soname] = project::FrameworkTable::tensorflow().versions_with_framework_library(soname);
+  for (const std::string& soname : table.framework_libraries()) {
+    target.framework_libraries[soname] = table.versions_with_framework_library(soname);
   }
   bool has_framework = std::any_of(target.profile.libraries.begin(), target.profile.libraries.end(),
                                    [](const ProfileLibrary& l) { return l.framework; });
   if (!has_framework) {
     ProfileLibrary framework =
       indexed_library(sdk.lib_dir() / sdk.framework_library, {sdk.symbol_index(), sdk::store_lock_path()});
+    framework.framework = true;
     target.profile.libraries.insert(target.profile.libraries.begin(), std::move(framework));
   }
   target.other_frameworks = [id = sdk.id, cuda = sdk.cuda.is_cuda_build, framework = sdk.framework] {
@@ -109,22 +112,30 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
     }
     return others;
   };
-  // TF's Python loads the framework without RTLD_GLOBAL (configs/frameworks/tensorflow.yaml).
+  // TF's and torch's Pythons load the framework without RTLD_GLOBAL (configs/frameworks/).
   for (ProfileLibrary& library : target.profile.libraries) {
     library.local_scope = library.framework && !flags.framework_global;
   }
-  // What `import tensorflow` loads (RTLD_LOCAL): an op that names one in its
-  // DT_NEEDED finds the loaded copy, and reaches its symbols through it.
-  for (const std::string& name :
-       {std::string("_pywrap_tensorflow_internal.so"), std::string("libtensorflow_cc.so.2")}) {
+  // What `import tensorflow` (`import torch`) loads, RTLD_LOCAL: an op that names
+  // one in its DT_NEEDED finds the loaded copy, and reaches its symbols through it.
+  for (const std::string& name : flags.process_libraries) {
     std::error_code ec;
     std::filesystem::path index = sdk.root / "symbols" / (name + ".idx");
-    if (!std::filesystem::exists(index, ec) || target.profile.find(name) != nullptr) {
+    if (target.profile.find(name) != nullptr) {
       continue;
     }
-    if (std::optional<ProfileLibrary> loaded = index_only_library(index)) {
+    std::optional<ProfileLibrary> loaded;
+    if (std::filesystem::exists(index, ec)) {
+      loaded = index_only_library(index);
+    } else if (std::filesystem::is_regular_file(sdk.lib_dir() / name, ec)) { // kept whole (torch's libc10.so)
+      loaded = indexed_library(sdk.lib_dir() / name, {index, sdk::store_lock_path()});
+    }
+    if (loaded) {
       loaded->soname = loaded->soname.empty() ? name : loaded->soname;
       loaded->local_scope = true;
+      // One an op links against (torch's libc10.so: -lc10) is the framework too.
+      loaded->framework = std::any_of(flags.link_libraries.begin(), flags.link_libraries.end(),
+                                      [&](const std::string& l) { return name == "lib" + l + ".so"; });
       target.profile.libraries.push_back(std::move(*loaded));
     }
   }
@@ -153,7 +164,10 @@ make_check_target(const TargetOptions& options)
 {
   CheckTarget target;
   if (!options.tf_spec.empty()) {
-    target = make_check_target(sdk::resolve_sdk(options.tf_spec), options.runtime, options.profile_file);
+    // An SDK id names its framework ("torch-2.8.0-cuda", as an opkit-build.json records it).
+    sdk::Sdk sdk = options.framework == "tensorflow" ? sdk::find_sdk(options.tf_spec)
+                                                     : sdk::resolve_sdk(options.tf_spec, options.framework);
+    target = make_check_target(sdk, options.runtime, options.profile_file);
   } else {
     target.profile = system_profile(options.runtime, options.profile_file);
   }

@@ -14,8 +14,9 @@ namespace opkit::check {
 // and/or a captured profile.
 struct TargetOptions
 {
-  std::string tf_spec;
-  std::string runtime; // empty: the TF version's default, or host
+  std::string tf_spec;                  // a version (or SDK id) of `framework`: the SDK to check against
+  std::string framework = "tensorflow"; // --tf or --torch
+  std::string runtime;                  // empty: the framework version's default, or host
   std::filesystem::path profile_file;
   // A CPU baseline (configs/cpu/baselines.yaml) instead of the profile's CPU;
   // "none": no CPU check; empty: the profile's.

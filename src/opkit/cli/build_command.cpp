@@ -5,6 +5,7 @@
 #include "opkit/project/template_spec.hpp"
 #include "opkit/cli/autobuild.hpp"
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/framework_options.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -115,15 +116,15 @@ print_planned(const build::TargetResult& target)
 void
 add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 {
-  static std::vector<std::string> versions;
+  static FrameworkVersions versions;
   static build::BuildOptions options;
   static int abi = -1;
   static int standard = -1;
   static std::string build_dir;
-  CLI::App* cmd = app.add_subcommand("build", "Compile the op for each TensorFlow version, in parallel");
-  cmd->add_option(
-    "--tf", versions,
-    "Versions or SDK ids to build, e.g. 1.12,2.10.1,tensorflow-2.10.1-cuda (default: opkit.yaml's targets)");
+  CLI::App* cmd = app.add_subcommand("build", "Compile the op for each framework version (--tf, --torch), in parallel");
+  add_framework_versions(
+    cmd, versions,
+    "Versions or SDK ids to build, e.g. 1.12,2.10.1,tensorflow-2.10.1-cuda (default: opkit.yaml's targets)", "build");
   cmd->add_option("--lib", options.libraries, "Build only these libraries of opkit.yaml (repeatable)");
   cmd->add_option("-j,--jobs", options.jobs, "Parallel compile jobs (default: number of CPUs)")
     ->check(CLI::PositiveNumber);
@@ -204,7 +205,7 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       options.cache = cache;
     }
     options.profile_file = profile;
-    options.tf_specs = split_versions(versions);
+    options.tf_specs = versions.for_framework(manifest.framework);
     options.build_root = build_dir;
     if (abi >= 0) {
       options.overrides.cxx11_abi = abi;

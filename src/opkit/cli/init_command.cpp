@@ -27,7 +27,7 @@ add_init_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
                 "Also write each op's interface (ops:) as a contract; without it, opkit test's opkit.lock records it");
   cmd->add_flag("--dry-run", dry_run, "Print opkit.yaml to stdout (the findings to stderr) instead of writing it");
   cmd->callback([&exit_code] {
-    options.tf_versions = split_versions(versions);
+    options.target_versions = split_versions(versions);
     adopt::InitResult result = adopt::init_project(dir, options, dry_run);
     std::FILE* report = dry_run ? stderr : stdout;
     // The findings quote the tree's sources: printed escaped, one line each.
@@ -40,7 +40,7 @@ add_init_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
     } else {
       size_t count = result.adoption.libraries.size();
       fmt::print("wrote {} ({} librar{}); next: opkit build{}\n", result.manifest, count, count == 1 ? "y" : "ies",
-                 options.tf_versions.empty() ? " --tf VERSIONS" : "");
+                 options.target_versions.empty() ? " --tf VERSIONS" : "");
     }
     exit_code = 0;
   });

@@ -1,4 +1,6 @@
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/framework_options.hpp"
+#include "opkit/project/template_spec.hpp"
 #include "opkit/project/names.hpp"
 #include "opkit/scaffold/scaffold.hpp"
 #include "opkit/util/error.hpp"
@@ -14,7 +16,7 @@ void
 add_new_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 {
   static scaffold::NewOptions options;
-  static std::vector<std::string> versions = {"1.12,2.10.1"};
+  static FrameworkVersions versions;
   static bool list = false;
   CLI::App* cmd = app.add_subcommand("new", "Create an op project from a template");
   cmd->add_option("name", options.name, "The op's name: snake_case, kebab-case or CamelCase");
@@ -28,7 +30,7 @@ add_new_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     return names;
   });
   cmd->add_option("-o,--output", options.output, "The project folder (default: ./<name>)");
-  cmd->add_option("--tf", versions, "The TensorFlow versions the project targets")->capture_default_str();
+  add_framework_versions(cmd, versions, "The TensorFlow versions the project targets (default: 1.12,2.10.1)", "target");
   cmd->add_flag("--list", list, "List the templates");
   cmd->add_option("--easyrec", options.easyrec_version,
                   "easyrec-layer: the EasyRec release to write for (e.g. 0.7.1; default: the newest known)");
@@ -48,7 +50,9 @@ add_new_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     if (options.name.empty()) {
       throw Error(ExitCode::usage, "new: missing the op name", "usage: opkit new NAME [--template T] [--output DIR]");
     }
-    options.tf_versions = split_versions(versions);
+    project::TemplateSpec spec = project::load_template_spec(options.template_name);
+    options.target_versions =
+      versions.for_framework(spec.kind == project::TemplateKind::compiled ? spec.framework : std::string("tensorflow"));
     if (cuda) {
       options.flags.push_back("cuda");
     }
@@ -57,7 +61,7 @@ add_new_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     if (global.json) {
       Json report = {{"schema", "opkit.new/1"},        {"project", project::derive_names(options.name).snake},
                      {"op", result.op_name},           {"template", options.template_name},
-                     {"folder", result.root.string()}, {"tf_versions", options.tf_versions},
+                     {"folder", result.root.string()}, {"tf_versions", options.target_versions},
                      {"files", result.files}};
       if (!result.easyrec_release.empty()) {
         report["easyrec"] = {{"release", result.easyrec_release}, {"route", result.easyrec_route}};

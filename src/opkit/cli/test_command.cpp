@@ -189,10 +189,10 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     }
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
-    if (!python && spec.kind == project::TemplateKind::tensorflow) {
+    if (!python && spec.kind == project::TemplateKind::compiled) {
       probe::read_lock(manifest.root); // a damaged opkit.lock stops the test before anything is built
     }
-    if (python || spec.kind == project::TemplateKind::tensorflow) {
+    if (python || spec.kind == project::TemplateKind::compiled) {
       build_out_of_date(manifest, split_versions(versions), build_dir, libraries, no_build, !no_wait);
     }
     if (python && update) {
@@ -212,7 +212,7 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       exit_code = static_cast<int>(ok ? ExitCode::ok : ExitCode::failed);
       return;
     }
-    if (spec.kind != project::TemplateKind::tensorflow) {
+    if (spec.kind != project::TemplateKind::compiled) {
       probe::PythonTestResult result = probe::run_python_test(manifest, spec);
       fmt::print("{}", result.output);
       fmt::print("{}: {} (exit {})\n", result.script, result.ok() ? "passed" : "FAILED", result.exit_code);

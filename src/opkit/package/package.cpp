@@ -206,7 +206,7 @@ read_build_record(const stdfs::path& info, const stdfs::path& library)
 std::vector<BuiltLibrary>
 collect_built(const project::Manifest& manifest, const std::vector<std::string>& specs, const stdfs::path& build_root)
 {
-  std::vector<std::string> wanted = specs.empty() ? manifest.tf_versions : specs;
+  std::vector<std::string> wanted = specs.empty() ? manifest.target_versions : specs;
   if (wanted.empty()) {
     fail(ExitCode::usage, "no TensorFlow versions to package: pass --tf or list them under targets.tensorflow");
   }

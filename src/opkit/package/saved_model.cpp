@@ -148,11 +148,11 @@ check_export_dir(const stdfs::path& dir)
 std::string
 newest_target(const project::Manifest& manifest)
 {
-  if (manifest.tf_versions.empty()) {
+  if (manifest.target_versions.empty()) {
     fail(ExitCode::usage, "saved-model: pass --tf (the serving runtime's TensorFlow version)");
   }
   return *std::max_element(
-    manifest.tf_versions.begin(), manifest.tf_versions.end(),
+    manifest.target_versions.begin(), manifest.target_versions.end(),
     [](const std::string& a, const std::string& b) { return *project::parse_version(a) < *project::parse_version(b); });
 }
 
@@ -324,7 +324,7 @@ saved_model_target(const project::Manifest& manifest, const SavedModelOptions& o
       target.spec = newest_target(manifest); // the model does not say: the newest target, as before
       return target;
     }
-    for (const std::string& spec : manifest.tf_versions) {
+    for (const std::string& spec : manifest.target_versions) {
       std::optional<project::Version> version = project::parse_version(spec);
       if (version && project::version_matches(*version, *model)) {
         target.spec = spec;
@@ -333,7 +333,7 @@ saved_model_target(const project::Manifest& manifest, const SavedModelOptions& o
     }
     throw Error(ExitCode::usage,
                 fmt::format("{}: exported by TF {}, which none of the project's targets ({}) is", options.export_dir,
-                            info.tensorflow_version, join(manifest.tf_versions, ", ")),
+                            info.tensorflow_version, join(manifest.target_versions, ", ")),
                 "pass --tf with the TF that will serve it");
   }
   if (!model) {

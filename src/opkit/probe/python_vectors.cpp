@@ -187,7 +187,7 @@ std::vector<PythonVectorsReport>
 test_in_tf_versions(const project::Manifest& manifest, const std::vector<std::string>& specs,
                     const stdfs::path& build_root, const std::vector<std::string>& libraries)
 {
-  std::vector<std::string> wanted = specs.empty() ? manifest.tf_versions : specs;
+  std::vector<std::string> wanted = specs.empty() ? manifest.target_versions : specs;
   if (wanted.empty()) {
     fail(ExitCode::usage, "no TensorFlow versions to run the vectors in: pass --tf or list them under "
                           "targets.tensorflow");

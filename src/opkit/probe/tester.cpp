@@ -198,7 +198,7 @@ TestReport
 test_project(const project::Manifest& manifest, const std::vector<std::string>& specs, const stdfs::path& build_root,
              const std::vector<std::string>& libraries, bool update)
 {
-  std::vector<std::string> wanted = specs.empty() ? manifest.tf_versions : specs;
+  std::vector<std::string> wanted = specs.empty() ? manifest.target_versions : specs;
   if (wanted.empty()) {
     fail(ExitCode::usage, "no TensorFlow versions to test: pass --tf or list them under targets.tensorflow");
   }

@@ -36,7 +36,7 @@ applies(const BuildCondition& when, const Version& version, bool gpu)
   if (!when.device.empty() && when.device != (gpu ? "gpu" : "cpu")) {
     return false;
   }
-  return when.tensorflow.contains(version);
+  return when.versions.contains(version);
 }
 
 void

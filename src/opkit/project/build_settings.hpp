@@ -34,8 +34,8 @@ parse_version_range(const std::string& text);
 // CPU-only framework, "gpu" for a CUDA build) and its version.
 struct BuildCondition
 {
-  VersionRange tensorflow;
-  std::string device; // "", "cpu" or "gpu"
+  VersionRange versions; // of the project's framework (opkit.yaml's `tensorflow:` or `torch:`)
+  std::string device;    // "", "cpu" or "gpu"
 };
 
 // Build settings, as opkit.yaml's `build:` (every library) and each library

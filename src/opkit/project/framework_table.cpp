@@ -104,7 +104,10 @@ FrameworkTable::parse(const std::string& text, const std::string& name)
 FrameworkTable
 FrameworkTable::from_node(YAML::Node root, const std::string& name)
 {
-  yaml::expect_keys(root, {"framework", "dtypes", "sdk", "common", "pch", "cuda", "versions"}, name);
+  yaml::expect_keys(root,
+                    {"framework", "short_name", "label", "symbol_namespaces", "display_name", "default_targets",
+                     "process_libraries", "dtypes", "sdk", "common", "pch", "cuda", "versions"},
+                    name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
   common.compile_flags = yaml::get_string_list(common_node, "compile_flags", name);
@@ -112,6 +115,8 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   common.link_flags = yaml::get_string_list(common_node, "link_flags", name);
   common.link_libraries = yaml::get_string_list(common_node, "libraries", name);
   common.include_dirs = yaml::get_string_list(common_node, "include_dirs", name);
+  common.library_defines = yaml::get_string_list(common_node, "library_defines", name);
+  common.process_libraries = yaml::get_string_list(root, "process_libraries", name);
   YAML::Node cuda = root["cuda"];
   common.cuda_defines = yaml::get_string_list(cuda, "defines", name);
   common.nvcc_flags = yaml::get_string_list(cuda, "nvcc_flags", name);
@@ -122,13 +127,19 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
     common.cuda_include_map.emplace_back(prefix, yaml::get_string_list(cuda["include_map"], prefix.c_str(), name));
   }
   if (YAML::Node pch = root["pch"]) {
-    yaml::expect_keys(pch, {"headers", "defines"}, name);
+    yaml::expect_keys(pch, {"headers", "defines", "include_prefixes"}, name);
     common.pch_headers = yaml::get_string_list(pch, "headers", name);
     common.pch_defines = yaml::get_string_list(pch, "defines", name);
+    common.pch_include_prefixes = yaml::get_string_list(pch, "include_prefixes", name);
   }
 
   FrameworkTable table;
   table.m_framework = yaml::get_string_or(root, "framework", name, "tensorflow");
+  table.m_short_name = yaml::get_string_or(root, "short_name", name, table.m_framework);
+  table.m_display_name = yaml::get_string_or(root, "display_name", name, table.m_framework);
+  table.m_label = yaml::get_string_or(root, "label", name, table.m_short_name);
+  table.m_symbol_namespaces = yaml::get_string_list(root, "symbol_namespaces", name);
+  table.m_default_targets = yaml::get_string_list(root, "default_targets", name);
   if (YAML::Node sdk = root["sdk"]) {
     table.m_sdk_layout = parse_sdk_layout(sdk, name);
   }
@@ -193,6 +204,18 @@ FrameworkTable::get(const std::string& name)
          join(names(), ", "));
   }
   return tables.emplace(name, from_node(yaml::load_embedded(path), path)).first->second;
+}
+
+std::vector<std::string>
+FrameworkTable::example_versions() const
+{
+  if (m_ranges.empty()) {
+    return {};
+  }
+  if (m_ranges.size() == 1) {
+    return {m_ranges.front().second.since};
+  }
+  return {m_ranges.front().second.since, m_ranges.back().second.since};
 }
 
 std::string

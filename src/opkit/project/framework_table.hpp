@@ -78,6 +78,16 @@ struct FrameworkFlags
   std::vector<std::pair<std::string, std::vector<std::string>>> cuda_include_map;
   std::vector<std::string> pch_headers; // what the precompiled header includes
   std::vector<std::string> pch_defines; // macros it defines first (EIGEN_USE_THREADS)
+  // A source may take the precompiled header when it includes a header under
+  // one of these ("tensorflow/", "torch/").
+  std::vector<std::string> pch_include_prefixes;
+  // Defines each library gets, `{library}` replaced by its name
+  // (torch: TORCH_EXTENSION_NAME={library}, as cpp_extension passes).
+  std::vector<std::string> library_defines;
+  // What the framework's Python has loaded (RTLD_LOCAL) before an op loads:
+  // an op naming one in its DT_NEEDED finds the loaded copy. Each is read from
+  // the SDK's symbols/<name>.idx, or lib/<name> where the SDK keeps the file.
+  std::vector<std::string> process_libraries;
   std::vector<Quirk> quirks;
 };
 
@@ -97,11 +107,25 @@ public:
 
   // The `framework:` the table names ("tensorflow", "torch").
   const std::string& framework() const { return m_framework; }
+  // Its short name ("tf", "torch"): build folders (tf-2.10.1) and the CLI flag (--tf).
+  const std::string& short_name() const { return m_short_name; }
+  // The mangled namespaces of its own symbols ("10tensorflow", "3c10"): an
+  // unresolved one of those is the framework's, missing from this version.
+  const std::vector<std::string>& symbol_namespaces() const { return m_symbol_namespaces; }
+  // How findings name it before a version ("TF 2.10.1", "torch 2.5.1").
+  const std::string& label() const { return m_label; }
+  // How people write its name ("TensorFlow", "PyTorch"), for messages.
+  const std::string& display_name() const { return m_display_name; }
+  // The versions `opkit new` writes into targets when none are given ("1.12", "2.10.1").
+  const std::vector<std::string>& default_targets() const { return m_default_targets; }
   // The `sdk:` section; empty fields where the table has none.
   const SdkLayout& sdk_layout() const { return m_sdk_layout; }
 
   // The flags for a version; throws Error(usage) for one older than the first range.
   FrameworkFlags flags_for(const Version& version) const;
+
+  // The oldest and newest ranges' `since` ("2.5", "2.8"): examples for help texts.
+  std::vector<std::string> example_versions() const;
 
   // The first version from which every range registers namespaced op names ("2.0").
   std::string namespaced_op_names_since() const;
@@ -122,6 +146,11 @@ private:
   static FrameworkTable from_node(YAML::Node root, const std::string& name);
 
   std::string m_framework = "tensorflow";
+  std::string m_short_name = "tf";
+  std::string m_display_name = "TensorFlow";
+  std::string m_label = "TF";
+  std::vector<std::string> m_symbol_namespaces;
+  std::vector<std::string> m_default_targets;
   SdkLayout m_sdk_layout;
   std::vector<std::pair<Version, FrameworkFlags>> m_ranges; // sorted by `since`
   std::vector<std::string> m_dtypes;

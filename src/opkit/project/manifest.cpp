@@ -99,25 +99,27 @@ parse_settings(const YAML::Node& node, const std::string& name, bool with_source
   return block;
 }
 
-// A block's `when:` entries: [{tensorflow: "<2.4", device: gpu, defines: [...]}, ...].
+// A block's `when:` entries: [{tensorflow: "<2.4", device: gpu, defines: [...]}, ...]; the
+// version key is the project's framework's name (tensorflow, torch).
 void
-parse_when(const YAML::Node& node, const std::string& name, bool with_sources, std::vector<SettingsBlock>& blocks)
+parse_when(const YAML::Node& node, const std::string& name, bool with_sources, const std::string& framework,
+           std::vector<SettingsBlock>& blocks)
 {
   for (const YAML::Node& item : yaml::get_list(node, "when", name)) {
     std::vector<std::string> keys = k_setting_keys;
-    keys.insert(keys.end(), {"tensorflow", "device"});
+    keys.insert(keys.end(), {framework, "device"});
     if (with_sources) {
       keys.push_back("sources");
     }
     yaml::expect_keys(item, keys, name);
     SettingsBlock block = parse_settings(item, name, with_sources);
-    std::string range = yaml::get_string_or(item, "tensorflow", name, "");
+    std::string range = yaml::get_string_or(item, framework.c_str(), name, "");
     std::optional<VersionRange> parsed = parse_version_range(range);
     if (!parsed) {
       fail(ExitCode::usage, "{}: invalid version range '{}' (e.g. \"<2.4\" or \">=1.15,<2.4\")",
-           yaml::where(name, item["tensorflow"]), range);
+           yaml::where(name, item[framework]), range);
     }
-    block.when.tensorflow = *parsed;
+    block.when.versions = *parsed;
     block.when.device = yaml::get_string_or(item, "device", name, "");
     if (!block.when.device.empty() && block.when.device != "cpu" && block.when.device != "gpu") {
       fail(ExitCode::usage, "{}: device must be cpu or gpu (the SDK's build), got '{}'",
@@ -143,10 +145,10 @@ library_name(const YAML::Node& node, const std::string& name)
 }
 
 LibrarySpec
-parse_library(const YAML::Node& node, const std::string& name)
+parse_library(const YAML::Node& node, const std::string& name, const std::string& framework)
 {
   yaml::expect_keys(node,
-                    {"name", "output", "tensorflow", "sources", "include_dirs", "defines", "cflags", "ldflags", "libs",
+                    {"name", "output", framework, "sources", "include_dirs", "defines", "cflags", "ldflags", "libs",
                      "compat", "when", "ops"},
                     name);
   LibrarySpec library;
@@ -157,15 +159,14 @@ parse_library(const YAML::Node& node, const std::string& name)
     fail(ExitCode::usage, "{}: output '{}' must be a plain file name, e.g. _{}_ops.so",
          yaml::where(name, node["output"]), library.output, library.name);
   }
-  std::string range = yaml::get_string_or(node, "tensorflow", name, "");
+  std::string range = yaml::get_string_or(node, framework.c_str(), name, "");
   std::optional<VersionRange> parsed = parse_version_range(range);
   if (!parsed) {
-    fail(ExitCode::usage, "{}: invalid version range '{}' (e.g. \">=2.4\")", yaml::where(name, node["tensorflow"]),
-         range);
+    fail(ExitCode::usage, "{}: invalid version range '{}' (e.g. \">=2.4\")", yaml::where(name, node[framework]), range);
   }
-  library.tensorflow = *parsed;
+  library.versions = *parsed;
   library.settings.push_back(parse_settings(node, name, true));
-  parse_when(node, name, true, library.settings);
+  parse_when(node, name, true, framework, library.settings);
   bool any_source = std::any_of(library.settings.begin(), library.settings.end(),
                                 [](const SettingsBlock& b) { return !b.sources.empty(); });
   if (!any_source) {
@@ -193,7 +194,7 @@ parse_build(const YAML::Node& build, const std::string& name, Manifest& manifest
   sharing.cache_remote = yaml::get_string_or(build, "cache_remote", name, "");
   sharing.distcc_hosts = yaml::get_string_list(build, "distcc_hosts", name);
   manifest.settings.push_back(parse_settings(build, name, false));
-  parse_when(build, name, false, manifest.settings);
+  parse_when(build, name, false, manifest.framework, manifest.settings);
 }
 
 void
@@ -283,8 +284,10 @@ parse_manifest_document(const std::string& text, const std::string& name, const 
     fail(ExitCode::usage, "{}: version '{}' must be dotted numbers, e.g. 0.1.0", yaml::where(name, doc["version"]),
          manifest.version);
   }
-  // Only a TensorFlow op is compiled by opkit; the other kinds list their files for reference.
-  bool compiled = load_template_spec(manifest.template_name).kind == TemplateKind::tensorflow;
+  // Only a framework's op is compiled by opkit; the other kinds list their files for reference.
+  TemplateSpec spec = load_template_spec(manifest.template_name);
+  bool compiled = spec.kind == TemplateKind::compiled;
+  manifest.framework = compiled ? spec.framework : "tensorflow";
   if (doc["libraries"].IsDefined()) {
     for (const char* key : {"op", "sources", "when"}) {
       if (doc[key].IsDefined()) {
@@ -293,7 +296,7 @@ parse_manifest_document(const std::string& text, const std::string& name, const 
       }
     }
     for (const YAML::Node& item : yaml::get_list(doc, "libraries", name)) {
-      manifest.libraries.push_back(parse_library(item, name));
+      manifest.libraries.push_back(parse_library(item, name, manifest.framework));
     }
     if (manifest.libraries.empty()) {
       fail(ExitCode::usage, "{}: 'libraries' must list at least one library", yaml::where(name, doc["libraries"]));
@@ -313,14 +316,14 @@ parse_manifest_document(const std::string& text, const std::string& name, const 
       fail(ExitCode::usage, "{}: 'sources' must list at least one file", yaml::where(name, doc));
     }
     library.settings.push_back(block);
-    parse_when(doc, name, true, library.settings); // e.g. device code only CUDA builds compile
+    parse_when(doc, name, true, manifest.framework, library.settings); // e.g. device code only CUDA builds compile
     manifest.libraries.push_back(library);
   }
   check_unique_names(manifest, doc, name);
   YAML::Node targets = doc["targets"];
   if (targets.IsDefined()) {
-    yaml::expect_keys(targets, {"tensorflow", "runtime", "cpu"}, name);
-    manifest.tf_versions = yaml::get_string_list(targets, "tensorflow", name);
+    yaml::expect_keys(targets, {manifest.framework, "runtime", "cpu"}, name);
+    manifest.target_versions = yaml::get_string_list(targets, manifest.framework.c_str(), name);
     manifest.runtime = yaml::get_string_or(targets, "runtime", name, "");
     manifest.cpu = yaml::get_string_or(targets, "cpu", name, "");
     if (!manifest.cpu.empty() && manifest.cpu != "none") {
@@ -335,9 +338,10 @@ parse_manifest_document(const std::string& text, const std::string& name, const 
              manifest.cpu, join(known_names, ", "));
       }
     }
-    for (const std::string& version : manifest.tf_versions) {
-      if (!parse_version(version) && !starts_with(version, "tensorflow-")) {
-        fail(ExitCode::usage, "{}: invalid TensorFlow version '{}'", yaml::where(name, targets["tensorflow"]), version);
+    for (const std::string& version : manifest.target_versions) {
+      if (!parse_version(version) && !starts_with(version, manifest.framework + "-")) {
+        fail(ExitCode::usage, "{}: invalid {} version '{}'", yaml::where(name, targets[manifest.framework]),
+             FrameworkTable::get(manifest.framework).display_name(), version);
       }
     }
   }

@@ -92,9 +92,9 @@ struct CompileSharing
 // A library of the project: its sources, the file it links to, its ops.
 struct LibrarySpec
 {
-  std::string name;                    // snake_case; `--lib NAME` selects it
-  std::string output;                  // the file name, e.g. _zero_out_ops.so (default lib<name>.so)
-  VersionRange tensorflow;             // the versions it is built for (default: all)
+  std::string name;      // snake_case; `--lib NAME` selects it
+  std::string output;    // the file name, e.g. _zero_out_ops.so (default lib<name>.so)
+  VersionRange versions; // the framework's versions it is built for (`tensorflow:`, `torch:`; default: all)
   std::vector<SettingsBlock> settings; // its own settings: sources, flags, and `when` blocks
   std::vector<OpSpec> ops;
 };
@@ -103,14 +103,15 @@ struct LibrarySpec
 // is one library named after the project, with output lib<name>.so.
 struct Manifest
 {
-  std::filesystem::path root;           // the folder holding opkit.yaml
-  std::string name;                     // the project's name, snake_case
-  std::string template_name;            // the template it came from
-  std::string version = "0.1.0";        // the op's own version, for packages
-  std::vector<LibrarySpec> libraries;   // at least one for a compiled project
-  std::vector<SettingsBlock> settings;  // build: settings every library gets
-  std::vector<std::string> tf_versions; // default targets for build and test
-  std::string runtime;                  // where the op will run, for the build's check ("" = TF's default)
+  std::filesystem::path root;               // the folder holding opkit.yaml
+  std::string name;                         // the project's name, snake_case
+  std::string template_name;                // the template it came from
+  std::string version = "0.1.0";            // the op's own version, for packages
+  std::vector<LibrarySpec> libraries;       // at least one for a compiled project
+  std::vector<SettingsBlock> settings;      // build: settings every library gets
+  std::string framework = "tensorflow";     // what it builds for: targets.tensorflow or targets.torch
+  std::vector<std::string> target_versions; // default targets for build and test
+  std::string runtime;                      // where the op will run, for the build's check ("" = TF's default)
   std::string cpu; // targets.cpu: a CPU baseline builds compile for (-march) and check against; "none"; "" = default
   CompileSharing sharing;                     // build.cache, build.cache_remote, build.distcc_hosts
   std::vector<SettingEntry> project_settings; // `settings:` (and build.cache...), for settings/

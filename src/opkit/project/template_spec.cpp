@@ -1,20 +1,26 @@
 #include "opkit/project/template_spec.hpp"
 
+#include "opkit/project/framework_table.hpp"
 #include "opkit/project/yaml_util.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <algorithm>
+
 namespace opkit::project {
 
 namespace {
 
+// `kind:` a framework's name (tensorflow, torch: opkit compiles the op for it), python or popart.
 TemplateKind
-parse_kind(const YAML::Node& root, const std::string& name)
+parse_kind(const YAML::Node& root, const std::string& name, std::string& framework)
 {
   std::string kind = yaml::get_string_or(root, "kind", name, "tensorflow");
-  if (kind == "tensorflow") {
-    return TemplateKind::tensorflow;
+  std::vector<std::string> frameworks = FrameworkTable::names();
+  if (std::find(frameworks.begin(), frameworks.end(), kind) != frameworks.end()) {
+    framework = kind;
+    return TemplateKind::compiled;
   }
   if (kind == "python") {
     return TemplateKind::python;
@@ -22,8 +28,8 @@ parse_kind(const YAML::Node& root, const std::string& name)
   if (kind == "popart") {
     return TemplateKind::popart;
   }
-  fail(ExitCode::usage, "{}: unknown kind '{}' (expected tensorflow, python or popart)",
-       yaml::where(name, root["kind"]), kind);
+  fail(ExitCode::usage, "{}: unknown kind '{}' (expected {}, python or popart)", yaml::where(name, root["kind"]), kind,
+       join(frameworks, ", "));
 }
 
 TemplateSpec
@@ -32,12 +38,12 @@ spec_from_node(const YAML::Node& root, const std::string& name)
   yaml::expect_keys(root, {"description", "kind", "requirements", "test", "flags", "easyrec", "files"}, name);
   TemplateSpec spec;
   spec.description = yaml::get_string(root, "description", name);
-  spec.kind = parse_kind(root, name);
+  spec.kind = parse_kind(root, name, spec.framework);
   spec.requirements = yaml::get_string_list(root, "requirements", name);
   spec.test = yaml::get_string_or(root, "test", name, "");
   spec.flags = yaml::get_string_list(root, "flags", name);
   spec.easyrec = yaml::get_bool_or(root, "easyrec", name, false);
-  if (spec.kind != TemplateKind::tensorflow && spec.test.empty()) {
+  if (spec.kind != TemplateKind::compiled && spec.test.empty()) {
     fail(ExitCode::usage, "{}: a {} template needs a test script ('test')", yaml::where(name, root),
          yaml::get_string(root, "kind", name));
   }

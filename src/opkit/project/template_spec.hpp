@@ -15,16 +15,17 @@ struct TemplateFile
 // How opkit build and opkit test treat a template's projects.
 enum class TemplateKind
 {
-  tensorflow, // opkit builds lib<name>.so per TF version; opkit test probes it in the real framework
-  python,     // nothing to compile; opkit test runs the project's test script in a venv
-  popart,     // opkit build runs the Makefile against a PopART SDK; opkit test runs the test script
+  compiled, // opkit builds lib<name>.so per version of its framework; opkit test probes it in the real framework
+  python,   // nothing to compile; opkit test runs the project's test script in a venv
+  popart,   // opkit build runs the Makefile against a PopART SDK; opkit test runs the test script
 };
 
 // templates/<name>/template.yaml: what a template renders.
 struct TemplateSpec
 {
   std::string description;
-  TemplateKind kind = TemplateKind::tensorflow;
+  TemplateKind kind = TemplateKind::compiled;
+  std::string framework = "tensorflow";  // of a compiled op: configs/frameworks/<framework>.yaml
   std::vector<std::string> requirements; // PyPI packages the test script needs (opkit test installs them)
   std::string test;                      // the test script, mustache, relative to the project
   std::vector<std::string> flags;        // the flags `opkit new` accepts for it ("cuda")

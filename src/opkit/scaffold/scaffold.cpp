@@ -1,5 +1,6 @@
 #include "opkit/scaffold/scaffold.hpp"
 
+#include "opkit/project/framework_table.hpp"
 #include "opkit/project/names.hpp"
 #include "opkit/project/package_rules.hpp"
 #include "opkit/project/template_spec.hpp"
@@ -31,19 +32,23 @@ check_output_free(const stdfs::path& output)
 }
 
 std::vector<std::pair<std::string, std::string>>
-template_data(const project::ProjectNames& names, const std::vector<std::string>& tf_versions)
+template_data(const project::ProjectNames& names, const std::vector<std::string>& target_versions,
+              const std::string& framework)
 {
   std::vector<std::string> quoted;
-  for (const std::string& version : tf_versions) {
+  for (const std::string& version : target_versions) {
     if (!project::parse_version(version)) {
-      fail(ExitCode::usage, "'{}': invalid TensorFlow version (expected e.g. 2.10.1 or 2.10)", version);
+      fail(ExitCode::usage, "'{}': invalid {} version (expected e.g. 2.10.1 or 2.10)", version,
+           project::FrameworkTable::get(framework).display_name());
     }
     quoted.push_back("\"" + version + "\"");
   }
   return {{"name", names.snake},
           {"op_name", names.camel},
           {"tf_versions", join(quoted, ", ")},
-          {"tf_versions_cli", join(tf_versions, ",")}};
+          {"tf_versions_cli", join(target_versions, ",")},
+          {"versions", join(quoted, ", ")}, // the same, for a template of another framework
+          {"versions_cli", join(target_versions, ",")}};
 }
 
 // The EasyRec release an EasyRec template is rendered for, and what it offers
@@ -130,7 +135,13 @@ create_project(const NewOptions& options)
          options.template_name);
   }
   check_output_free(output);
-  auto data = template_data(names, options.tf_versions);
+  // A template of no framework (EasyRec's, python ones) targets TensorFlow.
+  std::string framework = spec.kind == project::TemplateKind::compiled ? spec.framework : "tensorflow";
+  std::vector<std::string> versions = options.target_versions;
+  if (versions.empty()) {
+    versions = project::FrameworkTable::get(framework).default_targets();
+  }
+  auto data = template_data(names, versions, framework);
   for (const std::string& flag : options.flags) {
     data.emplace_back(flag, "true");
   }

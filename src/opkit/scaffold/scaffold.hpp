@@ -20,9 +20,9 @@ struct NewOptions
 {
   std::string name; // as typed; validated and derived
   std::string template_name = "tensorflow-op";
-  std::filesystem::path output;         // empty: ./<snake name>
-  std::vector<std::string> tf_versions; // the project's default targets
-  std::vector<std::string> flags;       // template flags given, e.g. "cuda"
+  std::filesystem::path output;             // empty: ./<snake name>
+  std::vector<std::string> target_versions; // the project's default targets (empty: the framework's default_targets)
+  std::vector<std::string> flags;           // template flags given, e.g. "cuda"
   // Templates rendered for an EasyRec release (easyrec-layer): the release, or
   // the checkout whose easy_rec/version.py names it; neither: the newest row
   // of configs/packages/easyrec.yaml.

@@ -1,5 +1,6 @@
 #include "opkit/sdk/store.hpp"
 
+#include "opkit/project/framework_table.hpp"
 #include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -96,7 +97,12 @@ store_lock_path()
 Sdk
 find_sdk(const std::string& id_or_spec)
 {
-  return resolve_sdk(id_or_spec); // an id ("tensorflow-2.10.1-cuda") or a version spec
+  for (const std::string& framework : project::FrameworkTable::names()) { // an id, of any framework
+    if (starts_with(id_or_spec, framework + "-")) {
+      return resolve_sdk(id_or_spec, framework);
+    }
+  }
+  return resolve_sdk(id_or_spec); // a TensorFlow version spec
 }
 
 namespace {
@@ -182,40 +188,54 @@ collect_garbage(bool downloads)
 namespace {
 
 std::string
-fetch_hint(const std::string& id_or_spec)
+fetch_hint(const std::string& id_or_spec, const std::string& framework)
 {
-  std::string command = fetch_command(id_or_spec);
+  std::string command = fetch_command(id_or_spec, framework);
   return command.empty()
-           ? "`opkit sdk fetch tensorflow==VERSION [--variant gpu]` fetches one; `opkit sdk add WHEEL` "
-             "imports a wheel you have"
+           ? fmt::format("`opkit sdk fetch {}==VERSION{}` fetches one; `opkit sdk add WHEEL` imports a wheel you have",
+                         framework, framework == "tensorflow" ? " [--variant gpu]" : "")
            : fmt::format("fetch it with `{}`, or import a wheel you have with `opkit sdk add WHEEL`", command);
 }
 
 } // namespace
 
 std::string
-fetch_command(const std::string& id_or_spec)
+fetch_command(const std::string& id_or_spec, const std::string& framework)
 {
   std::string text = id_or_spec;
+  std::string named = framework;
   bool cuda = false;
-  if (starts_with(text, "tensorflow-")) {
-    text = text.substr(std::string_view("tensorflow-").size());
-    cuda = ends_with(text, "-cuda");
-    text = cuda ? text.substr(0, text.size() - std::string_view("-cuda").size()) : text;
+  for (const std::string& known : project::FrameworkTable::names()) { // an id: "torch-2.8.0-cuda"
+    if (starts_with(text, known + "-")) {
+      named = known;
+      text = text.substr(known.size() + 1);
+      cuda = ends_with(text, "-cuda");
+      text = cuda ? text.substr(0, text.size() - std::string_view("-cuda").size()) : text;
+    }
   }
   std::optional<project::Version> version = project::parse_version(text);
   if (!version || version->parts.size() > 3) {
     return {};
   }
-  return fmt::format("opkit sdk fetch tensorflow=={}{}", version->str(), cuda ? " --variant gpu" : "");
+  // The CUDA build needs --variant gpu only where a CPU build is published too (not torch's on PyPI).
+  bool cpu_published = true;
+  try {
+    cpu_published = !project::FrameworkTable::get(named).flags_for(*version).cpu_distribution.empty();
+  } catch (const Error&) {
+    cpu_published = true; // a version older than the table: the plain command says what fetch knows
+  }
+  return fmt::format("opkit sdk fetch {}=={}{}", named, version->str(), cuda && cpu_published ? " --variant gpu" : "");
 }
 
 Sdk
-resolve_sdk(const std::string& spec)
+resolve_sdk(const std::string& spec, const std::string& framework)
 {
   std::vector<Sdk> sdks = list_sdks();
   if (starts_with(spec, "tensorflow-") || is_valid_sdk_id(spec)) { // an id, of any framework
     for (const Sdk& sdk : sdks) {
+      if (sdk.id == spec && sdk.framework != framework) {
+        fail(ExitCode::usage, "{}: a {} SDK, where a {} one is wanted", spec, sdk.framework, framework);
+      }
       if (sdk.id == spec) {
         return sdk;
       }
@@ -228,24 +248,23 @@ resolve_sdk(const std::string& spec)
     throw Error(ExitCode::missing,
                 fmt::format("{}: no SDK of that id in {} (it has: {})", spec, sdk_store_dir(),
                             ids.empty() ? "none" : join(ids, ", ")),
-                fetch_hint(spec));
+                fetch_hint(spec, framework));
   }
   std::optional<project::Version> wanted = project::parse_version(spec);
+  const std::string& display = project::FrameworkTable::get(framework).display_name();
   if (!wanted && (spec.empty() || !std::isdigit(static_cast<unsigned char>(spec[0])))) {
     // Not a version at all (`sdk info nonexistent-sdk`): most likely a mistyped id.
     std::vector<std::string> ids;
     for (const Sdk& sdk : sdks) {
       ids.push_back(sdk.id);
     }
-    fail(ExitCode::usage,
-         "'{}': neither an SDK id (tensorflow-2.10.1) nor a TensorFlow version (2.10); the store has: {}", spec,
-         ids.empty() ? "none" : join(ids, ", "));
+    fail(ExitCode::usage, "'{}': neither an SDK id ({}-2.10.1) nor a {} version (2.10); the store has: {}", spec,
+         framework, display, ids.empty() ? "none" : join(ids, ", "));
   }
   if (!wanted) {
     fail(ExitCode::usage,
-         "'{}': invalid TensorFlow version (expected e.g. 2.10.1 or 2.10, or an SDK id such as "
-         "tensorflow-2.10.1-cuda)",
-         spec);
+         "'{}': invalid {} version (expected e.g. 2.10.1 or 2.10, or an SDK id such as {}-2.10.1-cuda)", spec, display,
+         framework);
   }
   // The newest matching version; of one version, the CPU build (a plain version
   // never turns into the CUDA one because it was imported too), then the plainest id.
@@ -260,15 +279,15 @@ resolve_sdk(const std::string& spec)
   };
   const Sdk* best = nullptr;
   for (const Sdk& sdk : sdks) {
-    // A version names a TensorFlow SDK; another framework's only by its id.
-    if (sdk.framework == "tensorflow" && project::version_matches(*wanted, sdk.version)
+    // A version names an SDK of the framework asked for; another's only by its id.
+    if (sdk.framework == framework && project::version_matches(*wanted, sdk.version)
         && (best == nullptr || better(sdk, *best))) {
       best = &sdk;
     }
   }
   if (best == nullptr) {
-    throw Error(ExitCode::missing, fmt::format("tensorflow {}: no SDK imported in {}", spec, sdk_store_dir()),
-                fetch_hint(spec));
+    throw Error(ExitCode::missing, fmt::format("{} {}: no SDK imported in {}", framework, spec, sdk_store_dir()),
+                fetch_hint(spec, framework));
   }
   return *best;
 }

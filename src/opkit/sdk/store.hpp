@@ -23,17 +23,20 @@ sdk_store_dir();
 std::vector<Sdk>
 list_sdks();
 
-// The SDK for a version spec: an exact version ("2.10.1") or a prefix ("2.10")
-// meaning the newest matching one. Missing: Error(missing) whose hint is the
-// `opkit sdk fetch` command that gets it (fetch_command).
+// The SDK for a version spec of `framework`: an exact version ("2.10.1") or a
+// prefix ("2.10") meaning the newest matching one, or an SDK id of that
+// framework. Missing: Error(missing) whose hint is the `opkit sdk fetch`
+// command that gets it (fetch_command).
 Sdk
-resolve_sdk(const std::string& spec);
+resolve_sdk(const std::string& spec, const std::string& framework = "tensorflow");
 
 // The command that fetches what a version spec or SDK id names:
 // "opkit sdk fetch tensorflow==1.12.0", "... tensorflow==2.10.1 --variant gpu"
-// for "tensorflow-2.10.1-cuda"; empty when it names no version.
+// for "tensorflow-2.10.1-cuda", "opkit sdk fetch torch==2.8.0" for
+// "torch-2.8.0-cuda" (PyPI's torch is the CUDA build); a plain version is of
+// `framework`. Empty when it names no version.
 std::string
-fetch_command(const std::string& id_or_spec);
+fetch_command(const std::string& id_or_spec, const std::string& framework = "tensorflow");
 
 // An SDK by id ("tensorflow-2.10.1") or version spec ("2.10"); Error(missing) when none.
 Sdk

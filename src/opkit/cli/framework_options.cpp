@@ -1,0 +1,62 @@
+#include "opkit/cli/framework_options.hpp"
+
+#include "opkit/cli/commands.hpp"
+#include "opkit/project/framework_table.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/strings.hpp"
+
+namespace opkit::cli {
+
+void
+add_framework_versions(CLI::App* cmd, FrameworkVersions& versions, const std::string& tf_help, const std::string& verb)
+{
+  for (const std::string& name : project::FrameworkTable::names()) {
+    const project::FrameworkTable& table = project::FrameworkTable::get(name);
+    std::vector<std::string>& values = versions.given[name]; // a map's node stays where it is
+    if (name == "tensorflow") {
+      cmd->add_option("--" + table.short_name(), values, tf_help);
+      continue;
+    }
+    cmd->add_option("--" + table.short_name(), values,
+                    fmt::format("{} versions or SDK ids to {}, e.g. {} ({} projects; default: opkit.yaml's targets)",
+                                table.display_name(), verb, join(table.example_versions(), ","), table.display_name()));
+  }
+}
+
+std::string
+FrameworkVersions::chosen() const
+{
+  std::string framework;
+  for (const auto& [name, values] : given) {
+    if (values.empty()) {
+      continue;
+    }
+    if (!framework.empty()) {
+      const auto& a = project::FrameworkTable::get(framework);
+      const auto& b = project::FrameworkTable::get(name);
+      fail(ExitCode::usage, "--{} and --{}: a project builds for one framework; give one of them", a.short_name(),
+           b.short_name());
+    }
+    framework = name;
+  }
+  return framework;
+}
+
+std::vector<std::string>
+FrameworkVersions::for_framework(const std::string& framework) const
+{
+  std::string other = chosen();
+  if (!other.empty() && other != framework) {
+    const auto& wanted = project::FrameworkTable::get(framework);
+    const auto& named = project::FrameworkTable::get(other);
+    throw Error(ExitCode::usage,
+                fmt::format("--{}: this project's template is for {}; it builds no {} versions", named.short_name(),
+                            wanted.display_name(), named.display_name()),
+                fmt::format("give its versions with --{}", wanted.short_name()));
+  }
+  auto found = given.find(framework);
+  return found == given.end() ? std::vector<std::string>{} : split_versions(found->second);
+}
+
+} // namespace opkit::cli

@@ -1,0 +1,31 @@
+#pragma once
+
+// --tf and --torch: one option per framework table (configs/frameworks/),
+// named by its short name, each taking the versions of that framework. A
+// project builds for one framework (its template's); the other's option is a
+// usage error naming the right one.
+#include <CLI/CLI.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace opkit::cli {
+
+struct FrameworkVersions
+{
+  std::map<std::string, std::vector<std::string>> given; // by framework ("tensorflow", "torch"), as typed
+
+  // The specs given for `framework` ("1.12,2.10.1" split); empty when none.
+  // Versions given for another framework are Error(usage).
+  std::vector<std::string> for_framework(const std::string& framework) const;
+  // The framework whose option was given ("" when none; Error(usage) for two).
+  std::string chosen() const;
+};
+
+// Adds --tf (with `tf_help`) and, for every other framework, --<short name>
+// ("PyTorch versions or SDK ids to <verb>, e.g. 2.5,2.8 (...)").
+void
+add_framework_versions(CLI::App* cmd, FrameworkVersions& versions, const std::string& tf_help, const std::string& verb);
+
+} // namespace opkit::cli

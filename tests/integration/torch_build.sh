@@ -1,0 +1,119 @@
+# `opkit new --template torch-op`, then `opkit build` for torch 2.5.1 (the old
+# C++ ABI) and 2.8.0 (the new one) from PyPI's real wheels, then `opkit check`
+# against the real loader: each library loads into its own torch's
+# libtorch_cpu.so and is refused by the other's, and check names the symbol
+# the loader names. The loader is glibc's own: a launcher that dlopens
+# libtorch_cpu.so and then the op, RTLD_NOW|RTLD_LOCAL, as torch's Python does
+# (torch/__init__.py imports _C with the default flags; torch.ops.load_library
+# is ctypes.CDLL). libtorch_cpu.so needs libgomp (from the torch wheel) and
+# libcudart.so.12 and libcupti.so.12 even without a GPU: from the two NVIDIA
+# wheels its METADATA pins, fetched by scripts/fetch-wheels.sh.
+source "$(dirname "$0")/common.sh"
+export OPKIT_HOME="$OPKIT_HOME-torch"
+sdk_dir() { echo "$OPKIT_HOME/sdks/torch-$1-cuda"; }
+for v in 2.5.1 2.8.0; do
+  [ -f "$(sdk_dir $v)/sdk.json" ] || fail "no torch $v SDK: the sdks_torch fixture (integration.sdk_add_torch) makes it"
+done
+
+run_opkit 0 new tally -t torch-op
+expect_contains "$work/out" 'src/tally_op\.cpp'
+expect_contains tally/opkit.yaml '^  torch: \["2\.5", "2\.8"\]'
+cd tally
+
+# A torch project takes --torch; --tf is one clear error.
+run_opkit 2 build --tf 2.10
+expect_one_error_line
+expect_contains "$work/err" "--tf: this project's template is for PyTorch"
+
+run_opkit 0 build
+for v in 2.5.1 2.8.0; do
+  expect_contains "$work/out" "^torch-$v-cuda +built \\(4 compiled\\)"
+  [ -f "build/torch-$v-cuda/libtally.so" ] || fail "no build/torch-$v-cuda/libtally.so"
+done
+# Each with its torch's flags: -std=c++17, its own ABI, TORCH_EXTENSION_NAME, the C++ API headers.
+python3 - build/torch-2.5.1-cuda/compile_commands.json build/torch-2.8.0-cuda/compile_commands.json <<'PY'
+import json, sys
+for path, abi in zip(sys.argv[1:], ("0", "1")):
+    for entry in json.load(open(path)):
+        if "opkit_compat" in entry["file"]:
+            continue
+        args = entry["arguments"]
+        for flag in ("-std=c++17", "-D_GLIBCXX_USE_CXX11_ABI=" + abi, "-DTORCH_EXTENSION_NAME=tally",
+                     "-DTORCH_API_INCLUDE_EXTENSION_H"):
+            assert flag in args, (path, entry["file"], flag)
+        assert any(a.endswith("/include/torch/csrc/api/include") for a in args), (path, args)
+        assert not any(a.startswith("-DEIGEN_MAX_ALIGN_BYTES") for a in args), (path, args)
+PY
+# The ABI is in the library: torch::Library's constructor takes the old std::string (Ss) for 2.5.1, std::__cxx11's for 2.8.0.
+nm -D --undefined-only build/torch-2.5.1-cuda/libtally.so >"$work/nm-2.5"
+nm -D --undefined-only build/torch-2.8.0-cuda/libtally.so >"$work/nm-2.8"
+expect_contains "$work/nm-2.5" '_ZN5torch7LibraryC1ENS0_4KindESs'
+expect_contains "$work/nm-2.8" '_ZN5torch7LibraryC1ENS0_4KindENSt7__cxx1112basic_string'
+# Linked --as-needed: libc10 and libtorch_cpu, not libtorch.so (whose DT_NEEDED drags in libtorch_cuda.so).
+for v in 2.5.1 2.8.0; do
+  readelf -d "build/torch-$v-cuda/libtally.so" >"$work/dynamic"
+  expect_contains "$work/dynamic" 'NEEDED.*\[libc10\.so\]'
+  expect_contains "$work/dynamic" 'NEEDED.*\[libtorch_cpu\.so\]'
+  ! grep -q 'NEEDED.*\[libtorch\.so\]' "$work/dynamic" || fail "$v: linked libtorch.so"
+done
+
+# Nothing changed: nothing runs.
+run_opkit 0 build
+expect_contains "$work/out" '^torch-2\.5\.1-cuda +up to date'
+
+# The real loader: each library into each torch's libtorch_cpu.so.
+cc -o "$work/launch" -x c - -ldl <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!dlopen(argv[i], RTLD_NOW | RTLD_LOCAL)) {
+      printf("%s\n", dlerror());
+      return 1;
+    }
+  }
+  printf("loaded\n");
+  return 0;
+}
+C
+runtime_dir() { # <version>: libgomp from its torch wheel, libcudart and libcupti from the pinned NVIDIA wheels
+  local dir="$work/runtime-$1" wheel
+  mkdir -p "$dir"
+  ls "$(wheel_cache)/torch-$1-cuda-runtime"/*.whl >/dev/null 2>&1 ||
+    fail "no CUDA runtime wheels for torch $1 in $(wheel_cache): run scripts/fetch-wheels.sh --torch"
+  for wheel in "$(wheel_cache)/torch-$1-cuda-runtime"/*.whl; do
+    unzip -qjo "$wheel" 'nvidia/*/lib/libcudart.so.12' 'nvidia/*/lib/libcupti.so.12' -d "$dir" 2>/dev/null || true
+  done
+  unzip -qjo "$(ls "$(wheel_cache)/torch-$1"/torch-*.whl | head -n 1)" 'torch/lib/libgomp*.so.1' -d "$dir"
+  [ -f "$dir/libcudart.so.12" ] && [ -f "$dir/libcupti.so.12" ] || fail "torch $1: no libcudart/libcupti in its runtime wheels"
+  echo "$dir"
+}
+load() { # <torch version> <library>: the loader's answer in $work/loader
+  LD_LIBRARY_PATH="$(sdk_dir "$1")/lib:$(runtime_dir "$1")" "$work/launch" libtorch_cpu.so "$2" >"$work/loader" || true
+}
+for v in 2.5.1 2.8.0; do
+  load $v "build/torch-$v-cuda/libtally.so"
+  expect_contains "$work/loader" '^loaded$'
+  run_opkit 0 check "build/torch-$v-cuda/libtally.so"
+  expect_contains "$work/out" "loads against torch $v on manylinux"
+done
+refused() { # <built for> <checked against>
+  load "$2" "build/torch-$1-cuda/libtally.so"
+  expect_contains "$work/loader" 'undefined symbol: _Z'
+  local symbol
+  symbol=$(sed -n 's/.*undefined symbol: \(_Z[^ ]*\).*/\1/p' "$work/loader")
+  echo "torch $1's library in torch $2, the real loader: $(cat "$work/loader")"
+  run_opkit 1 check "build/torch-$1-cuda/libtally.so" --torch "$2"
+  expect_contains "$work/out" "WILL NOT LOAD against torch $2 on manylinux"
+  expect_contains "$work/out" "error \\[dual-abi-mismatch\\] .* than torch $2's"
+  expect_contains "$work/out" "fix: rebuild with the framework's ABI flag: opkit build --torch $2"
+  run_opkit 1 check "build/torch-$1-cuda/libtally.so" --torch "$2" --json
+  python3 - "$work/out" "$symbol" <<'PY'
+import json, sys
+report, symbol = json.load(open(sys.argv[1])), sys.argv[2]
+named = {s["mangled"]: f["kind"] for f in report["findings"] for s in f["symbols"]}
+assert named.get(symbol) == "dual-abi-mismatch", (symbol, named)
+PY
+}
+refused 2.8.0 2.5.1
+refused 2.5.1 2.8.0
