@@ -1,5 +1,5 @@
 // opkit's load probe, part 2: a library compiled against one TensorFlow SDK
-// with that SDK's flags and linked with its framework library. tf_probe
+// with that SDK's flags and linked with its framework library. load_probe
 // dlopens it RTLD_LOCAL, so the framework sits in a local scope as under TF's
 // Python; it records the op and kernel registries before the op library is
 // loaded and reports, as JSON, what the op library added to them.

@@ -12,7 +12,7 @@ source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/debian11_common.sh"   # $root, $scratch, in_root_python
 
 sdk_dir() { echo "$OPKIT_HOME/sdks/tensorflow-$1"; }
-probe_for() { echo "$OPKIT_HOME/probes/tensorflow-$1/tf_probe"; }
+probe_for() { echo "$OPKIT_HOME/probes/tensorflow-$1/load_probe"; }
 cases=0 host_cases=0 root_cases=0
 
 # The root's record, made once from its files.

@@ -69,12 +69,12 @@ for v in 1.12.0 2.10.1; do
 
   # The probe loads the framework RTLD_LOCAL, as TF's Python does.
   rc=0
-  "$OPKIT_HOME/probes/tensorflow-$v/tf_probe" "$bad" >"$work/probe.out" 2>&1 || rc=$?
+  "$OPKIT_HOME/probes/tensorflow-$v/load_probe" "$bad" >"$work/probe.out" 2>&1 || rc=$?
   [ "$rc" -eq 3 ] || { cat "$work/probe.out" >&2; fail "the probe loaded $bad (exit $rc)"; }
   expect_contains "$work/probe.out" '"loaded":false,"error":".*undefined symbol: _ZTIN10tensorflow8OpKernelE'
-  "$OPKIT_HOME/probes/tensorflow-$v/tf_probe" "$good" >"$work/probe.out" 2>&1 || fail "the probe refused $good: $(cat "$work/probe.out")"
+  "$OPKIT_HOME/probes/tensorflow-$v/load_probe" "$good" >"$work/probe.out" 2>&1 || fail "the probe refused $good: $(cat "$work/probe.out")"
   expect_contains "$work/probe.out" '"loaded":true'
-  grep -q 'NEEDED.*\(libtensorflow_framework\|libstdc++\)' <(readelf -d "$OPKIT_HOME/probes/tensorflow-$v/tf_probe") \
+  grep -q 'NEEDED.*\(libtensorflow_framework\|libstdc++\)' <(readelf -d "$OPKIT_HOME/probes/tensorflow-$v/load_probe") \
     && fail "the probe executable links the framework or libstdc++: they would be global"
 
   # The same through `opkit test LIBRARY --tf V`, with no project (from a folder without opkit.yaml).

@@ -45,7 +45,7 @@ run_opkit 0 check "$lib" --tf 2.10.1 --json
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['verdict']=='loads' and 'tensorflow-2.10' in r['target'], r" "$work/out"
 run_opkit 0 test
 run_opkit 0 test --python            # the template's vectors, in the real TF 2.10.1 (makes the venv if needed)
-"$OPKIT_HOME/probes/tensorflow-2.10.1/tf_probe" "$lib" >"$work/probe.out" 2>&1 || fail "the probe refused the op: $(cat "$work/probe.out")"
+"$OPKIT_HOME/probes/tensorflow-2.10.1/load_probe" "$lib" >"$work/probe.out" 2>&1 || fail "the probe refused the op: $(cat "$work/probe.out")"
 TF_CPP_MIN_LOG_LEVEL=3 "$OPKIT_VENVS/tf-2.10.1-py3.10/bin/python" -c '
 import sys, tensorflow as tf
 m = tf.load_op_library(sys.argv[1])

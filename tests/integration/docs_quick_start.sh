@@ -8,17 +8,20 @@
 # Any command failing fails the test. Each output line shown, `…` standing for
 # anything, must be a line the run printed, except lines naming the reader's
 # own paths (`/home/me`) and the `…`-only lines.
+# docs_quick_start_torch.sh sets QUICK_START=quick-start-torch and sources this
+# file: the README's PyTorch block, with the torch wheels in the index.
 source "$(dirname "$0")/common.sh"
+QUICK_START=${QUICK_START:-quick-start}
 export OPKIT_HOME="$work/home"   # a fresh store: no SDK, no PCH, no probes
 unset PIP_INDEX_URL
 export TF_CPP_MIN_LOG_LEVEL=3
 
-python3 - "$OPKIT_SOURCE_DIR/README.md" "$work/quick-start.sh" "$work/expected.txt" <<'PY' || fail "no quick start in README.md"
+python3 - "$OPKIT_SOURCE_DIR/README.md" "$work/quick-start.sh" "$work/expected.txt" "$QUICK_START" <<'PY' || fail "no $QUICK_START block in README.md"
 import re, sys
-text = open(sys.argv[1], encoding="utf-8").read()
-match = re.search(r"<!-- quick-start -->\n```console\n(.*?)\n```\n<!-- /quick-start -->", text, re.S)
+text, marker = open(sys.argv[1], encoding="utf-8").read(), sys.argv[4]
+match = re.search(r"<!-- %s -->\n```console\n(.*?)\n```\n<!-- /%s -->" % (marker, marker), text, re.S)
 if not match:
-    sys.exit("README.md has no <!-- quick-start --> console block")
+    sys.exit("README.md has no <!-- %s --> console block" % marker)
 commands, expected = [], []
 for line in match.group(1).split("\n"):
     if line.startswith("$ "):
@@ -35,7 +38,17 @@ PY
 
 # The index: the two wheels the quick start fetches.
 mkdir -p "$work/index"
-ln -s "$(wheel_for 1.12.0)" "$(wheel_for 2.10.1)" "$work/index/"
+if [ "$QUICK_START" = quick-start ]; then
+  ln -s "$(wheel_for 1.12.0)" "$(wheel_for 2.10.1)" "$work/index/"
+else
+  for v in 2.5.1 2.8.0; do
+    wheel=$(ls "$(wheel_cache)/torch-$v"/torch-*.whl 2>/dev/null | head -n 1)
+    [ -n "$wheel" ] || fail "no torch $v wheel in $(wheel_cache): run scripts/fetch-wheels.sh --torch"
+    ln -s "$wheel" "$work/index/"
+  done
+  # The load probe's CUDA runtime wheels, kept by fetch-wheels.sh, found by pip there first.
+  export PIP_FIND_LINKS="$(wheel_cache)/torch-2.5.1-cuda-runtime $(wheel_cache)/torch-2.8.0-cuda-runtime"
+fi
 python3 "$OPKIT_SOURCE_DIR/tests/integration/index_server.py" --root "$work/index" --port-file "$work/port" \
   --log "$work/index.log" 2>"$work/index.err" &
 server=$!

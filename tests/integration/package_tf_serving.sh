@@ -14,7 +14,7 @@ printf '%s\n' serve_op_kernels.cc.o serve_op_op.cc.o >"$work/want"
 diff "$work/want" "$work/members" || fail "archive members differ (the compat shim must stay out)"
 
 # Linked with --whole-archive, the registrations survive: the real framework sees the op.
-probe="$OPKIT_HOME/probes/tensorflow-2.10.1/tf_probe"
+probe="$OPKIT_HOME/probes/tensorflow-2.10.1/load_probe"
 run_opkit 0 test --tf 2.10.1   # builds the probe if needed
 g++ -shared -o "$work/whole.so" -Wl,--whole-archive "$archive" -Wl,--no-whole-archive -L"$sdk/lib" -l:libtensorflow_framework.so.2
 "$probe" "$work/whole.so" >"$work/whole.json"

@@ -40,12 +40,15 @@ assert new["cuda"]["is_cuda_build"] and new["cuda"]["cuda_version"] == "12.8", n
 assert old["wheel_tag"] == "cp310-cp310-manylinux1_x86_64", old["wheel_tag"]
 assert new["wheel_tag"] == "cp311-cp311-manylinux_2_28_x86_64", new["wheel_tag"]
 PY
-# Only what a build needs is kept: the headers, libc10, libtorch_cpu and libtorch.
+# Only what a build and the load probe need is kept: the headers, libc10,
+# libtorch_cpu, libtorch, and the libgomp libtorch_cpu needs (auditwheel's name in 2.5).
 for v in 2.5.1 2.8.0; do
   sdk="$OPKIT_HOME/sdks/torch-$v-cuda"
   [ -f "$sdk/include/torch/library.h" ] || fail "$v: torch/library.h missing"
   [ -f "$sdk/include/torch/csrc/api/include/torch/torch.h" ] || fail "$v: the C++ API headers are missing"
-  [ "$(cd "$sdk/lib" && ls | sort | tr '\n' ' ')" = "libc10.so libtorch.so libtorch_cpu.so " ] ||
+  gomp=libgomp.so.1
+  [ $v = 2.5.1 ] && gomp=libgomp-a34b3233.so.1
+  [ "$(cd "$sdk/lib" && ls | sort | tr '\n' ' ')" = "$(printf '%s\n' libc10.so libtorch.so libtorch_cpu.so $gomp | sort | tr '\n' ' ')" ] ||
     fail "$v: lib/ holds $(ls "$sdk/lib")"
   [ -z "$(find "$sdk" -name '*.py' ! -name version.py)" ] || fail "$v: Python sources were kept"
   [ -s "$sdk/symbols/libtorch_cpu.so.idx" ] || fail "$v: no symbol index of libtorch_cpu.so"

@@ -103,6 +103,7 @@ refused() { # <built for> <checked against>
   local symbol
   symbol=$(sed -n 's/.*undefined symbol: \(_Z[^ ]*\).*/\1/p' "$work/loader")
   echo "torch $1's library in torch $2, the real loader: $(cat "$work/loader")"
+  echo "$symbol" >"$work/symbol-$1-in-$2"
   run_opkit 1 check "build/torch-$1-cuda/libtally.so" --torch "$2"
   expect_contains "$work/out" "WILL NOT LOAD against torch $2 on manylinux"
   expect_contains "$work/out" "error \\[dual-abi-mismatch\\] .* than torch $2's"
@@ -117,3 +118,35 @@ PY
 }
 refused 2.8.0 2.5.1
 refused 2.5.1 2.8.0
+
+# `opkit test`: each library into its own torch's real libtorch_cpu.so, through
+# the load probe (load_probe.c, and a reporter built per SDK that reads the
+# dispatcher): the schemas and the dispatch keys with kernels, locked in opkit.lock.
+# The probe fetches the CUDA runtime libtorch_cpu needs with pip, once per SDK
+# (from the wheels fetch-wheels.sh keeps, when pip finds them there).
+export PIP_FIND_LINKS="$(wheel_cache)/torch-2.5.1-cuda-runtime $(wheel_cache)/torch-2.8.0-cuda-runtime"
+run_opkit 0 test
+for v in 2.5.1 2.8.0; do
+  expect_contains "$work/out" "^torch-$v-cuda: loaded .*/libtally\.so into the real libtorch_cpu \($v\)"
+done
+expect_contains "$work/out" '^  op     tally::zero_out\(Tensor x\) -> Tensor$'
+expect_contains "$work/out" '^  kernel tally::zero_out on CPU$'
+expect_contains "$work/out" '^  kernel tally::zero_out on Autograd$'
+expect_contains "$work/out" 'opkit.lock: written'
+for v in 2.5.1 2.8.0; do
+  python3 - opkit.lock "$v" <<'PY'
+import sys
+text, v = open(sys.argv[1]).read(), sys.argv[2]
+entry = text.split("library tally torch-%s-cuda\n" % v)[1].split("\n\n")[0]
+assert entry.splitlines() == ["op tally::zero_out", "  schema tally::zero_out(Tensor x) -> Tensor",
+                              "kernel tally::zero_out Autograd", "kernel tally::zero_out CPU"], entry
+PY
+done
+run_opkit 0 test --json
+expect_json_schema opkit.test-1 "$work/out"
+run_opkit 0 test
+expect_contains "$work/out" 'opkit.lock: unchanged'
+# The probe is the real loader too: 2.8.0's library in 2.5.1 is refused with the symbol check named.
+run_opkit 1 test build/torch-2.8.0-cuda/libtally.so --torch 2.5.1
+expect_contains "$work/out" '^torch-2\.5\.1-cuda: LOAD FAILED'
+expect_contains "$work/out" "undefined symbol: $(cat "$work/symbol-2.8.0-in-2.5.1")\$"

@@ -250,3 +250,34 @@ TEST(BuildPlan, OneNinjaOverEveryTargetFromTheBuildRoot)
   EXPECT_EQ(steps[2].kind, "link");
   EXPECT_EQ(steps[2].output, "tf-2.10.1/libzero_out.so");
 }
+
+// A torch SDK's plan: torch.yaml's flags, each library its own
+// TORCH_EXTENSION_NAME (after the library's own flags, so the PCH still
+// applies), no Eigen alignment, -lc10 -ltorch_cpu -ltorch after --as-needed.
+TEST(BuildPlan, TorchLibrariesGetTheirExtensionNameAndTorchsLibraries)
+{
+  sdk::Sdk sdk = fake_sdk_facts("2.5.1", 0, 17);
+  sdk.framework = "torch";
+  sdk.root = "/store/sdks/torch-2.5.1-cuda";
+  project::FrameworkFlags flags = project::FrameworkTable::get("torch").flags_for(sdk.version);
+  build::TargetInput input{{{}, "/usr/bin/g++", {}}, "/p", {}, "/p/build/torch-2.5.1-cuda", false, {}, {}, {}, ""};
+  build::LibraryInput scatter{"scatter", "libscatter.so", {"csrc/scatter.cpp"}, {}, {}, {}, {}, {}};
+  build::LibraryInput sparse{"sparse", "libsparse.so", {"csrc/sparse.cpp"}, {"/p/csrc"}, {}, {}, {}, {}};
+  build::PchUse pch{"/pch/opkit_pch.h", build::sdk_compile_flags(sdk, flags, {}), {"csrc/scatter.cpp"}};
+  build::TargetPlan plan = build::plan_target(input, {scatter, sparse}, sdk, flags, {}, {}, pch);
+  ASSERT_EQ(plan.compiles.size(), 2U);
+  const std::vector<std::string>& first = plan.compiles[0].flags;
+  EXPECT_NE(std::find(first.begin(), first.end(), "-DTORCH_EXTENSION_NAME=scatter"), first.end());
+  EXPECT_NE(std::find(first.begin(), first.end(), "-include"), first.end()) << "the PCH still applies";
+  EXPECT_EQ(std::count_if(first.begin(), first.end(),
+                          [](const std::string& f) { return f.rfind("-DEIGEN_MAX_ALIGN_BYTES", 0) == 0; }),
+            0);
+  const std::vector<std::string>& second = plan.compiles[1].flags;
+  auto name = std::find(second.begin(), second.end(), "-DTORCH_EXTENSION_NAME=sparse");
+  ASSERT_NE(name, second.end());
+  EXPECT_LT(name - second.begin(), std::find(second.begin(), second.end(), "-I/p/csrc") - second.begin())
+    << "before the library's own folders";
+  EXPECT_EQ(plan.links[0].flags,
+            (std::vector<std::string>{"-shared", "-Wl,--as-needed", "-L/store/sdks/torch-2.5.1-cuda/lib", "-lc10",
+                                      "-ltorch_cpu", "-ltorch"}));
+}

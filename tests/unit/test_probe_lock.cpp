@@ -159,7 +159,39 @@ TEST(Lock, RefusesADamagedFile)
   EXPECT_EQ(lock_error("version: 1\nlibrary a tf\nop X\n  input x T\n"),
             "opkit.lock:4:11: expected a ':', found 'T' (`opkit test --update` writes it again)");
   EXPECT_EQ(lock_error("version: 1\nlibrary a tf\nop X\n  color red\n"),
-            "opkit.lock:4:3: expected stateful, input, output or attr (`opkit test --update` writes it again)");
+            "opkit.lock:4:3: expected stateful, schema, input, output or attr (`opkit test --update` writes it again)");
   EXPECT_EQ(lock_error("version: 1\nlibrary a tf\nlibrary a tf\n"),
             "opkit.lock: library a tf appears twice (`opkit test --update` writes it again)");
+}
+
+// torch's interface: each operator's schema as the dispatcher prints it, and
+// the dispatch keys it has kernels for; no args or attrs of TF's grammar.
+TEST(Lock, KeepsATorchSchemaAndNamesItsChange)
+{
+  ProbeReport report;
+  report.loaded = true;
+  RegisteredOp zero_out{"tally::zero_out", {}, {}, {}};
+  zero_out.schema = "tally::zero_out(Tensor x) -> Tensor";
+  report.ops = {zero_out};
+  report.kernels = {RegisteredKernel{"tally::zero_out", "CPU", {}},
+                    RegisteredKernel{"tally::zero_out", "Autograd", {}}};
+  LockFile lock;
+  lock.put({"tally", "torch-2.8.0-cuda", interface_of(report)});
+  std::string text = render_lock(lock);
+  EXPECT_NE(text.find("op tally::zero_out\n  schema tally::zero_out(Tensor x) -> Tensor\n"
+                      "kernel tally::zero_out Autograd\nkernel tally::zero_out CPU\n"),
+            std::string::npos)
+    << text;
+  LockFile back = parse_lock(text, "opkit.lock");
+  ASSERT_NE(back.find("tally", "torch-2.8.0-cuda"), nullptr);
+  EXPECT_TRUE(back.find("tally", "torch-2.8.0-cuda")->interface == interface_of(report));
+
+  ProbeReport changed = report;
+  changed.ops[0].schema = "tally::zero_out(Tensor x, int keep=1) -> Tensor";
+  changed.kernels.pop_back();
+  std::vector<std::string> diff = diff_interfaces(interface_of(report), interface_of(changed));
+  ASSERT_EQ(diff.size(), 2U);
+  EXPECT_EQ(diff[0], "tally::zero_out: schema tally::zero_out(Tensor x) -> Tensor -> "
+                     "tally::zero_out(Tensor x, int keep=1) -> Tensor");
+  EXPECT_NE(diff[1].find("Autograd"), std::string::npos) << diff[1];
 }

@@ -153,7 +153,8 @@ TEST(FrameworkTable, TorchSdkLayout)
   EXPECT_EQ(layout.package_dirs, std::vector<std::string>{"torch"});
   EXPECT_EQ(layout.include_dir, "include");
   EXPECT_EQ(layout.library_dir, "lib");
-  EXPECT_EQ(layout.libraries, (std::vector<std::string>{"libc10.so", "libtorch_cpu.so", "libtorch.so"}));
+  EXPECT_EQ(layout.libraries, (std::vector<std::string>{"libc10.so", "libtorch_cpu.so", "libtorch.so",
+                                                        "libgomp-a34b3233.so.1", "libgomp.so.1"}));
   EXPECT_EQ(layout.version_file, "version.py");
   EXPECT_EQ(layout.abi_libraries, (std::vector<std::string>{"libc10.so", "libtorch_cpu.so"}));
   EXPECT_EQ(layout.abi_namespaces, (std::vector<std::string>{"_ZN3c10", "_ZN2at", "_ZN5torch"}));
@@ -213,4 +214,32 @@ TEST(FrameworkTable, LinkWithoutEigenAlignmentIsAnError)
   } catch (const opkit::Error& e) {
     EXPECT_NE(std::string(e.what()).find("eigen_max_align_bytes"), std::string::npos) << e.what();
   }
+}
+
+// What build, check, test and the CLI read of the torch table besides the flags.
+TEST(FrameworkTable, TorchNamesItsProcessAndProbe)
+{
+  const FrameworkTable& torch = FrameworkTable::get("torch");
+  EXPECT_EQ(torch.short_name(), "torch");
+  EXPECT_EQ(torch.label(), "torch");
+  EXPECT_EQ(torch.display_name(), "PyTorch");
+  EXPECT_EQ(torch.default_targets(), (std::vector<std::string>{"2.5", "2.8"}));
+  EXPECT_EQ(torch.example_versions(), (std::vector<std::string>{"2.5", "2.8"}));
+  EXPECT_EQ(torch.symbol_namespaces(), (std::vector<std::string>{"3c10", "2at", "5torch"}));
+  EXPECT_EQ(torch.probe_reporter(), "torch_probe_report.cc");
+  EXPECT_EQ(torch.probe_runtime(),
+            (std::vector<std::pair<std::string, std::string>>{{"libcudart.so.12", "nvidia-cuda-runtime-cu12"},
+                                                              {"libcupti.so.12", "nvidia-cuda-cupti-cu12"}}));
+  FrameworkFlags f = torch_flags("2.8.0");
+  EXPECT_EQ(f.library_defines, (std::vector<std::string>{"TORCH_EXTENSION_NAME={library}"}));
+  EXPECT_EQ(f.process_libraries, (std::vector<std::string>{"libc10.so", "libtorch.so"}));
+  EXPECT_EQ(f.pch_include_prefixes, (std::vector<std::string>{"torch/", "ATen/", "c10/"}));
+
+  const FrameworkTable& tf = FrameworkTable::tensorflow();
+  EXPECT_EQ(tf.short_name(), "tf");
+  EXPECT_EQ(tf.label(), "TF");
+  EXPECT_EQ(tf.probe_reporter(), "tf_probe_report.cc");
+  EXPECT_TRUE(tf.probe_runtime().empty());
+  EXPECT_EQ(tf.flags_for(*opkit::project::parse_version("2.10.1")).process_libraries,
+            (std::vector<std::string>{"_pywrap_tensorflow_internal.so", "libtensorflow_cc.so.2"}));
 }

@@ -83,3 +83,22 @@ TEST(SdkFacts, HostileValuesAreRefusedNotCrashedOn)
   // The body after the headers is not a header.
   EXPECT_EQ(parse_metadata("Name: tensorflow\nVersion: 1.12.0\n\nName: not-this\n").name, "tensorflow");
 }
+
+// Both spellings PyPI's torch wheels use (2.5.1: "name (==v) ; marker", 2.8.0: "name==v; marker").
+TEST(SdkFacts, PinnedVersionOfADistribution)
+{
+  std::string old_style = "Metadata-Version: 2.1\nName: torch\n"
+                          "Requires-Dist: nvidia-cuda-runtime-cu12 (==12.4.127) ; platform_system == \"Linux\"\n"
+                          "Requires-Dist: nvidia-cuda-cupti-cu12 (==12.4.127) ; platform_system == \"Linux\"\n"
+                          "Requires-Dist: sympy (>=1.13)\n\nRequires-Dist: in-the-body==9\n";
+  EXPECT_EQ(pinned_version(old_style, "nvidia-cuda-runtime-cu12"), "12.4.127");
+  EXPECT_EQ(pinned_version(old_style, "nvidia-cuda-cupti-cu12"), "12.4.127");
+  EXPECT_EQ(pinned_version(old_style, "sympy"), "") << "not an exact pin";
+  EXPECT_EQ(pinned_version(old_style, "in-the-body"), "") << "the description is not a header";
+  EXPECT_EQ(pinned_version(old_style, "nvidia-cuda"), "") << "another distribution's name only starts the same";
+  std::string new_style = "Name: torch\nRequires-Dist: nvidia-cuda-runtime-cu12==12.8.90; platform_system == "
+                          "\"Linux\" and platform_machine == \"x86_64\"\n";
+  EXPECT_EQ(pinned_version(new_style, "nvidia-cuda-runtime-cu12"), "12.8.90");
+  EXPECT_EQ(pinned_version("Requires-Dist: x==1.0;$(rm -rf)\n", "x"), "1.0");
+  EXPECT_EQ(pinned_version("Requires-Dist: x==1.0$(rm)\n", "x"), "") << "only a version's characters";
+}

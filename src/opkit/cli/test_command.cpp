@@ -1,5 +1,7 @@
 #include "opkit/cli/autobuild.hpp"
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/framework_options.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/probe/python_runner.hpp"
 #include "opkit/probe/python_vectors.hpp"
 #include "opkit/probe/tester.hpp"
@@ -39,9 +41,14 @@ print_target(const probe::TestTarget& target)
     fmt::print("{}: LOAD FAILED {}\n  loader: {}\n", target.sdk_id, target.library, report.error);
     return;
   }
-  fmt::print("{}: loaded {} into the real libtensorflow_framework ({})\n", target.sdk_id, target.library,
-             report.tf_version);
+  // "libtensorflow_framework", "libtorch_cpu": the framework library, without its .so suffixes.
+  std::string framework = target.framework_library.substr(0, target.framework_library.find(".so"));
+  fmt::print("{}: loaded {} into the real {} ({})\n", target.sdk_id, target.library, framework, report.tf_version);
   for (const probe::RegisteredOp& op : report.ops) {
+    if (!op.schema.empty()) { // torch: the dispatcher's schema says it all
+      fmt::print("  op     {}\n", op.schema);
+      continue;
+    }
     fmt::print("  op     {}({}) -> ({})\n", op.name, project::render_arg_specs(op.inputs),
                project::render_arg_specs(op.outputs));
     for (const project::OpAttr& attr : op.attrs) {
@@ -49,7 +56,11 @@ print_target(const probe::TestTarget& target)
     }
   }
   for (const probe::RegisteredKernel& kernel : report.kernels) {
-    fmt::print("  kernel {} on {}: {}\n", kernel.op, kernel.device, constraints_text(kernel.constraints));
+    bool typed = std::none_of(report.ops.begin(), report.ops.end(), [&](const probe::RegisteredOp& op) {
+      return op.name == kernel.op && !op.schema.empty();
+    });
+    fmt::print("  kernel {} on {}{}\n", kernel.op, kernel.device,
+               typed ? ": " + constraints_text(kernel.constraints) : ""); // a torch kernel has no type constraints
   }
   for (const std::string& difference : target.differences) {
     fmt::print("  MISMATCH {}\n", difference);
@@ -157,10 +168,11 @@ print_vectors(const probe::PythonVectorsReport& report)
 void
 add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 {
-  static std::vector<std::string> versions;
+  static FrameworkVersions versions;
   static std::string build_dir;
-  CLI::App* cmd = app.add_subcommand("test", "Load the built op into each real TensorFlow and check what registered");
-  cmd->add_option("--tf", versions, "Versions to test (default: opkit.yaml's targets)");
+  CLI::App* cmd =
+    app.add_subcommand("test", "Load the built op into each real framework version and check what registered");
+  add_framework_versions(cmd, versions, "Versions to test (default: opkit.yaml's targets)", "test");
   cmd->add_option("--build-dir", build_dir, "Build folder (default: <project>/build)");
   cmd->add_flag("--json", global.json, "Print the report as JSON");
   static std::vector<std::string> libraries;
@@ -182,25 +194,33 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
              "opkit test LIBRARY...: --python, --update, --lib and --build-dir are for a project's libraries");
       }
       std::vector<std::filesystem::path> paths(prebuilt.begin(), prebuilt.end());
-      probe::TestReport report = probe::test_libraries(paths, split_versions(versions));
+      std::string framework = versions.chosen().empty() ? "tensorflow" : versions.chosen();
+      probe::TestReport report = probe::test_libraries(paths, versions.for_framework(framework), framework);
       print_test_report(report, global.json);
       exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
       return;
     }
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
+    std::vector<std::string> specs = versions.for_framework(manifest.framework);
+    if (python && manifest.framework != "tensorflow") {
+      throw Error(ExitCode::usage,
+                  fmt::format("opkit test --python: not yet for {} projects (it makes TensorFlow venvs)",
+                              project::FrameworkTable::get(manifest.framework).display_name()),
+                  "opkit test loads each library into the real framework and compares what it registered");
+    }
     if (!python && spec.kind == project::TemplateKind::compiled) {
       probe::read_lock(manifest.root); // a damaged opkit.lock stops the test before anything is built
     }
     if (python || spec.kind == project::TemplateKind::compiled) {
-      build_out_of_date(manifest, split_versions(versions), build_dir, libraries, no_build, !no_wait);
+      build_out_of_date(manifest, specs, build_dir, libraries, no_build, !no_wait);
     }
     if (python && update) {
       fail(ExitCode::usage, "opkit test --python runs test vectors; --update is for the op interfaces (opkit.lock)");
     }
     if (python) {
       std::vector<probe::PythonVectorsReport> reports =
-        probe::test_in_tf_versions(manifest, split_versions(versions), build_dir, libraries);
+        probe::test_in_tf_versions(manifest, specs, build_dir, libraries);
       if (global.json) {
         fmt::print("{}\n", json_text(probe::to_json(reports), 2));
       } else {
@@ -219,7 +239,7 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       exit_code = static_cast<int>(result.ok() ? ExitCode::ok : ExitCode::failed);
       return;
     }
-    probe::TestReport report = probe::test_project(manifest, split_versions(versions), build_dir, libraries, update);
+    probe::TestReport report = probe::test_project(manifest, specs, build_dir, libraries, update);
     print_test_report(report, global.json);
     exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
   });

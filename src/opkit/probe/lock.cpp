@@ -14,9 +14,10 @@ namespace opkit::probe {
 
 namespace {
 
-const char* k_header = "# opkit.lock: the op interface each library registers in each TensorFlow SDK, as\n"
-                       "# `opkit test` read it from TensorFlow's own registry (attrs with their defaults,\n"
-                       "# allowed values and minimums; kernels with their devices and type constraints).\n"
+const char* k_header = "# opkit.lock: the op interface each library registers in each framework SDK, as\n"
+                       "# `opkit test` read it from the framework's own registry (TensorFlow: attrs with\n"
+                       "# their defaults, allowed values and minimums; kernels with their devices and type\n"
+                       "# constraints. PyTorch: each operator's schema; its kernels' dispatch keys).\n"
                        "# Written by opkit: commit it and review its changes like code. `opkit test` fails\n"
                        "# when an interface changes; `opkit test --update` accepts the change.\n";
 const char* k_version = "version: 1";
@@ -32,7 +33,7 @@ same_args(const std::vector<project::OpArg>& a, const std::vector<project::OpArg
 bool
 same_op(const RegisteredOp& a, const RegisteredOp& b)
 {
-  return a.name == b.name && a.stateful == b.stateful && same_args(a.inputs, b.inputs)
+  return a.name == b.name && a.stateful == b.stateful && a.schema == b.schema && same_args(a.inputs, b.inputs)
          && same_args(a.outputs, b.outputs)
          && std::equal(a.attrs.begin(), a.attrs.end(), b.attrs.begin(), b.attrs.end(),
                        [](const project::OpAttr& x, const project::OpAttr& y) {
@@ -82,6 +83,10 @@ diff_op(const RegisteredOp& before, const RegisteredOp& after, std::vector<std::
 {
   if (before.stateful != after.stateful) {
     out.push_back(fmt::format("{}: stateful {} -> {}", before.name, before.stateful, after.stateful));
+  }
+  if (before.schema != after.schema) {
+    out.push_back(fmt::format("{}: schema {} -> {}", before.name, before.schema.empty() ? "none" : before.schema,
+                              after.schema.empty() ? "none" : after.schema));
   }
   for (auto [what, old, now] :
        {std::tuple{"inputs", &before.inputs, &after.inputs}, std::tuple{"outputs", &before.outputs, &after.outputs}}) {
@@ -195,6 +200,7 @@ render_lock(const LockFile& lock)
     for (const RegisteredOp& op : entry.interface.ops) {
       out += "op " + op.name + "\n";
       out += op.stateful ? "  stateful\n" : "";
+      out += op.schema.empty() ? "" : "  schema " + op.schema + "\n";
       for (const project::OpArg& arg : op.inputs) {
         out += "  input " + project::render_arg_spec(arg) + "\n";
       }
@@ -262,6 +268,8 @@ parse_lock(const std::string& text, const std::string& name)
       RegisteredOp& op = interface.ops.back();
       if (body == "  stateful") {
         op.stateful = true;
+      } else if (word("  schema ")) {
+        op.schema = std::string(body.substr(9)); // torch's FunctionSchema text, as the dispatcher prints it
       } else if (word("  input ")) {
         op.inputs.push_back(parse_spec(line, 8, project::parse_arg_spec));
       } else if (word("  output ")) {
@@ -271,7 +279,7 @@ parse_lock(const std::string& text, const std::string& name)
         attr.full_spec = false;
         op.attrs.push_back(attr);
       } else {
-        line.fail(2, "expected stateful, input, output or attr");
+        line.fail(2, "expected stateful, schema, input, output or attr");
       }
     } else {
       line.fail(0, "expected library, op or kernel");

@@ -3,6 +3,7 @@
 #include "opkit/build/builder.hpp"
 #include "opkit/build/plan.hpp"
 #include "opkit/check/profile.hpp"
+#include "opkit/probe/probe_runtime.hpp"
 #include "opkit/project/attr_spec.hpp"
 #include "opkit/cpu/scan.hpp"
 #include "opkit/cpu/verdict.hpp"
@@ -28,8 +29,7 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-const char* k_probe_launcher = "templates/probe/tf_probe.cc";
-const char* k_probe_reporter = "templates/probe/tf_probe_report.cc";
+const char* k_probe_launcher = "templates/probe/load_probe.c";
 
 std::vector<project::OpArg>
 args_from_json(const Json& list)
@@ -131,21 +131,22 @@ ensure_probe(const sdk::Sdk& sdk)
   stdfs::path dir = sdk::opkit_home() / "probes" / sdk.id;
   fs::FileLock lock(sdk::opkit_home() / "probes" / (sdk.id + ".lock"));
   fs::create_dirs(dir);
-  fs::write_file_if_changed(dir / "tf_probe.cc", require_embedded(k_probe_launcher));
-  fs::write_file_if_changed(dir / "tf_probe_report.cc", require_embedded(k_probe_reporter));
-  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  const project::FrameworkTable& table = project::FrameworkTable::get(sdk.framework);
+  fs::write_file_if_changed(dir / "load_probe.c", require_embedded(k_probe_launcher));
+  fs::write_file_if_changed(dir / "probe_report.cc", require_embedded("templates/probe/" + table.probe_reporter()));
+  project::FrameworkFlags flags = table.flags_for(sdk.version);
   build::TargetPlan plan;
   build::CompilerCommand compiler = build::find_compiler();
   plan.compiler = compiler.compiler;
   plan.compiler_args = compiler.args;
   plan.build_dir = dir;
-  // The reporter sees TensorFlow; the launcher only dlopen (see tf_probe.cc):
-  // it loads the reporter, and with it the framework, RTLD_LOCAL, as TF's Python does.
+  // The reporter sees the framework; the launcher only dlopen (see load_probe.c):
+  // it loads the reporter, and with it the framework, RTLD_LOCAL, as the framework's Python does.
   plan.compiles.push_back(
-    {(dir / "tf_probe_report.cc").string(), "tf_probe_report.o", build::sdk_compile_flags(sdk, flags, {})});
-  plan.compiles.push_back({(dir / "tf_probe.cc").string(), "tf_probe.o", {"-O2"}});
-  build::LinkStep reporter{
-    "opkit_probe_report", "libopkit_probe_report.so", {"tf_probe_report.o"}, {"-shared"}, {}, {}};
+    {(dir / "probe_report.cc").string(), "probe_report.o", build::sdk_compile_flags(sdk, flags, {})});
+  plan.compiles.push_back({(dir / "load_probe.c").string(), "load_probe.o", {"-O2"}});
+  build::LinkStep reporter{"opkit_probe_report", "libopkit_probe_report.so", {"probe_report.o"}, {"-shared"}, {}, {}};
+  reporter.flags.insert(reporter.flags.end(), flags.link_flags.begin(), flags.link_flags.end());
   std::vector<std::string> sdk_flags = build::sdk_link_flags(sdk, flags);
   reporter.flags.insert(reporter.flags.end(), sdk_flags.begin(), sdk_flags.end());
   // The rpath lets the reporter find this SDK's framework library wherever the store is.
@@ -154,9 +155,9 @@ ensure_probe(const sdk::Sdk& sdk)
   // The launcher's global libraries are a Python interpreter's (libpython
   // needs libm and libc; glibc 2.34+ has libdl and libpthread in libc):
   // libm, libdl and libpthread always, and nothing of libstdc++ (--as-needed).
-  plan.links.push_back({"tf_probe",
-                        "tf_probe",
-                        {"tf_probe.o"},
+  plan.links.push_back({"load_probe",
+                        "load_probe",
+                        {"load_probe.o"},
                         {"-Wl,--no-as-needed", "-lm", "-ldl", "-lpthread", "-Wl,--as-needed"},
                         {},
                         {}});
@@ -168,7 +169,8 @@ ensure_probe(const sdk::Sdk& sdk)
   if (!result.ok) {
     fail(ExitCode::system, "{}: cannot build the load probe:\n{}", sdk.id, tail_lines(result.log, 20));
   }
-  return dir / "tf_probe";
+  ensure_probe_runtime(sdk, dir); // what the framework library needs beyond the SDK (torch: CUDA's runtime)
+  return dir / "load_probe";
 }
 
 ProbeReport
@@ -183,7 +185,7 @@ parse_probe_output(const std::string& json_text)
     for (const Json& op : json.value("ops", Json::array())) {
       report.ops.push_back({op.at("name").get<std::string>(), args_from_json(op.at("inputs")),
                             args_from_json(op.at("outputs")), op_attrs_from_json(op.at("attrs")),
-                            op.value("stateful", false)});
+                            op.value("stateful", false), op.value("schema", std::string())});
     }
     for (const Json& kernel : json.value("kernels", Json::array())) {
       report.kernels.push_back({kernel.at("op").get<std::string>(), kernel.at("device").get<std::string>(),
@@ -228,6 +230,10 @@ run_probe(const stdfs::path& probe, const stdfs::path& library)
 {
   ProcessOptions options;
   options.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3"; // TF's own start-up chatter is not ours to show
+  std::error_code ec;
+  if (stdfs::is_directory(probe.parent_path() / "runtime", ec)) { // probe_runtime: found as the process finds them
+    options.env_set["LD_LIBRARY_PATH"] = (probe.parent_path() / "runtime").string();
+  }
   ProcessResult result = run_process({probe.string(), stdfs::absolute(library).string()}, options);
   if (result.exit_code != 0 && result.exit_code != 3) {
     // TensorFlow aborts the process when a registration is invalid (LOG(FATAL) at load):

@@ -9,7 +9,8 @@
 
 namespace opkit::probe {
 
-// What TensorFlow's registries gained when the library was loaded.
+// What the framework's registries gained when the library was loaded
+// (TensorFlow's op and kernel registries; torch's dispatcher).
 struct RegisteredAttr
 {
   std::string name;
@@ -26,6 +27,7 @@ struct RegisteredOp
   std::vector<project::OpArg> outputs;
   std::vector<project::OpAttr> attrs;
   bool stateful = false;
+  std::string schema = {}; // torch: the dispatcher's FunctionSchema ("ns::op(Tensor x) -> Tensor"); TF: none
 };
 
 struct RegisteredKernel

@@ -3,6 +3,7 @@
 #include "opkit/build/builder.hpp"
 #include "opkit/probe/lock.hpp"
 #include "opkit/project/attr_spec.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/project/version.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
@@ -67,6 +68,7 @@ report_json(const ProbeReport& report)
   Json ops = Json::array();
   for (const RegisteredOp& op : report.ops) {
     ops.push_back({{"name", op.name},
+                   {"schema", op.schema},
                    {"stateful", op.stateful},
                    {"inputs", args_json(op.inputs)},
                    {"outputs", args_json(op.outputs)},
@@ -200,7 +202,9 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
 {
   std::vector<std::string> wanted = specs.empty() ? manifest.target_versions : specs;
   if (wanted.empty()) {
-    fail(ExitCode::usage, "no TensorFlow versions to test: pass --tf or list them under targets.tensorflow");
+    const project::FrameworkTable& table = project::FrameworkTable::get(manifest.framework);
+    fail(ExitCode::usage, "no {} versions to test: pass --{} or list them under targets.{}", table.display_name(),
+         table.short_name(), manifest.framework);
   }
   std::vector<build::BuiltTarget> built = build::find_built_libraries(manifest, wanted, build_root, libraries);
   TestReport report;
@@ -210,6 +214,7 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
     }
     for (const auto& [library, path] : one.libraries) {
       TestTarget target{one.spec, one.sdk.id, one.sdk.version.str(), library->name, path, {}, {}, true, {}, {}};
+      target.framework_library = one.sdk.framework_library;
       log_info("probing {} in {} ...", path.filename(), one.sdk.id);
       target.report = run_probe(ensure_probe(one.sdk), path);
       target.compared = !library->ops.empty(); // no `ops:`: the lock alone is its contract
@@ -224,22 +229,24 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
 }
 
 TestReport
-test_libraries(const std::vector<stdfs::path>& libraries, const std::vector<std::string>& specs)
+test_libraries(const std::vector<stdfs::path>& libraries, const std::vector<std::string>& specs,
+               const std::string& framework)
 {
   if (specs.empty()) {
-    fail(ExitCode::usage, "opkit test LIBRARY...: --tf is required (the TensorFlow versions to load them into)");
+    fail(ExitCode::usage, "opkit test LIBRARY...: --tf (or --torch) is required (the versions to load them into)");
   }
   for (const stdfs::path& library : libraries) {
     fs::require_file(library, "library");
   }
   TestReport report;
   for (const std::string& spec : specs) {
-    sdk::Sdk sdk = sdk::resolve_sdk(spec);
+    sdk::Sdk sdk = sdk::resolve_sdk(spec, framework);
     std::shared_ptr<const fs::FileLock> in_use = sdk::use_sdk(sdk);
     stdfs::path probe = ensure_probe(sdk);
     for (const stdfs::path& library : libraries) {
       TestTarget target{spec, sdk.id, sdk.version.str(), library.filename().string(), library, {}, {}, false, {}, {}};
       target.compared = false;
+      target.framework_library = sdk.framework_library;
       log_info("probing {} in {} ...", library.filename(), sdk.id);
       target.report = run_probe(probe, library);
       report.targets.push_back(target);

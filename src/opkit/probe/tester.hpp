@@ -27,6 +27,7 @@ struct TestTarget
   // "accepted" (changed, --update); "" when not locked (prebuilt, or not loaded).
   std::string lock_state;
   std::vector<std::string> lock_changes;
+  std::string framework_library = {}; // what the probe loaded it into ("libtorch_cpu.so")
   bool ok() const { return report.loaded && differences.empty() && lock_state != "changed"; }
 };
 
@@ -57,9 +58,6 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
              const std::filesystem::path& build_root, const std::vector<std::string>& libraries = {},
              bool update = false);
 
-// Loads prebuilt libraries, with no project, into each SDK's real framework
-// (as TF's Python loads them) and reports what each registered. Each path
-// must be a regular file (else Error(usage)); each spec an imported SDK.
 // The project's opkit.lock as it is on disk: its text (none when absent) and
 // what it holds. A damaged one is Error(usage) "opkit.lock:line:col: cause".
 struct LockOnDisk
@@ -70,8 +68,12 @@ struct LockOnDisk
 LockOnDisk
 read_lock(const std::filesystem::path& project_root);
 
+// Loads prebuilt libraries, with no project, into each SDK's real framework
+// (as its Python loads them) and reports what each registered. Each path
+// must be a regular file (else Error(usage)); each spec an imported SDK of `framework`.
 TestReport
-test_libraries(const std::vector<std::filesystem::path>& libraries, const std::vector<std::string>& specs);
+test_libraries(const std::vector<std::filesystem::path>& libraries, const std::vector<std::string>& specs,
+               const std::string& framework = "tensorflow");
 
 Json
 to_json(const TestReport& report);

@@ -105,8 +105,8 @@ FrameworkTable
 FrameworkTable::from_node(YAML::Node root, const std::string& name)
 {
   yaml::expect_keys(root,
-                    {"framework", "short_name", "label", "symbol_namespaces", "display_name", "default_targets",
-                     "process_libraries", "dtypes", "sdk", "common", "pch", "cuda", "versions"},
+                    {"framework", "short_name", "label", "symbol_namespaces", "probe", "display_name",
+                     "default_targets", "process_libraries", "dtypes", "sdk", "common", "pch", "cuda", "versions"},
                     name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
@@ -139,6 +139,14 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   table.m_display_name = yaml::get_string_or(root, "display_name", name, table.m_framework);
   table.m_label = yaml::get_string_or(root, "label", name, table.m_short_name);
   table.m_symbol_namespaces = yaml::get_string_list(root, "symbol_namespaces", name);
+  if (YAML::Node probe = root["probe"]) {
+    yaml::expect_keys(probe, {"reporter", "runtime"}, name);
+    table.m_probe_reporter = yaml::get_string(probe, "reporter", name);
+    for (const auto& entry : probe["runtime"]) {
+      std::string library = entry.first.Scalar();
+      table.m_probe_runtime.emplace_back(library, yaml::get_string(probe["runtime"], library.c_str(), name));
+    }
+  }
   table.m_default_targets = yaml::get_string_list(root, "default_targets", name);
   if (YAML::Node sdk = root["sdk"]) {
     table.m_sdk_layout = parse_sdk_layout(sdk, name);

@@ -124,6 +124,13 @@ public:
   // The flags for a version; throws Error(usage) for one older than the first range.
   FrameworkFlags flags_for(const Version& version) const;
 
+  // The load probe's reporter (templates/probe/<file>), compiled per SDK.
+  const std::string& probe_reporter() const { return m_probe_reporter; }
+  // What the framework library needs to load that the SDK does not keep: each
+  // library's file name and the distribution that ships it, pinned by the
+  // framework wheel's METADATA (torch: libcudart.so.12 from nvidia-cuda-runtime-cu12).
+  const std::vector<std::pair<std::string, std::string>>& probe_runtime() const { return m_probe_runtime; }
+
   // The oldest and newest ranges' `since` ("2.5", "2.8"): examples for help texts.
   std::vector<std::string> example_versions() const;
 
@@ -150,6 +157,8 @@ private:
   std::string m_display_name = "TensorFlow";
   std::string m_label = "TF";
   std::vector<std::string> m_symbol_namespaces;
+  std::string m_probe_reporter;
+  std::vector<std::pair<std::string, std::string>> m_probe_runtime; // (library file, distribution)
   std::vector<std::string> m_default_targets;
   SdkLayout m_sdk_layout;
   std::vector<std::pair<Version, FrameworkFlags>> m_ranges; // sorted by `since`

@@ -35,12 +35,13 @@ parse_kind(const YAML::Node& root, const std::string& name, std::string& framewo
 TemplateSpec
 spec_from_node(const YAML::Node& root, const std::string& name)
 {
-  yaml::expect_keys(root, {"description", "kind", "requirements", "test", "flags", "easyrec", "files"}, name);
+  yaml::expect_keys(root, {"description", "kind", "requirements", "test", "op", "flags", "easyrec", "files"}, name);
   TemplateSpec spec;
   spec.description = yaml::get_string(root, "description", name);
   spec.kind = parse_kind(root, name, spec.framework);
   spec.requirements = yaml::get_string_list(root, "requirements", name);
   spec.test = yaml::get_string_or(root, "test", name, "");
+  spec.op = yaml::get_string_or(root, "op", name, "");
   spec.flags = yaml::get_string_list(root, "flags", name);
   spec.easyrec = yaml::get_bool_or(root, "easyrec", name, false);
   if (spec.kind != TemplateKind::compiled && spec.test.empty()) {

@@ -28,6 +28,7 @@ struct TemplateSpec
   std::string framework = "tensorflow";  // of a compiled op: configs/frameworks/<framework>.yaml
   std::vector<std::string> requirements; // PyPI packages the test script needs (opkit test installs them)
   std::string test;                      // the test script, mustache, relative to the project
+  std::string op;                        // how `opkit new` names the op, mustache (default: the CamelCase name)
   std::vector<std::string> flags;        // the flags `opkit new` accepts for it ("cuda")
   bool easyrec = false;                  // rendered for an EasyRec release (configs/packages/easyrec.yaml)
   std::vector<TemplateFile> files;

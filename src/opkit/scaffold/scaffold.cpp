@@ -145,7 +145,7 @@ create_project(const NewOptions& options)
   for (const std::string& flag : options.flags) {
     data.emplace_back(flag, "true");
   }
-  NewResult result{output, names.camel, {}, {}, {}};
+  NewResult result{output, spec.op.empty() ? names.camel : render_mustache(spec.op, data), {}, {}, {}};
   if (spec.easyrec) {
     add_easyrec_data(options, data, result);
   }

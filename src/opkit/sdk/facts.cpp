@@ -244,6 +244,40 @@ parse_metadata(const std::string& text)
 }
 
 std::string
+pinned_version(const std::string& metadata, const std::string& distribution)
+{
+  const std::string_view key = "Requires-Dist:";
+  for (const std::string& line : split(metadata, '\n')) {
+    if (trim(line).empty()) {
+      break; // the body (the long description) follows the headers
+    }
+    if (!starts_with(line, key)) {
+      continue;
+    }
+    std::string requirement = trim(std::string_view(line).substr(key.size()));
+    if (!starts_with(requirement, distribution)) {
+      continue;
+    }
+    std::string rest = trim(std::string_view(requirement).substr(distribution.size()));
+    if (starts_with(rest, "(")) {
+      rest = trim(std::string_view(rest).substr(1));
+    }
+    if (!starts_with(rest, "==")) {
+      continue; // another distribution whose name starts the same, or no exact pin
+    }
+    rest = rest.substr(2);
+    std::string version = rest.substr(0, rest.find_first_of(" );,\t"));
+    return !version.empty()
+               && std::all_of(
+                 version.begin(), version.end(),
+                 [](char c) { return is_ascii_digit(c) || c == '.' || (c >= 'a' && c <= 'z') || c == '+'; })
+             ? version
+             : std::string();
+  }
+  return {};
+}
+
+std::string
 parse_wheel_tags(const std::string& text)
 {
   std::vector<std::string> tags;

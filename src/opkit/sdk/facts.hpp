@@ -23,6 +23,12 @@ struct WheelMetadata
 WheelMetadata
 parse_metadata(const std::string& text);
 
+// The exact version a METADATA's Requires-Dist pins `distribution` to
+// ("nvidia-cuda-runtime-cu12 (==12.4.127) ; ..." or "...cu12==12.8.90; ..."
+// give "12.4.127", "12.8.90"); "" when it pins none.
+std::string
+pinned_version(const std::string& metadata, const std::string& distribution);
+
 // The "Tag:" lines of a dist-info WHEEL file, joined with '.'.
 std::string
 parse_wheel_tags(const std::string& text);

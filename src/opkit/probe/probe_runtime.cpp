@@ -1,0 +1,112 @@
+#include "opkit/probe/probe_runtime.hpp"
+
+#include "opkit/project/framework_table.hpp"
+#include "opkit/sdk/facts.hpp"
+#include "opkit/util/archive.hpp"
+#include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/log.hpp"
+#include "opkit/util/process.hpp"
+#include "opkit/util/progress.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <fstream>
+
+namespace opkit::probe {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// A runtime library is a few MB (libcupti.so.12: 10 MB); a bigger member is not one.
+constexpr int64_t k_max_library_bytes = 256LL << 20;
+
+// Copies the wheel's member named `library` (in any folder) to `dest`; false when it has none.
+bool
+extract_library(const stdfs::path& wheel, const std::string& library, const stdfs::path& dest)
+{
+  bool found = false;
+  for_each_archive_entry(wheel, [&](ArchiveEntry& entry) {
+    if (found || !entry.is_regular || stdfs::path(entry.path).filename() != library) {
+      return;
+    }
+    if (entry.size > k_max_library_bytes) {
+      fail(ExitCode::usage, "{}: {} is {} bytes, more than a runtime library's {}", wheel, entry.path, entry.size,
+           k_max_library_bytes);
+    }
+    std::ofstream out(dest, std::ios::binary);
+    char buffer[1 << 16];
+    for (size_t n = entry.read(buffer, sizeof buffer); n > 0; n = entry.read(buffer, sizeof buffer)) {
+      out.write(buffer, static_cast<std::streamsize>(n));
+    }
+    if (!out) {
+      fail(ExitCode::system, "{}: cannot write", dest);
+    }
+    found = true;
+  });
+  return found;
+}
+
+} // namespace
+
+stdfs::path
+ensure_probe_runtime(const sdk::Sdk& sdk, const stdfs::path& probe_dir)
+{
+  const auto& needs = project::FrameworkTable::get(sdk.framework).probe_runtime();
+  if (needs.empty()) {
+    return {};
+  }
+  stdfs::path runtime = probe_dir / "runtime";
+  std::error_code ec;
+  if (stdfs::is_regular_file(runtime / ".complete", ec)) {
+    return runtime;
+  }
+  std::string metadata = fs::read_file(sdk.root / "dist-info" / "METADATA");
+  stdfs::path staging = probe_dir / "runtime.partial";
+  stdfs::remove_all(staging, ec);
+  fs::create_dirs(staging / "wheels");
+  for (const auto& [library, distribution] : needs) {
+    std::string version = sdk::pinned_version(metadata, distribution);
+    if (version.empty()) {
+      throw Error(ExitCode::missing,
+                  fmt::format("{}: its wheel's METADATA pins no version of {}, which gives {} (needed to load {})",
+                              sdk.id, distribution, library, sdk.framework_library),
+                  "import the framework's wheel again (`opkit sdk add`), with its dist-info");
+    }
+    std::string requirement = distribution + "==" + version;
+    stdfs::path dir = staging / "wheels" / distribution;
+    ProcessResult pip;
+    {
+      progress::Step step(fmt::format("downloading {} for {}'s load probe", requirement, sdk.id));
+      log_info("{}: pip download {} (once: {} needs its {}) ...", sdk.id, requirement, sdk.framework_library, library);
+      // Any Python: these wheels are py3-none, for manylinux2014 and later.
+      pip = run_process({"python3", "-m", "pip", "download", "--quiet", "--no-deps",
+                         "--only-binary=:all:", "--platform", "manylinux2014_x86_64", "-d", dir.string(), requirement});
+    }
+    if (pip.exit_code != 0) {
+      stdfs::remove_all(staging, ec);
+      throw Error(ExitCode::missing,
+                  fmt::format("{}: pip download {} failed: {}", sdk.id, requirement, tail_lines(pip.err, 3)),
+                  "check pip's index configuration (pip config list), or the network");
+    }
+    bool found = false;
+    for (const auto& wheel : stdfs::directory_iterator(dir)) {
+      found = found || extract_library(wheel.path(), library, staging / library);
+    }
+    if (!found) {
+      stdfs::remove_all(staging, ec);
+      fail(ExitCode::missing, "{}: {} holds no {}", sdk.id, requirement, library);
+    }
+  }
+  stdfs::remove_all(staging / "wheels", ec);
+  fs::write_file_atomic(staging / ".complete", "");
+  stdfs::remove_all(runtime, ec);
+  stdfs::rename(staging, runtime, ec);
+  if (ec) {
+    fail(ExitCode::system, "{}: cannot rename into place: {}", runtime, ec.message());
+  }
+  return runtime;
+}
+
+} // namespace opkit::probe
