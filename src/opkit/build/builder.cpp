@@ -223,7 +223,7 @@ find_built_libraries(const project::Manifest& manifest, const std::vector<std::s
                      const stdfs::path& build_root, const std::vector<std::string>& selected)
 {
   std::vector<const project::LibrarySpec*> libraries = manifest.select_libraries(selected);
-  stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
+  stdfs::path root = project::build_root(manifest.root, build_root);
   std::vector<BuiltTarget> built;
   for (const std::string& spec : specs) {
     BuiltTarget target{spec, sdk::resolve_sdk(spec, manifest.framework), {}, {}, {}};
@@ -501,8 +501,7 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   if (find_program("ninja").empty()) {
     throw Error(ExitCode::missing, "ninja: not found in PATH", "scripts/setup.sh installs ninja-build");
   }
-  stdfs::path build_root = options.build_root.empty() ? manifest.root / "build" : options.build_root;
-  build_root = stdfs::absolute(build_root).lexically_normal();
+  stdfs::path build_root = project::build_root(manifest.root, options.build_root);
   stdfs::path source_root = stdfs::absolute(manifest.root);
   project::CompileSharing settings = effective_sharing(manifest.sharing, options.cache);
   std::string ccache = find_program("ccache").string();
@@ -540,7 +539,7 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   RunSettings run{build_root, jobs, jobs + sharing.remote_slots, sharing.ccache,
                   [&compiler_text]() -> const std::string& { return compiler_text.get(); }};
   BuildReport report = run_targets(targets, options, run);
-  report.watched = {manifest.root / "opkit.yaml", find_program(compiler.compiler), options.profile_file};
+  report.watched = {manifest.root / "opkit.yaml", compiler.compiler, options.profile_file}; // resolved on PATH
   for (const sdk::Sdk& sdk : sdks) {
     report.watched.insert(report.watched.end(), {sdk.root.parent_path(), sdk.root, sdk.root / "sdk.json",
                                                  sdk.lib_dir() / sdk.framework_library});

@@ -2,6 +2,7 @@
 
 #include "opkit/build/folder_lock.hpp"
 #include "opkit/cpu/verdict.hpp"
+#include "opkit/project/manifest.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -44,7 +45,7 @@ CleanReport
 clean_build_folder(const stdfs::path& project_root, const stdfs::path& build_root, bool all, bool wait)
 {
   CleanReport report;
-  report.build_root = stdfs::absolute(build_root.empty() ? project_root / "build" : build_root).lexically_normal();
+  report.build_root = project::build_root(project_root, build_root);
   if (!strictly_inside(report.build_root, project_root)) {
     fail(ExitCode::usage, "{}: not a folder inside the project {}: opkit clean removes nothing outside it",
          report.build_root, project_root);

@@ -110,7 +110,7 @@ folders_below(const stdfs::path& root, const stdfs::path& skip)
     if (!it->is_directory(ec) || it->is_symlink(ec)) {
       continue;
     }
-    if (it->path().filename().string().rfind('.', 0) == 0 || it->path() == skip) {
+    if (starts_with(it->path().filename().string(), ".") || it->path() == skip) {
       it.disable_recursion_pending();
       continue;
     }
@@ -185,15 +185,11 @@ noop_call(const stdfs::path& build_root)
   if (ec) {
     return std::nullopt;
   }
-  stdfs::path root = build_root;
-  if (root.empty()) {
-    std::optional<stdfs::path> project = project::find_project_root(cwd);
-    if (!project) {
-      return std::nullopt;
-    }
-    root = *project / "build";
+  std::optional<stdfs::path> project = project::find_project_root(cwd);
+  if (build_root.empty() && !project) {
+    return std::nullopt;
   }
-  root = stdfs::absolute(root).lexically_normal();
+  stdfs::path root = project::build_root(project.value_or(cwd), build_root);
   call.key = fmt::format("{}\nopkit {}\ncwd {}\nbuild {}\nargv {}\n{}", k_noop_schema, fs::file_stamp("/proc/self/exe"),
                          cwd.string(), root.string(), join(own_argv(), "\x1f"), environment_text());
   call.record = root / ".opkit-noop" / fmt::format("{:016x}.json", std::hash<std::string>{}(call.key));

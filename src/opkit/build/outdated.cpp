@@ -51,7 +51,7 @@ outdated_targets(const project::Manifest& manifest, const std::vector<std::strin
                  const stdfs::path& build_root, const std::vector<std::string>& selected)
 {
   std::vector<const project::LibrarySpec*> libraries = manifest.select_libraries(selected);
-  stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
+  stdfs::path root = project::build_root(manifest.root, build_root);
   std::vector<OutdatedTarget> outdated;
   for (const std::string& spec : specs.empty() ? manifest.target_versions : specs) {
     sdk::Sdk sdk = sdk::resolve_sdk(spec, manifest.framework);

@@ -236,8 +236,7 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
         target_dirs.push_back(target.dir);
       }
       printed.notes = notes.lines();
-      std::filesystem::path build_root = build_dir.empty() ? manifest.root / "build" : std::filesystem::path(build_dir);
-      build::record_noop(*noop, std::filesystem::absolute(build_root).lexically_normal(), manifest.root, report.watched,
+      build::record_noop(*noop, project::build_root(manifest.root, build_dir), manifest.root, report.watched,
                          target_dirs, printed);
     }
   });

@@ -211,7 +211,7 @@ test_in_tf_versions(const project::Manifest& manifest, const std::vector<std::st
     fail(ExitCode::usage, "{}: no test vectors (an op's tests:) to run", manifest.root / "opkit.yaml");
   }
   require_loadable(built, manifest);
-  stdfs::path root = build_root.empty() ? manifest.root / "build" : build_root;
+  stdfs::path root = project::build_root(manifest.root, build_root);
   std::vector<PythonVectorsReport> reports;
   for (const build::BuiltTarget& target : built) {
     if (target.nothing_built()) {

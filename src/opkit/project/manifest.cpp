@@ -413,6 +413,12 @@ Manifest::select_libraries(const std::vector<std::string>& names) const
   return selected;
 }
 
+std::filesystem::path
+build_root(const std::filesystem::path& project_root, const std::filesystem::path& given)
+{
+  return std::filesystem::absolute(given.empty() ? project_root / "build" : given).lexically_normal();
+}
+
 std::optional<std::filesystem::path>
 find_project_root(const std::filesystem::path& start)
 {

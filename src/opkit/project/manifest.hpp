@@ -135,6 +135,11 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
 std::optional<std::filesystem::path>
 find_project_root(const std::filesystem::path& start);
 
+// A project's build folder: `given` (--build-dir) when set, else
+// <project_root>/build; absolute and normalized ("../out" from a subfolder).
+std::filesystem::path
+build_root(const std::filesystem::path& project_root, const std::filesystem::path& given);
+
 // Reads the opkit.yaml of the project holding `dir` (find_project_root), so
 // `opkit build` works from any folder inside the project; `root` is that
 // project's folder. None found is Error(usage) naming `dir` and `opkit new`.

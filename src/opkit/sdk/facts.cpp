@@ -179,17 +179,8 @@ apply_abi(Sdk& sdk, const elf::ElfInfo& elf, const project::FrameworkFlags& flag
     fmt::format("tensorflow:: exports: {} with std::__cxx11 spellings, {} with the old std::string spelling, "
                 "{} with std::string_view, {} with absl::string_view",
                 counts.cxx11, counts.old_string, counts.std_string_view, counts.absl_string_view);
-  std::optional<int> abi = abi_from_counts(counts);
-  sdk.cxx11_abi = abi.value_or(flags.cxx11_abi);
-  if (!abi) {
-    sdk.warnings.push_back(fmt::format("the framework library's symbols do not show its C++11 ABI; using {} "
-                                       "from configs/frameworks/tensorflow.yaml",
-                                       flags.cxx11_abi));
-  } else if (*abi != flags.cxx11_abi) {
-    sdk.warnings.push_back(fmt::format("the framework library is built with _GLIBCXX_USE_CXX11_ABI={}, but "
-                                       "configs/frameworks/tensorflow.yaml says {} for {}; using {}",
-                                       *abi, flags.cxx11_abi, flags.since, *abi));
-  }
+  decide_abi(sdk, counts, flags, "the framework library's symbols do not show its C++11 ABI",
+             "the framework library is");
   sdk.cxx_standard = flags.cxx_standard;
   bool symbols_say_17 = counts.std_string_view > 0 && counts.absl_string_view == 0;
   bool symbols_say_pre17 = counts.absl_string_view > 0 && counts.std_string_view == 0;
@@ -322,6 +313,21 @@ count_spellings(const std::vector<std::string>& defined_symbols)
     }
   }
   return counts;
+}
+
+void
+decide_abi(Sdk& sdk, const SpellingCounts& counts, const project::FrameworkFlags& flags, const std::string& unread,
+           const std::string& built)
+{
+  std::optional<int> abi = abi_from_counts(counts);
+  sdk.cxx11_abi = abi.value_or(flags.cxx11_abi);
+  std::string table = "configs/frameworks/" + sdk.framework + ".yaml";
+  if (!abi) {
+    sdk.warnings.push_back(fmt::format("{}; using {} from {}", unread, flags.cxx11_abi, table));
+  } else if (*abi != flags.cxx11_abi) {
+    sdk.warnings.push_back(fmt::format("{} built with _GLIBCXX_USE_CXX11_ABI={}, but {} says {} for {}; using {}",
+                                       built, *abi, table, flags.cxx11_abi, flags.since, *abi));
+  }
 }
 
 std::optional<int>

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "opkit/project/version.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/sdk.hpp"
 
 #include <filesystem>
@@ -52,6 +53,13 @@ count_spellings(const std::vector<std::string>& defined_symbols);
 // The ABI the counts show, or nothing when they are silent or contradict each other.
 std::optional<int>
 abi_from_counts(const SpellingCounts& counts);
+
+// Sets sdk.cxx11_abi from what the counts show, else the table's value, and
+// warns when they show none ("<unread>; using 0 from configs/frameworks/<framework>.yaml")
+// or disagree with the table ("<built> built with _GLIBCXX_USE_CXX11_ABI=1, but ... says 0 ...").
+void
+decide_abi(Sdk& sdk, const SpellingCounts& counts, const project::FrameworkFlags& flags, const std::string& unread,
+           const std::string& built);
 
 // Reads an imported SDK's staged files (include/, lib/, dist-info/, build_info.py)
 // and works out its facts; `source` is recorded as where it came from.

@@ -241,17 +241,7 @@ derive_torch_facts(const std::filesystem::path& staged_root, const std::string& 
     fmt::format("{} exports of {}: {} with std::__cxx11 spellings, {} with the old std::string "
                 "spelling",
                 join(layout.abi_namespaces, "/"), join(layout.abi_libraries, ", "), counts.cxx11, counts.old_string);
-  std::optional<int> abi = abi_from_counts(counts);
-  sdk.cxx11_abi = abi.value_or(flags.cxx11_abi);
-  if (!abi) {
-    sdk.warnings.push_back(fmt::format("the libraries' symbols do not show their C++11 ABI; using {} from "
-                                       "configs/frameworks/torch.yaml",
-                                       flags.cxx11_abi));
-  } else if (*abi != flags.cxx11_abi) {
-    sdk.warnings.push_back(fmt::format("the libraries are built with _GLIBCXX_USE_CXX11_ABI={}, but "
-                                       "configs/frameworks/torch.yaml says {} for {}; using {}",
-                                       *abi, flags.cxx11_abi, flags.since, *abi));
-  }
+  decide_abi(sdk, counts, flags, "the libraries' symbols do not show their C++11 ABI", "the libraries are");
   sdk.cxx_standard = flags.cxx_standard;
   sdk.id = torch_sdk_id(*info);
   return sdk;
