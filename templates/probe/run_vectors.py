@@ -1,6 +1,7 @@
 """opkit test --python: runs one op on its test vectors (opkit.yaml's tests:)
 inside a real TensorFlow, and prints JSON lines: the Python function TensorFlow
-generated for the op, then one line per vector, then the TensorFlow version.
+generated for the op, then one line per vector, then the TensorFlow version
+(framework_version).
 
 usage: python run_vectors.py LIBRARY OP_NAME VECTORS_JSON
 
@@ -10,35 +11,16 @@ name). Runs on TF 1.x (a graph and a session; Python 3.6, numpy 1.16) and 2.x
 (eagerly).
 """
 import json
-import math
 import re
 import sys
 
 import numpy as np
 import tensorflow as tf
 
+from vectors_json import dumps, special_float
+
 # TensorFlow's DataTypeString spellings, as opkit.yaml uses them.
 DTYPES = {"float": "float32", "double": "float64", "half": "float16"}
-
-
-def special_float(obj):
-    """json.load's object_hook: opkit writes NaN and the infinities, which JSON
-    has no number for, as {"$float": "nan" | "inf" | "-inf"}."""
-    return float(obj["$float"]) if len(obj) == 1 and "$float" in obj else obj
-
-
-def dumps(value):
-    """One JSON line, NaN and the infinities written as opkit reads them back
-    ({"$float": ...}), never as the NaN/Infinity that JSON parsers refuse."""
-    def encode(v):
-        if isinstance(v, float) and not math.isfinite(v):
-            return {"$float": "nan" if math.isnan(v) else "inf" if v > 0 else "-inf"}
-        if isinstance(v, dict):
-            return {k: encode(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [encode(x) for x in v]
-        return v
-    return json.dumps(encode(value), allow_nan=False)
 
 
 def tf_dtype(name):
@@ -155,7 +137,7 @@ def main():
         failures += 0 if ok else 1
         print(dumps({"vector": index, "ok": ok, "actual": actual}))
         sys.stdout.flush()
-    print(dumps({"tf_version": tf.__version__, "failures": failures}))
+    print(dumps({"framework_version": tf.__version__, "failures": failures}))
     return 1 if failures else 0
 
 

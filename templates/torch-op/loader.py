@@ -1,9 +1,9 @@
 """Loads the {{name}} operators into the running torch.
 
-Finds lib{{name}}.so built for this process's torch release: torch-<version>*/
-next to this file (as packaged), or ../build/torch-<version>*/ (as `opkit
-build` leaves it; PyPI's torch is the CUDA build, so the folder is
-torch-<version>-cuda). The library registers torch.ops.{{name}}.*.
+Finds lib{{name}}.so built for this process's torch release: torch-<version>/
+next to this file (as `opkit package wheel` packs it), or
+../build/torch-<version>-cuda/ (as `opkit build` leaves it: PyPI's torch is
+the CUDA build); else one built for another patch release of its major.minor. The library registers torch.ops.{{name}}.*.
 """
 import glob
 import os
@@ -22,6 +22,13 @@ def _library_path(version=torch.__version__):
             path = os.path.join(root, folder, _LIBRARY)
             if os.path.exists(path):
                 return path
+    # Another patch release of the same major.minor keeps its C++ API: a
+    # library built for 2.5.1 loads into 2.5.0.
+    series = ".".join(release.split(".")[:2])
+    for root in _ROOTS:
+        found = sorted(glob.glob(os.path.join(root, "torch-" + series + ".*", _LIBRARY)))
+        if found:
+            return found[-1]
     built = sorted(set(os.path.basename(os.path.dirname(path))
                        for root in _ROOTS for path in glob.glob(os.path.join(root, "torch-*", _LIBRARY))))
     raise ImportError(

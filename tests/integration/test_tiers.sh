@@ -39,7 +39,7 @@ def needs(fixtures, seen=()):
             found |= needs(setups.get(fixture, ()), seen + (fixture,))
     return found
 
-slow = {"python_tf", "debian11_root", "sdks_cuda"}
+slow = {"python_tf", "python_torch", "debian11_root", "sdks_cuda"}
 quick = sorted(name for name, props in tests.items() if "quick" in listed(props, "LABELS"))
 for name in quick:
     bad = needs(listed(tests[name], "FIXTURES_REQUIRED")) & slow

@@ -132,6 +132,7 @@ done
 expect_contains "$work/out" '^  op     tally::zero_out\(Tensor x\) -> Tensor$'
 expect_contains "$work/out" '^  kernel tally::zero_out on CPU$'
 expect_contains "$work/out" '^  kernel tally::zero_out on Autograd$'
+expect_contains "$work/out" '^  matches opkit.yaml$'
 expect_contains "$work/out" 'opkit.lock: written'
 for v in 2.5.1 2.8.0; do
   python3 - opkit.lock "$v" <<'PY'
@@ -150,3 +151,86 @@ expect_contains "$work/out" 'opkit.lock: unchanged'
 run_opkit 1 test build/torch-2.8.0-cuda/libtally.so --torch 2.5.1
 expect_contains "$work/out" '^torch-2\.5\.1-cuda: LOAD FAILED'
 expect_contains "$work/out" "undefined symbol: $(cat "$work/symbol-2.8.0-in-2.5.1")\$"
+
+# What opkit.yaml declares is compared with what the dispatcher holds: a
+# schema that differs, and a dispatch key with no kernel, are each a MISMATCH.
+cp opkit.yaml "$work/opkit.yaml.good"
+sed -i 's/zero_out(Tensor x) -> Tensor"/zero_out(Tensor x, int keep=1) -> Tensor"/; s/kernels: \[CPU, Autograd\]/kernels: [CPU, Autograd, Meta]/' opkit.yaml
+run_opkit 1 test --torch 2.8
+expect_contains "$work/out" '^  MISMATCH tally::zero_out: opkit\.yaml declares tally::zero_out\(Tensor x, int keep=1\) -> Tensor, the library registered tally::zero_out\(Tensor x\) -> Tensor$'
+expect_contains "$work/out" '^  MISMATCH no Meta kernel registered for tally::zero_out$'
+cp "$work/opkit.yaml.good" opkit.yaml
+
+# `opkit test --python`: the template's vectors in a venv with each real torch
+# from PyPI (2.5.1 with Python 3.10, 2.8.0 with 3.11; made once, in the shared
+# cache), the library loaded by torch.ops.load_library and called as
+# torch.ops.tally.zero_out.
+run_opkit 0 test --python
+for v in 2.5.1 2.8.0; do
+  grep -A6 "^torch $v (Python): .*/torch-$v-py3\.1[01]/bin/python$" "$work/out" >"$work/one" || fail "no run in torch $v"
+  expect_contains "$work/one" "^  .*/build/torch-$v-cuda/libtally\.so$"
+  expect_contains "$work/one" '^    tally::zero_out \(torch\.ops\.tally\.zero_out\) vector 0 "keeps the first element": ok$'
+  expect_contains "$work/one" '^    tally::zero_out \(torch\.ops\.tally\.zero_out\) vector 1 "float, dtype inferred": ok$'
+  expect_contains "$work/one" '^    tally::zero_out \(torch\.ops\.tally\.zero_out\) vector 2 "an empty tensor is refused": ok$'
+  expect_contains "$work/one" '^  all test vectors match$'
+done
+[ -f "$OPKIT_VENVS/torch-2.5.1-py3.10/.opkit-complete" ] || fail "no torch 2.5.1 venv in the shared cache"
+[ -f "$OPKIT_VENVS/torch-2.8.0-py3.11/.opkit-complete" ] || fail "no torch 2.8.0 venv in the shared cache"
+run_opkit 0 test --python --json
+expect_json_schema opkit.test-python-1 "$work/out"
+python3 - "$work/out" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["ok"], report
+got = sorted((r["framework"], r["version"], r["vector"], r["ok"]) for r in report["records"])
+assert got == [("torch", v, i, True) for v in ("2.5.1", "2.8.0") for i in range(3)], got
+assert report["records"][0]["actual"] == {"outputs": {"output": [[5, 0], [0, 0]]}}, report["records"][0]
+PY
+
+# `opkit package wheel`: one library per torch release in one wheel, which
+# requires no torch; installed beside each real torch, it loads the library
+# built for that release (the loader picks it at import) and computes.
+run_opkit 0 package wheel
+expect_contains "$work/out" 'requires no PyTorch distribution: uses the installed one'
+wheel=$(ls dist/tally-0.1.0-py3-none-*.whl)
+unzip -l "$wheel" >"$work/listing"
+for v in 2.5.1 2.8.0; do
+  expect_contains "$work/listing" " tally/torch-$v/libtally\.so\$"
+done
+for v in 2.5.1:3.10 2.8.0:3.11; do
+  version=${v%%:*} venv="$OPKIT_VENVS/torch-${v%%:*}-py${v##*:}"
+  "$venv/bin/pip" install --quiet --no-index --no-deps --target "$work/site-$version" "$wheel" ||
+    fail "pip could not install $wheel beside torch $version"
+  PYTHONPATH="$work/site-$version" "$venv/bin/python" - >"$work/imported" 2>"$work/imported.err" <<'PY' ||
+import torch
+import tally
+from tally import tally_ops
+x = torch.tensor([[5, 4], [3, 2]], dtype=torch.int32)
+assert tally.zero_out(x).tolist() == [[5, 0], [0, 0]], tally.zero_out(x)
+print(torch.__version__, tally_ops._library_path())
+PY
+    { cat "$work/imported.err" >&2; fail "the wheel did not work beside torch $version"; }
+  expect_contains "$work/imported" "^$version\+cu[0-9]+ $work/site-$version/tally/torch-$version/libtally\.so\$"
+done
+
+# A kernel broken in the new-ABI torch only (a per-version define of
+# opkit.yaml): 2.8.0's values are wrong and shown, 2.5.1 still passes.
+sed -i 's/^#include <torch\/library.h>/#include <torch\/library.h>\n#ifndef TALLY_FILL\n#define TALLY_FILL 0\n#endif/' src/tally_kernels.cpp
+grep -q TALLY_FILL src/tally_kernels.cpp || fail "the kernel has no include of torch/library.h to add the define after"
+sed -i 's/at::zeros_like(input);/at::full_like(input, TALLY_FILL);/' src/tally_kernels.cpp
+grep -q 'at::full_like(input, TALLY_FILL);' src/tally_kernels.cpp || fail "the template's kernel changed: adapt this test"
+cat >>opkit.yaml <<'YAML'
+build:
+  when:
+    - torch: ">=2.7"
+      defines: [TALLY_FILL=7]
+YAML
+run_opkit 0 build
+run_opkit 1 test --python
+grep -A12 '^torch 2\.8\.0 (Python)' "$work/out" >"$work/one"
+expect_contains "$work/one" '^    tally::zero_out \(torch\.ops\.tally\.zero_out\) vector 0 "keeps the first element": MISMATCH$'
+expect_contains "$work/one" '^      expected output = \[\[5,0\],\[0,0\]\]$'
+expect_contains "$work/one" '^      actual   output = \[\[5,7\],\[7,7\]\]$'
+expect_contains "$work/one" '^  FAILED$'
+grep -A6 '^torch 2\.5\.1 (Python)' "$work/out" >"$work/one"
+expect_contains "$work/one" '^  all test vectors match$'

@@ -247,3 +247,52 @@ TEST(AdoptAdopt, InitWritesOnceSkipsBuildOutputAndFollowsThirdPartyIncludes)
   std::sort(left.begin(), left.end());
   EXPECT_EQ(left, (std::vector<std::string>{".hidden", "bazel-out", "build", "opkit.yaml", "ops", "third_party"}));
 }
+
+TEST(AdoptAdopt, ATorchTreeBecomesATorchOpProjectWithSetupPyExtensionsAsLibraries)
+{
+  std::vector<adopt::TreeText> cpp = {
+    {"csrc/ops.cpp", "#include <torch/library.h>\nTORCH_LIBRARY(seg, m) {\n  m.def(\"sum(Tensor x, Tensor ptr) -> "
+                     "Tensor\");\n  m.def(\"cumsum\", &cumsum);\n}\n"},
+    {"csrc/cpu/ops_cpu.cpp", "#include \"util.h\"\nTORCH_LIBRARY_IMPL(seg, CPU, m) { m.impl(\"sum\", &sum_cpu); }\n"},
+    {"csrc/util.h", ""},
+  };
+  std::vector<std::string> files = {"setup.py"};
+  for (const adopt::TreeText& file : cpp) {
+    files.push_back(file.path);
+  }
+  std::vector<adopt::TreeText> python = {
+    {"setup.py", "from torch.utils.cpp_extension import CppExtension\nsetup(ext_modules=[CppExtension('seg._ops', "
+                 "['csrc/ops.cpp', 'csrc/cpu/ops_cpu.cpp'])])\n"}};
+  adopt::AdoptedTree tree = adopt::scan_tree(files, cpp, python);
+  adopt::AdoptOptions options;
+  options.target_versions = {"2.5", "2.8"};
+  options.versions_framework = "torch";
+  adopt::Adoption adoption = adopt::plan_adoption(tree, "/w/seg", options);
+  EXPECT_EQ(adoption.framework, "torch");
+  std::string text = adopt::render_manifest(adoption);
+  project::Manifest manifest = project::parse_manifest(text, "opkit.yaml", "/w/seg");
+  EXPECT_EQ(manifest.framework, "torch") << text;
+  EXPECT_EQ(manifest.template_name, "torch-op");
+  EXPECT_EQ(manifest.target_versions, (std::vector<std::string>{"2.5", "2.8"}));
+  ASSERT_EQ(manifest.libraries.size(), 1u) << text;
+  EXPECT_EQ(manifest.libraries[0].output, "_ops.so");
+  ASSERT_EQ(manifest.libraries[0].ops.size(), 1u) << text; // cumsum's schema is torch's to infer: opkit.lock's
+  EXPECT_EQ(manifest.libraries[0].ops[0].schema, "seg::sum(Tensor x, Tensor ptr) -> Tensor");
+  EXPECT_EQ(manifest.libraries[0].ops[0].kernels.at(0).device, "CPU");
+  EXPECT_EQ(manifest.settings.at(0).include_dirs, (std::vector<std::string>{"csrc"}));
+  EXPECT_TRUE(contains_line(adoption.report, "found: op seg::cumsum (csrc/ops.cpp:4; schema inferred"));
+  EXPECT_TRUE(contains_line(adoption.report, "found: CompositeImplicitAutograd kernel of seg::cumsum"));
+  EXPECT_FALSE(contains_line(adoption.report, "note: no targets written"));
+
+  // The flag of the other framework is refused, naming the right one.
+  options.versions_framework = "tensorflow";
+  options.target_versions = {"2.10"};
+  try {
+    adopt::plan_adoption(tree, "/w/seg", options);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("--tf: the sources here register PyTorch ops (TORCH_LIBRARY): pass --torch"),
+              std::string::npos);
+  }
+}

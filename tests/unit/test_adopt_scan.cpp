@@ -243,3 +243,40 @@ TEST(AdoptScan, ReportsQuotedIncludesAndWatchedIdentifiersInCodeOnly)
   scan = adopt::scan_source("auto x = t.flat<tstring>();", "a.cc", {"tstring"});
   EXPECT_EQ(scan.identifiers, (std::vector<std::string>{"tstring"}));
 }
+
+TEST(AdoptScan, ReadsTorchLibraryBlocksSchemasAndTheirKernelsDispatchKeys)
+{
+  adopt::SourceScan scan = adopt::scan_source(R"cc(
+#include <torch/library.h>
+TORCH_LIBRARY(geo, m) {
+  m.def("knn(Tensor pos, int k=8) -> Tensor");  // a schema
+  m.def(TORCH_SELECTIVE_SCHEMA("radius(Tensor pos, float r) -> (Tensor, Tensor)"));
+  m.def("fps", &fps_cpu);                       // inferred: its kernel is the catch-all
+  m.def("broken(Tensor x -> Tensor");
+}
+TORCH_LIBRARY_IMPL(geo, CPU, m) {
+  m.impl("knn", &knn_cpu);
+  m.impl("radius", TORCH_FN(radius_cpu));
+}
+TORCH_LIBRARY_IMPL(geo, Autograd, m) { m.impl("knn", knn_autograd); }
+TORCH_LIBRARY_FRAGMENT(geo, m) { m.def("grid(Tensor pos) -> Tensor").def("unused(Tensor a) -> ()"); }
+TORCH_LIBRARY(two words, m) {}
+)cc",
+                                              "csrc/geo.cpp");
+  EXPECT_TRUE(scan.registers);
+  EXPECT_TRUE(scan.torch);
+  std::vector<std::string> ops;
+  for (const adopt::FoundOp& op : scan.ops) {
+    ops.push_back(op.op.name + " | " + op.op.schema);
+  }
+  EXPECT_EQ(ops,
+            (std::vector<std::string>{"geo::knn | geo::knn(Tensor pos, int k=8) -> Tensor",
+                                      "geo::radius | geo::radius(Tensor pos, float r) -> (Tensor, Tensor)",
+                                      "geo::fps | ", "geo::broken | ", "geo::grid | geo::grid(Tensor pos) -> Tensor",
+                                      "geo::unused | geo::unused(Tensor a) -> ()"}));
+  EXPECT_EQ(kernel_summary(scan), (std::vector<std::string>{"geo::fps CompositeImplicitAutograd", "geo::knn CPU",
+                                                            "geo::radius CPU", "geo::knn Autograd"}));
+  ASSERT_EQ(scan.problems.size(), 2u);
+  EXPECT_NE(scan.problems[0].find("csrc/geo.cpp:7: geo::broken: schema not read"), std::string::npos);
+  EXPECT_NE(scan.problems[1].find("TORCH_LIBRARY without a namespace name and a block"), std::string::npos);
+}

@@ -424,3 +424,63 @@ TEST(ProjectManifest, LoadManifestFromASubfolderRootsTheProjectAbove)
     EXPECT_NE(std::string(e.what()).find("no opkit.yaml here or in any folder above"), std::string::npos) << e.what();
   }
 }
+
+namespace {
+
+const char* k_torch = R"(name: zo
+template: torch-op
+libraries:
+  - name: zo
+    sources: [src/zo.cpp]
+    ops:
+      - schema: "zo::scale(Tensor x, float factor=2., Tensor? bias=None) -> Tensor"
+        kernels: [CPU, Autograd]
+        tests:
+          - name: doubles
+            inputs: {x: [1, 2]}
+            outputs: {output: [2, 4]}
+          - inputs: {x: {dtype: float, value: [1.5]}, factor: 3}
+            outputs: {output: [4.5]}
+targets:
+  torch: ["2.5", "2.8"]
+)";
+
+} // namespace
+
+TEST(Manifest, ATorchOpIsItsSchemaWithEveryArgumentAnInputOfItsVectors)
+{
+  Manifest manifest = parse_manifest(k_torch, "opkit.yaml", "/p");
+  ASSERT_EQ(manifest.framework, "torch");
+  const opkit::project::OpSpec& op = manifest.libraries.at(0).ops.at(0);
+  EXPECT_EQ(op.name, "zo::scale");
+  EXPECT_EQ(op.schema, "zo::scale(Tensor x, float factor=2., Tensor? bias=None) -> Tensor");
+  ASSERT_EQ(op.inputs.size(), 2u); // the tensors
+  EXPECT_TRUE(op.inputs[1].optional);
+  ASSERT_EQ(op.attrs.size(), 1u); // the rest
+  EXPECT_EQ(op.attrs[0].type, "float");
+  ASSERT_EQ(op.kernels.size(), 2u);
+  EXPECT_EQ(op.kernels[1].device, "Autograd");
+  ASSERT_EQ(op.tests.size(), 2u);
+  EXPECT_EQ(op.tests[0].inputs.at(0).type, ""); // inferred, as torch.tensor([1, 2]) does
+  EXPECT_EQ(op.tests[0].inputs.size(), 1u);     // bias left to its default
+  EXPECT_EQ(op.tests[1].inputs.at(0).type, "float32");
+  ASSERT_EQ(op.tests[1].attrs.size(), 1u);
+  EXPECT_EQ(op.tests[1].attrs[0].json, "3");
+}
+
+TEST(Manifest, ATorchOpsMistakesAreNamedWhereTheyAre)
+{
+  EXPECT_NE(error_of(replace(k_torch, "zo::scale(Tensor x,", "scale(Tensor x,")).find("opkit.yaml:7:"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(k_torch, "[CPU, Autograd]", "[CPU, Autgrad]")).find("did you mean Autograd"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(k_torch, "dtype: float,", "dtype: string,")).find("unknown torch dtype 'string'"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(k_torch, "factor: 3}", "factr: 3}")).find("the op has no input 'factr'"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(k_torch, "inputs: {x: [1, 2]}", "inputs: {factor: 1}")).find("lacks input 'x'"),
+            std::string::npos);
+  EXPECT_NE(
+    error_of(replace(k_torch, "      - schema:", "      - name: Scale\n        schema:")).find("unknown key 'name'"),
+    std::string::npos);
+}

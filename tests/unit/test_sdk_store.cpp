@@ -36,3 +36,20 @@ TEST(SdkStore, TorchSdkIdsAreValidToo)
   }
   EXPECT_FALSE(is_valid_sdk_id("torch-" + std::string(97, '1')));
 }
+
+TEST(SdkStore, AnSdkIdSaysItsFrameworkVersionAndWhetherItIsACudaBuild)
+{
+  std::optional<opkit::sdk::SdkIdParts> torch = opkit::sdk::parse_sdk_id("torch-2.8.0-cuda");
+  ASSERT_TRUE(torch);
+  EXPECT_EQ(torch->framework, "torch");
+  EXPECT_EQ(torch->version, "2.8.0");
+  EXPECT_TRUE(torch->cuda);
+  std::optional<opkit::sdk::SdkIdParts> tf = opkit::sdk::parse_sdk_id("tensorflow-1.12.0");
+  ASSERT_TRUE(tf);
+  EXPECT_EQ(tf->framework, "tensorflow");
+  EXPECT_EQ(tf->version, "1.12.0");
+  EXPECT_FALSE(tf->cuda);
+  EXPECT_FALSE(opkit::sdk::parse_sdk_id("2.10.1"));
+  EXPECT_FALSE(opkit::sdk::parse_sdk_id("jax-0.4.30"));
+  EXPECT_EQ(opkit::sdk::fetch_command("torch-2.8.0-cuda", "tensorflow"), "opkit sdk fetch torch==2.8.0");
+}

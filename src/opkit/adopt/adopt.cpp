@@ -29,10 +29,36 @@ using build_files_detail::parent_of;
 
 namespace {
 
+// A torch op's kernels: the dispatch keys its registrations name, in the table's order.
+void
+add_torch_kernels(project::OpSpec& op, const std::vector<const FoundKernel*>& kernels, std::vector<std::string>& report)
+{
+  const project::FrameworkTable& torch = project::FrameworkTable::get("torch");
+  for (const std::string& key : torch.kernel_keys()) {
+    std::vector<const FoundKernel*> registrations;
+    for (const FoundKernel* kernel : kernels) {
+      if (kernel->op == op.name && kernel->device == key) {
+        registrations.push_back(kernel);
+      }
+    }
+    if (registrations.empty()) {
+      continue;
+    }
+    op.kernels.push_back({key, {}});
+    report.push_back(
+      fmt::format("found: {} kernel of {} ({}){}", key, op.name, registrations.front()->place.str(),
+                  key == torch.gpu_kernel_key() || registrations.front()->gpu_build ? ", CUDA builds only" : ""));
+  }
+}
+
 // Each device's kernels of an op: the union, per attr, of its registrations' dtypes.
 void
 add_kernels(project::OpSpec& op, const std::vector<const FoundKernel*>& kernels, std::vector<std::string>& report)
 {
+  if (op.name.find("::") != std::string::npos) {
+    add_torch_kernels(op, kernels, report);
+    return;
+  }
   for (const char* device : {"CPU", "GPU"}) {
     std::vector<std::pair<std::string, std::set<std::string>>> union_of;
     std::vector<const FoundKernel*> registrations;
@@ -236,9 +262,15 @@ struct Planner
           continue;
         }
         library.ops.push_back(op.op);
-        adoption.report.push_back(
-          fmt::format("found: op {} ({}; {}, {}, {})", op.op.name, op.place.str(), plural(op.op.inputs.size(), "input"),
-                      plural(op.op.outputs.size(), "output"), plural(op.op.attrs.size(), "attr")));
+        if (adoption.framework == "torch") {
+          adoption.report.push_back(
+            fmt::format("found: op {} ({}; {})", op.op.name, op.place.str(),
+                        op.op.schema.empty() ? "schema inferred from its C++ function" : op.op.schema));
+        } else {
+          adoption.report.push_back(fmt::format(
+            "found: op {} ({}; {}, {}, {})", op.op.name, op.place.str(), plural(op.op.inputs.size(), "input"),
+            plural(op.op.outputs.size(), "output"), plural(op.op.attrs.size(), "attr")));
+        }
         add_kernels(library.ops.back(), kernels, adoption.report);
         if (library.ops.back().kernels.empty()) {
           adoption.report.push_back(fmt::format("note: op {} has no kernel in the tree", op.op.name));
@@ -250,6 +282,9 @@ struct Planner
   // Namespaced op names abort the load on older TensorFlow (configs/frameworks/tensorflow.yaml).
   void guess_versions(project::LibrarySpec& library)
   {
+    if (adoption.framework != "tensorflow") {
+      return;
+    }
     auto namespaced = std::find_if(library.ops.begin(), library.ops.end(),
                                    [](const project::OpSpec& op) { return op.name.find('>') != std::string::npos; });
     if (namespaced != library.ops.end()) {
@@ -262,6 +297,35 @@ struct Planner
   }
 };
 
+// The framework the op sources register for: TensorFlow (REGISTER_OP,
+// REGISTER_KERNEL_BUILDER) or torch (TORCH_LIBRARY blocks); a tree with
+// both, or neither, is Error(usage).
+std::string
+framework_of(const AdoptedTree& tree, const std::string& folder)
+{
+  const SourceScan* tensorflow = nullptr;
+  const SourceScan* torch = nullptr;
+  for (const SourceScan& scan : tree.scans) {
+    if (is_source(scan.file) && scan.registers) {
+      const SourceScan*& first = scan.torch ? torch : tensorflow;
+      first = first != nullptr ? first : &scan;
+    }
+  }
+  if (tensorflow == nullptr && torch == nullptr) {
+    fail(ExitCode::usage,
+         "{}: no op sources: no C++ file registers a TensorFlow op or kernel (REGISTER_OP, REGISTER_KERNEL_BUILDER) "
+         "or a torch operator (TORCH_LIBRARY)",
+         folder);
+  }
+  if (tensorflow != nullptr && torch != nullptr) {
+    fail(ExitCode::usage,
+         "{}: both TensorFlow ops ({}) and torch operators ({}): an opkit project builds for one "
+         "framework; run opkit init in each one's folder",
+         folder, tensorflow->file, torch->file);
+  }
+  return torch != nullptr ? "torch" : "tensorflow";
+}
+
 } // namespace
 
 Adoption
@@ -271,26 +335,29 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
   Adoption adoption;
   adoption.name = options.name.empty() ? snake_name(folder_name, "project name", folder_name)
                                        : project::derive_names(options.name, "project name").snake;
+  adoption.framework = framework_of(tree, folder);
+  const project::FrameworkTable& table = project::FrameworkTable::get(adoption.framework);
+  if (!options.versions_framework.empty() && options.versions_framework != adoption.framework) {
+    const project::FrameworkTable& given = project::FrameworkTable::get(options.versions_framework);
+    fail(ExitCode::usage, "--{}: the sources here register {} ops{}: pass --{}", given.short_name(),
+         table.display_name(), adoption.framework == "torch" ? " (TORCH_LIBRARY)" : " (REGISTER_OP)",
+         table.short_name());
+  }
   for (const std::string& version : options.target_versions) {
-    if (!project::parse_version(version) && !starts_with(version, "tensorflow-")) {
-      fail(ExitCode::usage, "--tf {}: not a TensorFlow version (e.g. 1.12 or 2.10.1)", version);
+    if (!project::parse_version(version) && !starts_with(version, adoption.framework + "-")) {
+      fail(ExitCode::usage, "--{} {}: not a {} version (e.g. {})", table.short_name(), version, table.display_name(),
+           join(table.example_versions(), " or "));
     }
     adoption.target_versions.push_back(version);
   }
   Planner planner{tree, adoption, {}, {}, {}, {}};
-  bool any = false;
   for (const SourceScan& scan : tree.scans) {
     if (is_source(scan.file) && scan.registers) {
-      any = true;
       for (const FoundKernel& kernel : scan.kernels) {
         planner.kernels.push_back(&kernel);
       }
       planner.problems.insert(planner.problems.end(), scan.problems.begin(), scan.problems.end());
     }
-  }
-  if (!any) {
-    fail(ExitCode::usage,
-         "{}: no op sources: no .cc file registers an op (REGISTER_OP) or a kernel (REGISTER_KERNEL_BUILDER)", folder);
   }
   BuildDescription build = read_build_description(tree.build_files, tree.python, tree.files);
   std::vector<std::string> notes = tree.notes;
@@ -315,7 +382,8 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
   adoption.include_dirs = find_include_roots(tree, planner.sources, reached, adoption.report);
   adoption.when = compat_blocks(tree, reached, adoption.report);
   if (adoption.target_versions.empty()) {
-    adoption.report.push_back("note: no targets written: pass --tf to `opkit build`, or add targets.tensorflow");
+    adoption.report.push_back(fmt::format("note: no targets written: pass --{} to `opkit build`, or add targets.{}",
+                                          table.short_name(), adoption.framework));
   }
   for (const std::string& problem : planner.problems) {
     adoption.report.push_back("unresolved: " + problem);

@@ -12,7 +12,8 @@ namespace opkit::adopt {
 struct AdoptOptions
 {
   std::string name;                         // the project's name (default: the folder's)
-  std::vector<std::string> target_versions; // targets.tensorflow (default: none written)
+  std::vector<std::string> target_versions; // targets.<framework> (default: none written)
+  std::string versions_framework;           // the framework whose option gave them (--tf, --torch); "" when none
   std::string single_library;               // one library of every op source, named so ("" = as the build files say)
   bool per_folder = false;                  // one library per folder, whatever the build files say
   bool write_ops = false; // `init --ops`: write each library's `ops:` (else opkit.lock is the contract)
@@ -22,6 +23,7 @@ struct AdoptOptions
 struct Adoption
 {
   std::string name;
+  std::string framework = "tensorflow"; // what the sources register for: REGISTER_OP, or TORCH_LIBRARY (torch)
   std::vector<std::string> target_versions;
   std::vector<std::string> include_dirs;       // build.include_dirs, relative to the project ("." first)
   std::vector<project::SettingsBlock> when;    // build.when: the compatibility blocks

@@ -63,7 +63,10 @@ struct Condition
 bool
 is_registration(const Token& token)
 {
-  return token.kind == Kind::ident && (token.text == "REGISTER_OP" || token.text == "REGISTER_KERNEL_BUILDER");
+  // TensorFlow's registrations, and torch's (TORCH_LIBRARY blocks).
+  static const std::set<std::string> k_registrations = {"REGISTER_OP", "REGISTER_KERNEL_BUILDER", "TORCH_LIBRARY",
+                                                        "TORCH_LIBRARY_FRAGMENT", "TORCH_LIBRARY_IMPL"};
+  return token.kind == Kind::ident && k_registrations.count(token.text) != 0;
 }
 
 // Turns a C++ file into tokens, running the directives it meets.

@@ -1,4 +1,5 @@
 #include "opkit/adopt/adopt.hpp"
+#include "opkit/project/framework_table.hpp"
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -66,7 +67,8 @@ render_list(std::string& out, const std::string& indent, const char* key, const 
 
 // The lists of a settings block; `first` starts the first line (a list item's "- ").
 void
-render_settings(std::string& out, const std::string& indent, const project::SettingsBlock& block, bool item)
+render_settings(std::string& out, const std::string& indent, const project::SettingsBlock& block, bool item,
+                const std::string& framework)
 {
   std::string lead = item ? indent + "- " : indent;
   std::string rest = item ? indent + "  " : indent;
@@ -76,7 +78,7 @@ render_settings(std::string& out, const std::string& indent, const project::Sett
     return current;
   };
   if (!block.when.versions.empty()) {
-    out += fmt::format("{}tensorflow: \"{}\"\n", next(), block.when.versions.text);
+    out += fmt::format("{}{}: \"{}\"\n", next(), framework, block.when.versions.text);
   }
   if (!block.when.device.empty()) {
     out += fmt::format("{}device: {}\n", next(), block.when.device);
@@ -92,6 +94,15 @@ render_settings(std::string& out, const std::string& indent, const project::Sett
 void
 render_op(std::string& out, const project::OpSpec& op)
 {
+  if (!op.schema.empty()) { // torch: the schema and the dispatch keys
+    std::vector<std::string> keys;
+    for (const project::KernelSpec& kernel : op.kernels) {
+      keys.push_back(kernel.device);
+    }
+    out += fmt::format("      - schema: {}\n", scalar(op.schema));
+    out += keys.empty() ? "" : fmt::format("        kernels: {}\n", flow(keys));
+    return;
+  }
   out += fmt::format("      - name: {}\n", scalar(op.name));
   for (const auto& [key, args] : {std::pair{"inputs", &op.inputs}, std::pair{"outputs", &op.outputs}}) {
     out += args->empty() ? "" : fmt::format("        {}:\n", key);
@@ -145,8 +156,11 @@ render_manifest(const Adoption& adoption)
                     "# \"guessed\"); `opkit build` and `opkit test` use it. Edit it freely: opkit init never\n"
                     "# overwrites it.\n";
   out += fmt::format("name: {}\nversion: 0.1.0\n", scalar(adoption.name));
+  if (adoption.framework != "tensorflow") { // the template says what the project builds for
+    out += fmt::format("template: {}\n", project::FrameworkTable::get(adoption.framework).init_template());
+  }
   if (!adoption.target_versions.empty()) {
-    out += fmt::format("targets:\n  tensorflow: {}\n", flow(adoption.target_versions));
+    out += fmt::format("targets:\n  {}: {}\n", adoption.framework, flow(adoption.target_versions));
   }
   if (!adoption.include_dirs.empty() || !adoption.when.empty()) {
     out += "build:\n";
@@ -155,7 +169,7 @@ render_manifest(const Adoption& adoption)
     }
     out += adoption.when.empty() ? "" : "  when:\n";
     for (const project::SettingsBlock& block : adoption.when) {
-      render_settings(out, "    ", block, true);
+      render_settings(out, "    ", block, true, adoption.framework);
     }
   }
   out += "libraries:\n";
@@ -165,16 +179,23 @@ render_manifest(const Adoption& adoption)
       out += fmt::format("    output: {}\n", scalar(library.output));
     }
     if (!library.versions.empty()) {
-      out += fmt::format("    tensorflow: {}\n", scalar(library.versions.text));
+      out += fmt::format("    {}: {}\n", adoption.framework, scalar(library.versions.text));
     }
     render_list(out, "    ", "sources", library.settings.front().sources);
     out += library.settings.size() > 1 ? "    when:\n" : "";
     for (size_t i = 1; i < library.settings.size(); ++i) {
-      render_settings(out, "      ", library.settings[i], true);
+      render_settings(out, "      ", library.settings[i], true, adoption.framework);
     }
-    out += library.ops.empty() ? "" : "    ops:\n";
+    // A torch op is declared by its schema: one torch infers from a C++ function is opkit.lock's alone.
+    std::vector<const project::OpSpec*> ops;
     for (const project::OpSpec& op : library.ops) {
-      render_op(out, op);
+      if (adoption.framework != "torch" || !op.schema.empty()) {
+        ops.push_back(&op);
+      }
+    }
+    out += ops.empty() ? "" : "    ops:\n";
+    for (const project::OpSpec* op : ops) {
+      render_op(out, *op);
     }
   }
   return out;

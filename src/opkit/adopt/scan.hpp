@@ -20,18 +20,21 @@ struct Place
 };
 
 // A REGISTER_OP chain as opkit.yaml declares it: inputs, outputs and attrs
-// (kernels are the registrations', joined later).
+// (kernels are the registrations', joined later). torch: a TORCH_LIBRARY
+// block's m.def(): name "ns::op", and `schema` when the text gives one (not
+// for m.def("op", &function), whose schema torch infers from the C++ type).
 struct FoundOp
 {
   project::OpSpec op;
   Place place;
 };
 
-// One REGISTER_KERNEL_BUILDER, after the file's own macros and TF_CALL_* expanded.
+// One REGISTER_KERNEL_BUILDER, after the file's own macros and TF_CALL_* expanded;
+// torch: one m.impl() of a TORCH_LIBRARY_IMPL block, or an m.def() with a function.
 struct FoundKernel
 {
   std::string op;
-  std::string device;                                           // "CPU" or "GPU"
+  std::string device;                                           // "CPU" or "GPU"; torch: the dispatch key
   std::vector<std::pair<std::string, std::string>> constraints; // (attr, dtype) per TypeConstraint
   bool gpu_build = false; // inside #if GOOGLE_CUDA (or ROCm), or in a .cu.cc/.cu file
   Place place;
@@ -52,7 +55,8 @@ struct SourceScan
   std::vector<FoundInclude> includes;   // #include "..." (not <...>)
   std::vector<std::string> identifiers; // the watched identifiers its code uses, sorted
   std::vector<std::string> problems;    // "file:line: what could not be read", in order
-  bool registers = false;               // it mentions REGISTER_OP or REGISTER_KERNEL_BUILDER in code
+  bool registers = false; // it mentions REGISTER_OP or REGISTER_KERNEL_BUILDER (or TORCH_LIBRARY*) in code
+  bool torch = false;     // it has a TORCH_LIBRARY, TORCH_LIBRARY_FRAGMENT or TORCH_LIBRARY_IMPL block
 };
 
 // Scans one C++ file's text: comments, line continuations, #if 0, adjacent

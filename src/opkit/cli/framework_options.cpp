@@ -9,7 +9,8 @@
 namespace opkit::cli {
 
 void
-add_framework_versions(CLI::App* cmd, FrameworkVersions& versions, const std::string& tf_help, const std::string& verb)
+add_framework_versions(CLI::App* cmd, FrameworkVersions& versions, const std::string& tf_help, const std::string& verb,
+                       const std::string& when_none)
 {
   for (const std::string& name : project::FrameworkTable::names()) {
     const project::FrameworkTable& table = project::FrameworkTable::get(name);
@@ -19,8 +20,9 @@ add_framework_versions(CLI::App* cmd, FrameworkVersions& versions, const std::st
       continue;
     }
     cmd->add_option("--" + table.short_name(), values,
-                    fmt::format("{} versions or SDK ids to {}, e.g. {} ({} projects; default: opkit.yaml's targets)",
-                                table.display_name(), verb, join(table.example_versions(), ","), table.display_name()));
+                    fmt::format("{} versions or SDK ids to {}, e.g. {} ({} projects; default: {})",
+                                table.display_name(), verb, join(table.example_versions(), ","), table.display_name(),
+                                when_none));
   }
 }
 

@@ -24,8 +24,9 @@ struct FrameworkVersions
 };
 
 // Adds --tf (with `tf_help`) and, for every other framework, --<short name>
-// ("PyTorch versions or SDK ids to <verb>, e.g. 2.5,2.8 (...)").
+// ("PyTorch versions or SDK ids to <verb>, e.g. 2.5,2.8 (...; default: <when_none>)").
 void
-add_framework_versions(CLI::App* cmd, FrameworkVersions& versions, const std::string& tf_help, const std::string& verb);
+add_framework_versions(CLI::App* cmd, FrameworkVersions& versions, const std::string& tf_help, const std::string& verb,
+                       const std::string& when_none = "opkit.yaml's targets");
 
 } // namespace opkit::cli

@@ -1,5 +1,7 @@
 #include "opkit/cli/autobuild.hpp"
 #include "opkit/cli/commands.hpp"
+#include "opkit/project/framework_table.hpp"
+#include "opkit/cli/framework_options.hpp"
 #include "opkit/build/outdated.hpp"
 #include "opkit/check/checker.hpp"
 #include "opkit/package/easyrec.hpp"
@@ -33,7 +35,7 @@ print_notes(const std::vector<std::string>& notes)
 // libraries of several TF versions.
 struct GatherFlags
 {
-  std::vector<std::string> versions;
+  FrameworkVersions versions;
   bool no_build = false;
   bool json = false;
 };
@@ -42,7 +44,7 @@ void
 add_gather_options(CLI::App* cmd, GatherFlags& flags, std::filesystem::path& output_dir,
                    std::filesystem::path& build_root, bool& dry_run, const char* schema)
 {
-  cmd->add_option("--tf", flags.versions, "TF versions to include (default: opkit.yaml's targets)");
+  add_framework_versions(cmd, flags.versions, "TF versions to include (default: opkit.yaml's targets)", "include");
   cmd->add_option("-o,--output-dir", output_dir, "Where to write it (default: dist/)");
   cmd->add_option("--build-dir", build_root, "Build folder (default: build/)");
   cmd->add_flag("--dry-run", dry_run, "Print what would be written (file, members) and write nothing");
@@ -223,8 +225,12 @@ add_easyrec(CLI::App& package_app, int& exit_code)
   cmd->add_flag("--force", options.force, "Pack an op that disagrees with EasyRec's libraries in its folder");
   add_gather_options(cmd, flags, options.output_dir, options.build_root, options.dry_run, "opkit.package-easyrec/1");
   cmd->callback([&exit_code] {
-    options.tf_specs = split_versions(flags.versions);
     project::Manifest manifest = project::load_manifest(".");
+    if (manifest.framework != "tensorflow") {
+      fail(ExitCode::usage, "opkit package easyrec: EasyRec runs TensorFlow ops; this project's template is for {}",
+           project::FrameworkTable::get(manifest.framework).display_name());
+    }
+    options.tf_specs = flags.versions.for_framework(manifest.framework);
     prepare_libraries(manifest, options.tf_specs, options.build_root, flags.no_build, options.dry_run);
     package::EasyRecResult result = package::package_easyrec(manifest, options);
     print_notes(result.notes);
@@ -415,13 +421,14 @@ add_wheel(CLI::App& package_app, int& exit_code)
 {
   static package::WheelOptions options;
   static GatherFlags flags;
-  CLI::App* cmd = package_app.add_subcommand("wheel", "A pip wheel with the wrapper and a library per TF version");
+  CLI::App* cmd =
+    package_app.add_subcommand("wheel", "A pip wheel with the wrapper and a library per framework version");
   cmd->add_option("--requires", options.requirement,
-                  "A Requires-Dist line (default: none; the wheel plugs into the installed TensorFlow)");
+                  "A Requires-Dist line (default: none; the wheel plugs into the installed framework)");
   add_gather_options(cmd, flags, options.output_dir, options.build_root, options.dry_run, "opkit.package-wheel/1");
   cmd->callback([&exit_code] {
-    options.tf_specs = split_versions(flags.versions);
     project::Manifest manifest = project::load_manifest(".");
+    options.tf_specs = flags.versions.for_framework(manifest.framework);
     prepare_libraries(manifest, options.tf_specs, options.build_root, flags.no_build, options.dry_run);
     package::WheelResult result = package::package_wheel(manifest, options);
     exit_code = 0;
@@ -433,8 +440,10 @@ add_wheel(CLI::App& package_app, int& exit_code)
       print_dry_run(result.file, result.members);
     }
     print_package(result.file,
-                  result.requirement.empty() ? "requires no TensorFlow distribution: uses the installed one"
-                                             : "requires " + result.requirement,
+                  result.requirement.empty()
+                    ? fmt::format("requires no {} distribution: uses the installed one",
+                                  project::FrameworkTable::get(manifest.framework).display_name())
+                    : "requires " + result.requirement,
                   result.libraries);
     for (const package::PolicyVerdict& verdict : result.platform.verdicts) {
       fmt::print("{}: {}\n", verdict.policy, verdict.passes ? "every library passes" : "fails: " + verdict.failure);

@@ -141,7 +141,7 @@ describe(const std::string& json_text, bool expected)
 void
 print_vectors(const probe::PythonVectorsReport& report)
 {
-  fmt::print("tensorflow {} (Python): {}\n", report.tf_version, report.python);
+  fmt::print("{} {} (Python): {}\n", report.framework, report.version, report.python);
   std::filesystem::path library;
   for (const probe::VectorOutcome& outcome : report.outcomes) {
     if (outcome.path != library) {
@@ -178,7 +178,8 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   static std::vector<std::string> libraries;
   cmd->add_option("--lib", libraries, "Test only these libraries of opkit.yaml (repeatable)");
   static bool python = false;
-  cmd->add_flag("--python", python, "Run the ops on opkit.yaml's test vectors in a real TensorFlow of each version");
+  cmd->add_flag("--python", python,
+                "Run the ops on opkit.yaml's test vectors in the real framework of each version (a venv)");
   static bool no_build = false;
   add_no_build_flag(cmd, no_build);
   static bool no_wait = false;
@@ -203,12 +204,6 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     project::Manifest manifest = project::load_manifest(".");
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
     std::vector<std::string> specs = versions.for_framework(manifest.framework);
-    if (python && manifest.framework != "tensorflow") {
-      throw Error(ExitCode::usage,
-                  fmt::format("opkit test --python: not yet for {} projects (it makes TensorFlow venvs)",
-                              project::FrameworkTable::get(manifest.framework).display_name()),
-                  "opkit test loads each library into the real framework and compares what it registered");
-    }
     if (!python && spec.kind == project::TemplateKind::compiled) {
       probe::read_lock(manifest.root); // a damaged opkit.lock stops the test before anything is built
     }
@@ -220,7 +215,7 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     }
     if (python) {
       std::vector<probe::PythonVectorsReport> reports =
-        probe::test_in_tf_versions(manifest, specs, build_dir, libraries);
+        probe::test_in_framework_versions(manifest, specs, build_dir, libraries);
       if (global.json) {
         fmt::print("{}\n", json_text(probe::to_json(reports), 2));
       } else {

@@ -1,4 +1,5 @@
 #include "opkit/package/package.hpp"
+#include "opkit/project/framework_table.hpp"
 
 #include "opkit/build/builder.hpp"
 #include "opkit/elf/elf_file.hpp"
@@ -208,7 +209,9 @@ collect_built(const project::Manifest& manifest, const std::vector<std::string>&
 {
   std::vector<std::string> wanted = specs.empty() ? manifest.target_versions : specs;
   if (wanted.empty()) {
-    fail(ExitCode::usage, "no TensorFlow versions to package: pass --tf or list them under targets.tensorflow");
+    const project::FrameworkTable& table = project::FrameworkTable::get(manifest.framework);
+    fail(ExitCode::usage, "no {} versions to package: pass --{} or list them under targets.{}", table.display_name(),
+         table.short_name(), manifest.framework);
   }
   std::vector<BuiltLibrary> built;
   for (const build::BuiltTarget& target : build::find_built_libraries(manifest, wanted, build_root)) {
@@ -220,7 +223,8 @@ collect_built(const project::Manifest& manifest, const std::vector<std::string>&
       std::error_code ec;
       if (!stdfs::is_regular_file(info, ec)) {
         throw Error(ExitCode::missing, fmt::format("{}: not built for {}", path, target.sdk.id),
-                    fmt::format("run `opkit build --tf {}` first", target.spec));
+                    fmt::format("run `opkit build --{} {}` first",
+                                project::FrameworkTable::get(manifest.framework).short_name(), target.spec));
       }
       BuiltLibrary library{target.sdk, spec->name, path, read_build_record(info, path)};
       library.facts["library"] = path.filename().string();

@@ -2,6 +2,7 @@
 
 #include "opkit/package/package.hpp"
 #include "opkit/package/wheel_tag.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -28,8 +29,9 @@ machine()
   return name.machine;
 }
 
-// The package's __init__.py (templates/wheel/__init__.py): it refuses, with
-// the versions the wheel carries, a TensorFlow it carries no library for.
+// The package's __init__.py (templates/wheel/, the framework table's
+// `wheel_init`): it refuses, with the versions the wheel carries, a framework
+// release it carries no library for.
 std::string
 render_init(const project::Manifest& manifest, const std::vector<BuiltLibrary>& built)
 {
@@ -41,7 +43,8 @@ render_init(const project::Manifest& manifest, const std::vector<BuiltLibrary>& 
   for (const std::string& version : versions) {
     carried += fmt::format("\"{}\", ", version);
   }
-  std::string text(require_embedded("templates/wheel/__init__.py"));
+  const project::FrameworkTable& table = project::FrameworkTable::get(manifest.framework);
+  std::string text(require_embedded("templates/wheel/" + table.wheel_init()));
   for (const auto& [key, value] :
        std::vector<std::pair<std::string, std::string>>{{"{{op_name}}", manifest.primary_op().name},
                                                         {"{{name}}", manifest.name},
@@ -77,7 +80,8 @@ package_members(const project::Manifest& manifest, const std::vector<BuiltLibrar
     {pkg + "/" + pkg + "_ops.py", wrapper, {}, false},
   };
   for (const BuiltLibrary& lib : built) {
-    std::string path = pkg + "/tf-" + lib.version() + "/" + lib.path.filename().string();
+    std::string folder = project::FrameworkTable::get(manifest.framework).short_name() + "-" + lib.version();
+    std::string path = pkg + "/" + folder + "/" + lib.path.filename().string();
     members.push_back({path, lib.path, {}, true});
     libraries.emplace_back(path, lib.facts);
     result.libraries.push_back(path);
@@ -125,9 +129,11 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
   members.push_back(
     {dist_info + "/METADATA",
      {},
-     fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: The {} TensorFlow op, "
-                 "built by opkit for TensorFlow {}\n{}",
-                 manifest.name, manifest.version, manifest.primary_op().name, join(built_versions, ", "),
+     fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: The {} {} op, "
+                 "built by opkit for {} {}\n{}",
+                 manifest.name, manifest.version, manifest.primary_op().name,
+                 project::FrameworkTable::get(manifest.framework).display_name(),
+                 project::FrameworkTable::get(manifest.framework).display_name(), join(built_versions, ", "),
                  result.requirement.empty() ? "" : "Requires-Dist: " + result.requirement + "\n"),
      false});
   // Root-Is-Purelib false: the libraries are platform code, so pip installs into platlib.

@@ -2,6 +2,7 @@
 
 #include "opkit/check/checker.hpp"
 #include "opkit/check/target.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/project/runtime_policy.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/strings.hpp"
@@ -79,7 +80,8 @@ wheel_platform_tag(const std::vector<BuiltLibrary>& built, const std::string& ar
         auto fatal =
           std::find_if(report.findings.begin(), report.findings.end(), [](const auto& f) { return f.fatal; });
         verdict.passes = false;
-        verdict.failure = fmt::format("{} for TF {}: {}", lib.path.filename().string(), lib.version(),
+        verdict.failure = fmt::format("{} for {} {}: {}", lib.path.filename().string(),
+                                      project::FrameworkTable::get(lib.sdk.framework).label(), lib.version(),
                                       fatal == report.findings.end() ? "does not load" : fatal->summary);
         break;
       }

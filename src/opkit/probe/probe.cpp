@@ -5,6 +5,8 @@
 #include "opkit/check/profile.hpp"
 #include "opkit/probe/probe_runtime.hpp"
 #include "opkit/project/attr_spec.hpp"
+#include "opkit/project/framework_table.hpp"
+#include "opkit/project/torch_schema.hpp"
 #include "opkit/cpu/scan.hpp"
 #include "opkit/cpu/verdict.hpp"
 #include "opkit/sdk/store.hpp"
@@ -260,6 +262,51 @@ run_probe(const stdfs::path& probe, const stdfs::path& library)
   return parse_probe_output(result.out);
 }
 
+namespace {
+
+// A schema as the dispatcher printed it, in opkit's canonical text (as written when it does not parse).
+std::string
+canonical_schema(const std::string& text)
+{
+  try {
+    return project::render_torch_schema(project::parse_torch_schema(text));
+  } catch (const project::SpecError&) {
+    return text;
+  }
+}
+
+// A torch op: its schema as text, and each dispatch key opkit.yaml names
+// against those the library registered a kernel for.
+std::vector<std::string>
+compare_torch_op(const project::OpSpec& spec, const RegisteredOp& op, const ProbeReport& report, bool gpu)
+{
+  std::vector<std::string> differences;
+  std::string registered = canonical_schema(op.schema);
+  if (registered != spec.schema) {
+    differences.push_back(
+      fmt::format("{}: opkit.yaml declares {}, the library registered {}", spec.name, spec.schema, registered));
+  }
+  std::set<std::string> keys;
+  for (const RegisteredKernel& kernel : report.kernels) {
+    if (kernel.op == spec.name) {
+      keys.insert(kernel.device);
+    }
+  }
+  const std::string& gpu_key = project::FrameworkTable::get("torch").gpu_kernel_key();
+  for (const project::KernelSpec& kernel : spec.kernels) {
+    if (keys.count(kernel.device) == 0 && (kernel.device != gpu_key || gpu)) {
+      differences.push_back(fmt::format("no {} kernel registered for {}", kernel.device, spec.name));
+    }
+    keys.erase(kernel.device);
+  }
+  for (const std::string& key : keys) {
+    differences.push_back(fmt::format("{} kernel of {}: registered but not declared in opkit.yaml", key, spec.name));
+  }
+  return differences;
+}
+
+} // namespace
+
 std::vector<std::string>
 compare_op(const project::OpSpec& spec, const ProbeReport& report, bool gpu)
 {
@@ -269,6 +316,9 @@ compare_op(const project::OpSpec& spec, const ProbeReport& report, bool gpu)
   if (op == report.ops.end()) {
     differences.push_back(fmt::format("op {} is not registered by the library", spec.name));
     return differences;
+  }
+  if (!spec.schema.empty()) {
+    return compare_torch_op(spec, *op, report, gpu);
   }
   std::vector<std::string> own;
   compare_args("inputs", spec.inputs, op->inputs, own);

@@ -2,7 +2,8 @@
 
 #include "opkit/build/builder.hpp"
 #include "opkit/check/target.hpp"
-#include "opkit/probe/tf_venv.hpp"
+#include "opkit/probe/framework_venv.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -53,7 +54,13 @@ vectors_json(const project::OpSpec& op, const stdfs::path& root)
     }
     Json inputs = Json::array();
     for (const auto& input : vector.inputs) {
-      inputs.push_back({{"name", input.name}, {"dtype", input.type}, {"value", value_json(input, root)}});
+      Json item = {{"name", input.name}, {"dtype", input.type}, {"value", value_json(input, root)}};
+      if (!op.schema.empty()) { // torch: a tensor or a list of them, by the schema ("" dtype: inferred)
+        auto arg = std::find_if(op.inputs.begin(), op.inputs.end(),
+                                [&](const project::OpArg& a) { return a.name == input.name; });
+        item["kind"] = arg != op.inputs.end() && arg->type == "Tensor[]" ? "tensors" : "tensor";
+      }
+      inputs.push_back(item);
     }
     Json outputs = Json::array();
     for (const auto& output : vector.outputs) {
@@ -84,7 +91,7 @@ expected_json(const project::TestVector& vector)
 // Reads the script's JSON lines into outcomes; what it never got to is a problem.
 void
 parse_run(const std::string& out, const project::OpSpec& op, VectorOutcome base, PythonVectorsReport& report,
-          std::string& error, std::string& tf_version)
+          std::string& error, std::string& framework_version)
 {
   for (const std::string& line : split(out, '\n')) {
     Json json = Json::parse(line, nullptr, false);
@@ -95,8 +102,8 @@ parse_run(const std::string& out, const project::OpSpec& op, VectorOutcome base,
       error = json.value("error", "");
     } else if (json.contains("python_name")) {
       base.python_name = json.value("python_name", "");
-    } else if (json.contains("tf_version")) {
-      tf_version = json.value("tf_version", "");
+    } else if (json.contains("framework_version")) {
+      framework_version = json.value("framework_version", "");
     } else if (json.contains("vector")) {
       int index = json.value("vector", -1);
       if (index < 0 || static_cast<size_t>(index) >= op.tests.size()) {
@@ -119,15 +126,16 @@ run_op(const stdfs::path& script, const stdfs::path& dir, const project::Manifes
        const project::LibrarySpec& library, const stdfs::path& path, const project::OpSpec& op,
        const std::string& vectors_text, PythonVectorsReport& report)
 {
-  std::string safe = op.name;
+  std::string safe = op.name; // Vendor>Op, ns::op.overload
   std::replace(safe.begin(), safe.end(), '>', '_');
+  std::replace(safe.begin(), safe.end(), ':', '_');
   stdfs::path vectors = dir / "opkit-vectors" / (library.name + "." + safe + ".json");
   fs::write_file_if_changed(vectors, vectors_text);
   ProcessOptions options;
   options.cwd = manifest.root;
   options.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3";
   options.env_set["PYTHONDONTWRITEBYTECODE"] = "1";
-  log_info("tensorflow {}: running {} vector(s) of {} ...", report.tf_version, op.tests.size(), op.name);
+  log_info("{} {}: running {} vector(s) of {} ...", report.framework, report.version, op.tests.size(), op.name);
   ProcessResult result =
     run_process({report.python.string(), script.string(), path.string(), op.name, vectors.string()}, options);
   VectorOutcome base;
@@ -135,17 +143,17 @@ run_op(const stdfs::path& script, const stdfs::path& dir, const project::Manifes
   base.path = path;
   base.op = op.name;
   std::string error;
-  std::string tf_version;
+  std::string framework_version;
   size_t before = report.outcomes.size();
-  parse_run(result.out, op, base, report, error, tf_version);
+  parse_run(result.out, op, base, report, error, framework_version);
   if (!error.empty()) {
     report.problems.push_back(fmt::format("{} in {}: {}", op.name, path.filename(), error));
-  } else if (tf_version.empty()) {
+  } else if (framework_version.empty()) {
     report.problems.push_back(fmt::format("{} in {}: the op did not run (exit {}):\n{}", op.name, path.filename(),
                                           result.exit_code, tail_lines(result.err, 15)));
-  } else if (tf_version != report.tf_version) {
+  } else if (framework_version != report.version) {
     report.problems.push_back(
-      fmt::format("{}: it imported tensorflow {}, not {}", report.python, tf_version, report.tf_version));
+      fmt::format("{}: it imported {} {}, not {}", report.python, report.framework, framework_version, report.version));
   } else if (report.outcomes.size() - before != op.tests.size()) {
     report.problems.push_back(fmt::format("{} in {}: {} of {} vectors reported", op.name, path.filename(),
                                           report.outcomes.size() - before, op.tests.size()));
@@ -166,10 +174,11 @@ require_loadable(const std::vector<build::BuiltTarget>& built, const project::Ma
       for (const check::Finding& finding : check.findings) {
         findings.push_back(fmt::format("[{}] {}", finding.kind, finding.summary));
       }
-      throw Error(
-        ExitCode::failed,
-        fmt::format("{}: will not load in tensorflow {}: {}", path, target.sdk.version.str(), join(findings, "; ")),
-        fmt::format("`opkit check {} --tf {}` shows how to fix it", path, target.spec));
+      const project::FrameworkTable& table = project::FrameworkTable::get(target.sdk.framework);
+      throw Error(ExitCode::failed,
+                  fmt::format("{}: will not load in {} {}: {}", path, target.sdk.framework, target.sdk.version.str(),
+                              join(findings, "; ")),
+                  fmt::format("`opkit check {} --{} {}` shows how to fix it", path, table.short_name(), target.spec));
     }
   }
 }
@@ -184,13 +193,14 @@ PythonVectorsReport::ok() const
 }
 
 std::vector<PythonVectorsReport>
-test_in_tf_versions(const project::Manifest& manifest, const std::vector<std::string>& specs,
-                    const stdfs::path& build_root, const std::vector<std::string>& libraries)
+test_in_framework_versions(const project::Manifest& manifest, const std::vector<std::string>& specs,
+                           const stdfs::path& build_root, const std::vector<std::string>& libraries)
 {
   std::vector<std::string> wanted = specs.empty() ? manifest.target_versions : specs;
+  const project::FrameworkTable& table = project::FrameworkTable::get(manifest.framework);
   if (wanted.empty()) {
-    fail(ExitCode::usage, "no TensorFlow versions to run the vectors in: pass --tf or list them under "
-                          "targets.tensorflow");
+    fail(ExitCode::usage, "no {} versions to run the vectors in: pass --{} or list them under targets.{}",
+         table.display_name(), table.short_name(), manifest.framework);
   }
   std::vector<build::BuiltTarget> built = build::find_built_libraries(manifest, wanted, build_root, libraries);
   // The vectors (and the files they name) are checked before anything runs.
@@ -219,20 +229,23 @@ test_in_tf_versions(const project::Manifest& manifest, const std::vector<std::st
     }
     PythonVectorsReport report;
     report.sdk_id = target.sdk.id;
-    report.tf_version = target.sdk.version.str();
-    stdfs::path venv = ensure_tf_venv(target.sdk);
-    std::string installed = installed_tensorflow(venv);
-    if (installed != report.tf_version) {
+    report.framework = target.sdk.framework;
+    report.version = target.sdk.version.str();
+    stdfs::path venv = ensure_framework_venv(target.sdk);
+    std::string installed = installed_framework(venv, target.sdk);
+    if (installed != report.version) {
       throw Error(ExitCode::missing,
-                  fmt::format("{}: its TensorFlow is {}, but the libraries were built against {}", venv,
+                  fmt::format("{}: its {} is {}, but the libraries were built against {}", venv, table.display_name(),
                               installed.empty() ? "missing" : installed, target.sdk.id),
                   fmt::format("remove {} and opkit makes it again", venv));
     }
     report.python = venv / "bin" / "python";
     stdfs::path dir = build::target_dir(root, target.sdk);
-    stdfs::path script = dir / "opkit-vectors" / "run_vectors.py";
+    stdfs::path script = dir / "opkit-vectors" / table.vectors_runner();
     fs::create_dirs(script.parent_path());
-    fs::write_file_if_changed(script, require_embedded("templates/probe/run_vectors.py"));
+    fs::write_file_if_changed(script, require_embedded("templates/probe/" + table.vectors_runner()));
+    fs::write_file_if_changed(script.parent_path() / "vectors_json.py",
+                              require_embedded("templates/probe/vectors_json.py")); // the runner imports it
     for (const auto& [library, path] : target.libraries) {
       for (const project::OpSpec& op : library->ops) {
         if (!op.tests.empty()) {
@@ -254,7 +267,8 @@ to_json(const std::vector<PythonVectorsReport>& reports)
   for (const PythonVectorsReport& report : reports) {
     ok = ok && report.ok();
     for (const VectorOutcome& outcome : report.outcomes) {
-      records.push_back({{"version", report.tf_version},
+      records.push_back({{"framework", report.framework},
+                         {"version", report.version},
                          {"sdk", report.sdk_id},
                          {"python", report.python.string()},
                          {"library", outcome.library},
@@ -268,7 +282,8 @@ to_json(const std::vector<PythonVectorsReport>& reports)
                          {"actual", Json::parse(outcome.actual)}});
     }
     for (const std::string& problem : report.problems) {
-      problems.push_back({{"version", report.tf_version}, {"sdk", report.sdk_id}, {"problem", problem}});
+      problems.push_back(
+        {{"framework", report.framework}, {"version", report.version}, {"sdk", report.sdk_id}, {"problem", problem}});
     }
   }
   return {{"schema", "opkit.test-python/1"}, {"ok", ok}, {"records", records}, {"problems", problems}};

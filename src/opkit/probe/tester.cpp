@@ -94,8 +94,8 @@ const char* k_lock_file = "opkit.lock";
 std::pair<project::Version, std::string>
 sdk_order(const std::string& id)
 {
-  std::string version = id.substr(id.find('-') + 1);
-  version = version.substr(0, version.find('-'));
+  std::optional<sdk::SdkIdParts> parts = sdk::parse_sdk_id(id);
+  std::string version = parts ? parts->version : "";
   return {project::parse_version(version).value_or(project::Version{}), id};
 }
 

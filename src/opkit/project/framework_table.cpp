@@ -106,7 +106,8 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
 {
   yaml::expect_keys(root,
                     {"framework", "short_name", "label", "symbol_namespaces", "probe", "display_name",
-                     "default_targets", "process_libraries", "dtypes", "sdk", "common", "pch", "cuda", "versions"},
+                     "default_targets", "init_template", "wheel_init", "process_libraries", "dtypes", "kernels", "sdk",
+                     "common", "pch", "cuda", "versions"},
                     name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
@@ -140,14 +141,22 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   table.m_label = yaml::get_string_or(root, "label", name, table.m_short_name);
   table.m_symbol_namespaces = yaml::get_string_list(root, "symbol_namespaces", name);
   if (YAML::Node probe = root["probe"]) {
-    yaml::expect_keys(probe, {"reporter", "runtime"}, name);
+    yaml::expect_keys(probe, {"reporter", "runtime", "vectors"}, name);
     table.m_probe_reporter = yaml::get_string(probe, "reporter", name);
+    table.m_vectors_runner = yaml::get_string_or(probe, "vectors", name, "");
     for (const auto& entry : probe["runtime"]) {
       std::string library = entry.first.Scalar();
       table.m_probe_runtime.emplace_back(library, yaml::get_string(probe["runtime"], library.c_str(), name));
     }
   }
   table.m_default_targets = yaml::get_string_list(root, "default_targets", name);
+  table.m_init_template = yaml::get_string_or(root, "init_template", name, "tensorflow-op");
+  table.m_wheel_init = yaml::get_string_or(root, "wheel_init", name, "__init__.py");
+  if (YAML::Node kernels = root["kernels"]) {
+    yaml::expect_keys(kernels, {"keys", "gpu"}, name);
+    table.m_kernel_keys = yaml::get_string_list(kernels, "keys", name);
+    table.m_gpu_kernel_key = yaml::get_string(kernels, "gpu", name);
+  }
   if (YAML::Node sdk = root["sdk"]) {
     table.m_sdk_layout = parse_sdk_layout(sdk, name);
   }
@@ -274,6 +283,20 @@ FrameworkTable::framework_libraries() const
   for (const auto& [version, flags] : m_ranges) {
     if (std::find(names.begin(), names.end(), flags.framework_library) == names.end()) {
       names.push_back(flags.framework_library);
+    }
+  }
+  return names;
+}
+
+std::vector<std::string>
+FrameworkTable::distributions() const
+{
+  std::vector<std::string> names;
+  for (const auto& [version, flags] : m_ranges) {
+    for (const std::string& name : {flags.cpu_distribution, flags.gpu_distribution}) {
+      if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(name);
+      }
     }
   }
   return names;

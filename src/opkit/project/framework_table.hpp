@@ -116,6 +116,10 @@ public:
   const std::string& label() const { return m_label; }
   // How people write its name ("TensorFlow", "PyTorch"), for messages.
   const std::string& display_name() const { return m_display_name; }
+  // `opkit package wheel`'s package __init__.py (templates/wheel/<file>).
+  const std::string& wheel_init() const { return m_wheel_init; }
+  // The template `opkit init` names for a tree of this framework's ops ("tensorflow-op", "torch-op").
+  const std::string& init_template() const { return m_init_template; }
   // The versions `opkit new` writes into targets when none are given ("1.12", "2.10.1").
   const std::vector<std::string>& default_targets() const { return m_default_targets; }
   // The `sdk:` section; empty fields where the table has none.
@@ -130,6 +134,12 @@ public:
   // library's file name and the distribution that ships it, pinned by the
   // framework wheel's METADATA (torch: libcudart.so.12 from nvidia-cuda-runtime-cu12).
   const std::vector<std::pair<std::string, std::string>>& probe_runtime() const { return m_probe_runtime; }
+  // `opkit test --python`'s runner (templates/probe/<file>): runs one op's test vectors in a venv.
+  const std::string& vectors_runner() const { return m_vectors_runner; }
+  // What an op's `kernels:` may name: TF's devices (CPU, GPU), torch's dispatch keys (CPU, Autograd, ...).
+  const std::vector<std::string>& kernel_keys() const { return m_kernel_keys; }
+  // The key whose kernels only a CUDA build has ("GPU", "CUDA").
+  const std::string& gpu_kernel_key() const { return m_gpu_kernel_key; }
 
   // The oldest and newest ranges' `since` ("2.5", "2.8"): examples for help texts.
   std::vector<std::string> example_versions() const;
@@ -142,6 +152,8 @@ public:
   std::string versions_with_framework_library(const std::string& soname) const;
   // Every range's framework library, each once, oldest first.
   std::vector<std::string> framework_libraries() const;
+  // Every range's PyPI distributions (CPU and CUDA builds), each once, oldest first.
+  std::vector<std::string> distributions() const;
 
   // The dtypes the op registry reads, by the name it prints ("float"), in the table's order.
   const std::vector<std::string>& dtypes() const { return m_dtypes; }
@@ -159,7 +171,12 @@ private:
   std::vector<std::string> m_symbol_namespaces;
   std::string m_probe_reporter;
   std::vector<std::pair<std::string, std::string>> m_probe_runtime; // (library file, distribution)
+  std::string m_vectors_runner;
+  std::vector<std::string> m_kernel_keys;
+  std::string m_gpu_kernel_key;
   std::vector<std::string> m_default_targets;
+  std::string m_init_template;
+  std::string m_wheel_init;
   SdkLayout m_sdk_layout;
   std::vector<std::pair<Version, FrameworkFlags>> m_ranges; // sorted by `since`
   std::vector<std::string> m_dtypes;

@@ -173,7 +173,7 @@ parse_library(const YAML::Node& node, const std::string& name, const std::string
     fail(ExitCode::usage, "{}: library '{}' lists no sources", yaml::where(name, node), library.name);
   }
   for (const YAML::Node& op : yaml::get_list(node, "ops", name)) {
-    library.ops.push_back(parse_op(op, name));
+    library.ops.push_back(parse_op(op, name, framework));
   }
   return library;
 }
@@ -213,7 +213,7 @@ check_unique_names(const Manifest& manifest, const YAML::Node& doc, const std::s
     }
     for (const OpSpec& op : library.ops) {
       if (std::find(ops.begin(), ops.end(), op.name) != ops.end()) {
-        fail(ExitCode::usage, "{}: op '{}' is declared twice (TensorFlow registers an op name once per process)",
+        fail(ExitCode::usage, "{}: op '{}' is declared twice (the framework registers an op name once per process)",
              yaml::where(name, doc["libraries"]), op.name);
       }
       ops.push_back(op.name);
@@ -308,7 +308,7 @@ parse_manifest_document(const std::string& text, const std::string& name, const 
     LibrarySpec library;
     library.name = manifest.name;
     library.output = "lib" + manifest.name + ".so";
-    library.ops.push_back(parse_op(doc["op"], name));
+    library.ops.push_back(parse_op(doc["op"], name, manifest.framework));
     SettingsBlock block;
     block.sources = build_values(doc, "sources", "source", name);
     check_inside(doc["sources"], block.sources, "source", name);

@@ -20,6 +20,7 @@ struct OpArg
   std::string type;
   std::string number_attr = {};
   bool is_ref = false;
+  bool optional = false; // torch: `Tensor?` or a default, so a test vector may leave it out
 };
 
 // An attr: `type` is TensorFlow's attr type ("type", "int", "float", "string", "bool",
@@ -71,7 +72,12 @@ struct TestVector
 
 struct OpSpec
 {
-  std::string name; // the TensorFlow op name: CamelCase, optionally namespaced (Vendor>OpName)
+  std::string name; // TensorFlow: CamelCase, optionally namespaced (Vendor>OpName); torch: ns::op[.overload]
+  // torch: the canonical schema (project/torch_schema). Its tensor arguments
+  // are `inputs` (type "Tensor" or "Tensor[]"), its other arguments `attrs`
+  // (type as the schema writes it: "int", "float[]"), its results `outputs`;
+  // `kernels` name dispatch keys (CPU, CUDA, Autograd, ...).
+  std::string schema = {};
   std::vector<OpArg> inputs;
   std::vector<OpArg> outputs;
   std::vector<OpAttr> attrs;

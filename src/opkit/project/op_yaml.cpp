@@ -1,8 +1,10 @@
 #include "opkit/project/op_yaml.hpp"
 
 #include "opkit/project/attr_spec.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/project/names.hpp"
+#include "opkit/project/torch_schema.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -158,9 +160,38 @@ file_value(const std::string& arg, const std::string& type, const YAML::Node& no
 
 // An input: {dtype: string, value: [...]}, {dtype: string, file: path}, or the
 // value alone when the op's input has a fixed dtype.
+// A torch tensor argument: the value alone (torch.tensor infers its dtype, as
+// in Python) or {dtype: int32, value: ...}, dtype by torch's names.
+TestVector::Value
+parse_torch_tensor(const OpArg& arg, const YAML::Node& node, const std::string& name)
+{
+  if (!node.IsMap()) {
+    return {arg.name, "", yaml::to_json_text(node), "", yaml::where(name, node)};
+  }
+  yaml::expect_keys(node, {"dtype", "value"}, name);
+  if (!node["value"].IsDefined()) {
+    fail(ExitCode::usage, "{}: input '{}' needs value: (and may give dtype:)", yaml::where(name, node), arg.name);
+  }
+  std::string dtype;
+  if (node["dtype"].IsDefined()) {
+    const FrameworkTable& torch = FrameworkTable::get("torch");
+    std::string spelling = yaml::get_string(node, "dtype", name);
+    dtype = torch.canonical_dtype(spelling);
+    if (dtype.empty()) {
+      std::optional<std::string> meant = nearest(spelling, torch.dtypes());
+      fail(ExitCode::usage, "{}: unknown torch dtype '{}'{}", yaml::where(name, node["dtype"]), spelling,
+           meant ? " (did you mean " + *meant + "?)" : std::string());
+    }
+  }
+  return {arg.name, dtype, yaml::to_json_text(node["value"]), "", yaml::where(name, node["value"])};
+}
+
 TestVector::Value
 parse_input_value(const OpArg& arg, const YAML::Node& node, const std::string& name)
 {
+  if (arg.type == "Tensor" || arg.type == "Tensor[]") {
+    return parse_torch_tensor(arg, node, name);
+  }
   if (!node.IsMap()) {
     if (!contains(known_dtypes(), arg.type)) {
       fail(ExitCode::usage, "{}: input '{}' has the type of attr {}: give {{dtype: ..., value: ...}}",
@@ -219,18 +250,32 @@ names_of(const std::vector<T>& items)
 //   attrs: {num_buckets: 16, salt: s1, vocab: {file: data/vocab.txt}}
 //   inputs: {keys: {dtype: string, value: [a, b]}}
 //   outputs: {buckets: [3, 7]}      (or: error: "must be a vector")
+//
+// A torch op's vector gives every argument of its schema under `inputs:`
+// (tensors and the rest alike) and its results under `outputs:`.
 TestVector
 parse_test_vector(const YAML::Node& item, const OpSpec& op, const std::string& name)
 {
-  yaml::expect_keys(item, {"name", "attrs", "inputs", "outputs", "error", "tolerance"}, name);
+  bool torch = !op.schema.empty();
+  if (torch) {
+    yaml::expect_keys(item, {"name", "inputs", "outputs", "error", "tolerance"}, name);
+  } else {
+    yaml::expect_keys(item, {"name", "attrs", "inputs", "outputs", "error", "tolerance"}, name);
+  }
   TestVector vector;
   vector.name = yaml::get_string_or(item, "name", name, "");
-  expect_names(item["attrs"], names_of(op.attrs), "attr", name);
-  expect_names(item["inputs"], names_of(op.inputs), "input", name);
+  std::vector<std::string> input_names = names_of(op.inputs);
+  if (torch) {
+    std::vector<std::string> more = names_of(op.attrs);
+    input_names.insert(input_names.end(), more.begin(), more.end());
+  } else {
+    expect_names(item["attrs"], names_of(op.attrs), "attr", name);
+  }
+  expect_names(item["inputs"], input_names, "input", name);
   expect_names(item["outputs"], names_of(op.outputs), "output", name);
   // yaml-cpp: indexing a missing node throws; a missing map stands for all its missing entries.
   auto entry = [](const YAML::Node& map, const std::string& key) { return map.IsDefined() ? map[key] : map; };
-  const YAML::Node attrs = item["attrs"];
+  const YAML::Node attrs = torch ? item["inputs"] : item["attrs"];
   const YAML::Node inputs = item["inputs"];
   const YAML::Node outputs = item["outputs"];
   for (const OpAttr& attr : op.attrs) {
@@ -243,6 +288,9 @@ parse_test_vector(const YAML::Node& item, const OpSpec& op, const std::string& n
   }
   for (const OpArg& arg : op.inputs) {
     YAML::Node value = entry(inputs, arg.name);
+    if (!value.IsDefined() && arg.optional) {
+      continue; // the op's default (or None)
+    }
     if (!value.IsDefined()) {
       fail(ExitCode::usage, "{}: test vector lacks input '{}'", yaml::where(name, item), arg.name);
     }
@@ -286,9 +334,10 @@ parse_kernel(const YAML::Node& item, const std::string& name)
 {
   yaml::expect_keys(item, {"device", "constraints"}, name);
   KernelSpec kernel{yaml::get_string(item, "device", name), {}};
-  if (kernel.device != "CPU" && kernel.device != "GPU") {
-    fail(ExitCode::usage, "{}: kernel device must be CPU or GPU, got '{}'", yaml::where(name, item["device"]),
-         kernel.device);
+  const std::vector<std::string>& devices = FrameworkTable::tensorflow().kernel_keys();
+  if (!contains(devices, kernel.device)) {
+    fail(ExitCode::usage, "{}: kernel device must be {}, got '{}'", yaml::where(name, item["device"]),
+         join(devices, " or "), kernel.device);
   }
   YAML::Node constraints = item["constraints"];
   if (constraints.IsDefined() && !constraints.IsMap()) {
@@ -306,11 +355,63 @@ parse_kernel(const YAML::Node& item, const std::string& name)
   return kernel;
 }
 
+// - schema: "ns::op(Tensor x, int dim=0) -> Tensor"
+//   kernels: [CPU, Autograd]
+//   tests: [...]
+OpSpec
+parse_torch_op(const YAML::Node& node, const std::string& name)
+{
+  yaml::expect_keys(node, {"schema", "kernels", "tests"}, name);
+  if (!node["schema"].IsDefined()) {
+    fail(ExitCode::usage, "{}: a torch op is declared by its schema, e.g. schema: \"ns::op(Tensor x) -> Tensor\"",
+         yaml::where(name, node));
+  }
+  yaml::get_string(node, "schema", name); // a scalar
+  TorchSchema schema = parse_spec(node["schema"], "schema", name, parse_torch_schema);
+  OpSpec op;
+  op.name = schema.name;
+  op.schema = render_torch_schema(schema);
+  for (const TorchArg& arg : schema.args) {
+    if (arg.is_tensor() || arg.is_tensors()) {
+      OpArg input{arg.name, arg.is_tensors() ? "Tensor[]" : "Tensor"};
+      input.optional = arg.may_omit();
+      op.inputs.push_back(input);
+    } else {
+      OpAttr attr{arg.name, arg.base_type(), {}};
+      if (!arg.default_value.empty()) {
+        attr.default_value = arg.default_value;
+      }
+      op.attrs.push_back(attr);
+    }
+  }
+  std::vector<std::string> results = torch_result_names(schema);
+  for (size_t i = 0; i < results.size(); ++i) {
+    op.outputs.push_back({results[i], schema.returns[i].base_type()});
+  }
+  const FrameworkTable& torch = FrameworkTable::get("torch");
+  for (const std::string& key : yaml::get_string_list(node, "kernels", name)) {
+    if (!contains(torch.kernel_keys(), key)) {
+      std::optional<std::string> meant = nearest(key, torch.kernel_keys());
+      fail(ExitCode::usage, "{}: '{}' is not a dispatch key opkit reads (one of: {}){}",
+           yaml::where(name, node["kernels"]), key, join(torch.kernel_keys(), ", "),
+           meant ? " (did you mean " + *meant + "?)" : std::string());
+    }
+    op.kernels.push_back({key, {}});
+  }
+  for (const YAML::Node& item : yaml::get_list(node, "tests", name)) {
+    op.tests.push_back(parse_test_vector(item, op, name));
+  }
+  return op;
+}
+
 } // namespace
 
 OpSpec
-parse_op(const YAML::Node& node, const std::string& name)
+parse_op(const YAML::Node& node, const std::string& name, const std::string& framework)
 {
+  if (framework == "torch") {
+    return parse_torch_op(node, name);
+  }
   yaml::expect_keys(node, {"name", "inputs", "outputs", "attrs", "kernels", "tests"}, name);
   OpSpec op;
   op.name = yaml::get_string(node, "name", name);

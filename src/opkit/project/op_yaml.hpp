@@ -8,9 +8,11 @@
 
 namespace opkit::project {
 
-// One op: name (TensorFlow's grammar), inputs, outputs, attrs, kernels and test
-// vectors. Every problem is Error(usage) "name:line:col: cause".
+// One op of `framework`: for TensorFlow its name, inputs, outputs, attrs
+// (REGISTER_OP's grammar), kernels and test vectors; for torch its schema,
+// kernels (dispatch keys) and test vectors. Every problem is Error(usage)
+// "name:line:col: cause".
 OpSpec
-parse_op(const YAML::Node& node, const std::string& name);
+parse_op(const YAML::Node& node, const std::string& name, const std::string& framework = "tensorflow");
 
 } // namespace opkit::project

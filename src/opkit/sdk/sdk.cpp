@@ -3,6 +3,7 @@
 #include "opkit/project/framework_table.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -63,6 +64,20 @@ sdk_from_json(const Json& json, const std::filesystem::path& root)
   } catch (const Json::exception& e) {
     fail(ExitCode::usage, "{}/sdk.json: malformed: {}", root, e.what());
   }
+}
+
+std::optional<SdkIdParts>
+parse_sdk_id(const std::string& id)
+{
+  for (const std::string& framework : project::FrameworkTable::names()) {
+    if (starts_with(id, framework + "-")) {
+      SdkIdParts parts{framework, id.substr(framework.size() + 1), false};
+      parts.cuda = ends_with(parts.version, "-cuda");
+      parts.version = parts.version.substr(0, parts.version.size() - (parts.cuda ? std::string("-cuda").size() : 0));
+      return parts;
+    }
+  }
+  return std::nullopt;
 }
 
 bool

@@ -4,6 +4,7 @@
 #include "opkit/util/json.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,5 +53,16 @@ sdk_from_json(const Json& json, const std::filesystem::path& root);
 // contents (version.h), so it is checked before it becomes a path.
 bool
 is_valid_sdk_id(const std::string& id);
+
+// What an SDK id says: "torch-2.8.0-cuda" is framework "torch", version text
+// "2.8.0", a CUDA build. Nothing when it starts with no framework's name and '-'.
+struct SdkIdParts
+{
+  std::string framework;
+  std::string version; // the text between the prefix and "-cuda" (or the end)
+  bool cuda = false;
+};
+std::optional<SdkIdParts>
+parse_sdk_id(const std::string& id);
 
 } // namespace opkit::sdk

@@ -97,10 +97,8 @@ store_lock_path()
 Sdk
 find_sdk(const std::string& id_or_spec)
 {
-  for (const std::string& framework : project::FrameworkTable::names()) { // an id, of any framework
-    if (starts_with(id_or_spec, framework + "-")) {
-      return resolve_sdk(id_or_spec, framework);
-    }
+  if (std::optional<SdkIdParts> id = parse_sdk_id(id_or_spec)) { // an id, of any framework
+    return resolve_sdk(id_or_spec, id->framework);
   }
   return resolve_sdk(id_or_spec); // a TensorFlow version spec
 }
@@ -202,18 +200,10 @@ fetch_hint(const std::string& id_or_spec, const std::string& framework)
 std::string
 fetch_command(const std::string& id_or_spec, const std::string& framework)
 {
-  std::string text = id_or_spec;
-  std::string named = framework;
-  bool cuda = false;
-  for (const std::string& known : project::FrameworkTable::names()) { // an id: "torch-2.8.0-cuda"
-    if (starts_with(text, known + "-")) {
-      named = known;
-      text = text.substr(known.size() + 1);
-      cuda = ends_with(text, "-cuda");
-      text = cuda ? text.substr(0, text.size() - std::string_view("-cuda").size()) : text;
-    }
-  }
-  std::optional<project::Version> version = project::parse_version(text);
+  std::optional<SdkIdParts> id = parse_sdk_id(id_or_spec); // an id ("torch-2.8.0-cuda"), or a version spec
+  std::string named = id ? id->framework : framework;
+  bool cuda = id && id->cuda;
+  std::optional<project::Version> version = project::parse_version(id ? id->version : id_or_spec);
   if (!version || version->parts.size() > 3) {
     return {};
   }

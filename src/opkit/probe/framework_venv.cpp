@@ -1,4 +1,4 @@
-#include "opkit/probe/tf_venv.hpp"
+#include "opkit/probe/framework_venv.hpp"
 
 #include "opkit/settings/settings.hpp"
 #include "opkit/probe/env_step.hpp"
@@ -12,38 +12,51 @@
 #include "opkit/util/process.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <algorithm>
+
 namespace opkit::probe {
 
 namespace stdfs = std::filesystem;
 
+namespace {
+
+// The distribution a venv installs: the CPU build where PyPI has one.
+std::string
+distribution_of(const project::FrameworkFlags& flags)
+{
+  return flags.cpu_distribution.empty() ? flags.gpu_distribution : flags.cpu_distribution;
+}
+
+} // namespace
+
 stdfs::path
-tf_venvs_dir()
+framework_venvs_dir()
 {
   return settings::get("venvs"); // default: <home>/venvs
 }
 
 stdfs::path
-ensure_tf_venv(const sdk::Sdk& sdk)
+ensure_framework_venv(const sdk::Sdk& sdk)
 {
-  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  const project::FrameworkTable& table = project::FrameworkTable::get(sdk.framework);
+  project::FrameworkFlags flags = table.flags_for(sdk.version);
+  std::string what = fmt::format("{} {}", sdk.framework, sdk.version.str());
   if (!flags.python_env) {
     throw Error(
       ExitCode::missing,
-      fmt::format("tensorflow {}: no verified Python environment recipe in configs/frameworks/tensorflow.yaml",
-                  sdk.version.str()),
+      fmt::format("{}: no verified Python environment recipe in configs/frameworks/{}.yaml", what, sdk.framework),
       "add a python_env entry to its range (Python version, pins), checked by installing it");
   }
   const project::PythonEnvRecipe& recipe = *flags.python_env;
-  std::string name = fmt::format("tf-{}-py{}", sdk.version.str(), recipe.python);
-  stdfs::path venv = tf_venvs_dir() / name;
-  fs::create_dirs(tf_venvs_dir());
-  fs::FileLock lock(tf_venvs_dir() / (name + ".lock"));
+  std::string name = fmt::format("{}-{}-py{}", table.short_name(), sdk.version.str(), recipe.python);
+  stdfs::path venv = framework_venvs_dir() / name;
+  fs::create_dirs(framework_venvs_dir());
+  fs::FileLock lock(framework_venvs_dir() / (name + ".lock"));
   if (stdfs::exists(venv / ".opkit-complete")) {
     return venv;
   }
-  std::string requirement = flags.cpu_distribution + "==" + sdk.version.str();
-  stdfs::path python =
-    find_interpreter(recipe.python, fmt::format("tensorflow {} (opkit test --python)", sdk.version.str()));
+  std::string requirement = distribution_of(flags) + "==" + sdk.version.str();
+  stdfs::path python = find_interpreter(recipe.python, what + " (opkit test --python)");
   log_info("creating a Python {} environment with {} (once) ...", recipe.python, requirement);
   progress::Step step(fmt::format("creating a Python {} environment with {}", recipe.python, requirement));
   const std::string hint = "check the network and PyPI";
@@ -65,20 +78,26 @@ ensure_tf_venv(const sdk::Sdk& sdk)
   argv.insert(argv.end(), recipe.pins.begin(), recipe.pins.end());
   run_env_step(argv, "pip install " + requirement + " " + join(recipe.pins, " "), step, hint);
   fs::write_file_atomic(venv / ".opkit-complete", requirement + "\n");
-  log_info("tensorflow {}: Python environment ready in {}", sdk.version.str(), venv);
+  log_info("{}: Python environment ready in {}", what, venv);
   return venv;
 }
 
 std::string
-installed_tensorflow(const stdfs::path& venv)
+installed_framework(const stdfs::path& venv, const sdk::Sdk& sdk)
 {
+  // Any distribution of the framework (tensorflow, tensorflow-cpu, tensorflow-gpu, torch): a venv may hold
+  // another range's, and then its version is not the SDK's.
+  std::vector<std::string> prefixes;
+  for (std::string distribution : project::FrameworkTable::get(sdk.framework).distributions()) {
+    std::replace(distribution.begin(), distribution.end(), '-', '_'); // dist-info names: tensorflow_cpu-2.10.1
+    prefixes.push_back(distribution + "-");
+  }
   std::error_code ec;
   for (const auto& lib : stdfs::directory_iterator(venv / "lib", ec)) {
     stdfs::path site = lib.path() / "site-packages";
     for (const auto& entry : stdfs::directory_iterator(site, ec)) {
       std::string name = entry.path().filename().string();
-      for (const char* distribution : {"tensorflow-", "tensorflow_cpu-", "tensorflow_gpu-"}) {
-        std::string prefix = distribution;
+      for (const std::string& prefix : prefixes) {
         if (starts_with(name, prefix) && ends_with(name, ".dist-info")) {
           return name.substr(prefix.size(), name.size() - prefix.size() - std::string(".dist-info").size());
         }

@@ -1,0 +1,132 @@
+"""opkit test --python for torch: runs one op on its test vectors (opkit.yaml's
+tests:) in a real torch, and prints JSON lines: how Python calls the op, then
+one line per vector, then the torch release (framework_version).
+
+usage: python run_torch_vectors.py LIBRARY OP_NAME VECTORS_JSON
+
+LIBRARY is loaded with torch.ops.load_library, as an extension's own Python
+loads it. OP_NAME is the dispatcher's name (ns::op or ns::op.overload); the op
+is called as torch.ops.ns.op(...) with every argument by keyword, as its schema
+names them, so arguments a vector leaves out take the schema's defaults.
+"""
+import json
+import math
+import sys
+
+import torch
+
+from vectors_json import dumps, special_float
+
+
+def tensor(value, dtype):
+    """A tensor from a vector's value: torch infers the dtype when none is given."""
+    return torch.tensor(value, dtype=getattr(torch, dtype)) if dtype else torch.tensor(value)
+
+
+def argument(item):
+    """An input of a vector as the op takes it: a tensor, a list of them, or a plain value."""
+    if item.get("kind") == "tensor":
+        return tensor(item["value"], item["dtype"])
+    if item.get("kind") == "tensors":
+        return [tensor(v, item["dtype"]) for v in item["value"]]
+    if item["type"].startswith("ScalarType") and isinstance(item["value"], str):
+        return getattr(torch, item["value"])  # "float32" -> torch.float32
+    return item["value"]
+
+
+def plain(value):
+    """A result as JSON: a tensor as nested lists, floats as Python floats."""
+    if isinstance(value, torch.Tensor):
+        value = value.detach().cpu()
+        if value.is_complex():
+            return [[z.real, z.imag] for z in value.reshape(-1).tolist()]
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def close(a, b, tolerance):
+    if isinstance(a, float) or isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or a == b or abs(a - b) <= tolerance
+    return a == b
+
+
+def matches(got, want, tolerance):
+    if isinstance(got, torch.Tensor):
+        got = got.detach().cpu()
+        try:
+            expected = torch.tensor(want, dtype=got.dtype)
+        except (TypeError, ValueError, RuntimeError):
+            return False
+        if got.shape != expected.shape:
+            return False
+        if got.is_floating_point() or got.is_complex():
+            wide = torch.complex128 if got.is_complex() else torch.float64
+            return bool(torch.allclose(got.to(wide), expected.to(wide), rtol=0, atol=tolerance, equal_nan=True))
+        return bool(torch.equal(got, expected))
+    if isinstance(got, (list, tuple)):
+        return isinstance(want, list) and len(got) == len(want) and all(
+            matches(g, w, tolerance) for g, w in zip(got, want))
+    return close(got, want, tolerance)
+
+
+def error_message(error):
+    """The op's own message (TORCH_CHECK's text), without the C++ trace lines that follow it."""
+    message = str(error).strip()
+    return message.splitlines()[0] if message else ""
+
+
+def check(function, vector):
+    """(ok, actual) for one vector."""
+    kwargs = {item["name"]: argument(item) for item in vector["attrs"] + vector["inputs"]}
+    try:
+        result = function(**kwargs)
+    except Exception as error:  # TORCH_CHECK's c10::Error is RuntimeError; a bad argument TypeError
+        message = error_message(error)
+        return vector["error"] is not None and vector["error"] in message, {"error": "%s: %s" % (type(error).__name__, message)}
+    got = [] if result is None else list(result) if isinstance(result, tuple) else [result]
+    if vector["error"] is not None:
+        return False, {"outputs": [plain(g) for g in got]}
+    actual = {"outputs": {o["name"]: plain(g) for o, g in zip(vector["outputs"], got)}}
+    ok = len(got) == len(vector["outputs"]) and all(
+        matches(g, o["value"], vector["tolerance"]) for o, g in zip(vector["outputs"], got))
+    return ok, actual
+
+
+def operator(op_name):
+    """torch.ops.ns.op, or its overload for ns::op.overload, and how Python names it."""
+    namespace, _, rest = op_name.partition("::")
+    name, _, overload = rest.partition(".")
+    function = getattr(getattr(torch.ops, namespace), name)
+    if overload:
+        function = getattr(function, overload)
+    return function, "torch.ops.%s.%s" % (namespace, rest)
+
+
+def main():
+    library, op_name, vectors_path = sys.argv[1:4]
+    try:
+        torch.ops.load_library(library)
+    except Exception as error:
+        print(dumps({"error": "torch.ops.load_library: %s" % error_message(error)}))
+        return 1
+    try:
+        function, python_name = operator(op_name)
+    except (AttributeError, RuntimeError):
+        print(dumps({"error": "the library registered no op %s in torch %s" % (op_name, torch.__version__)}))
+        return 1
+    print(dumps({"python_name": python_name}))
+    failures = 0
+    for index, vector in enumerate(json.load(open(vectors_path), object_hook=special_float)):
+        ok, actual = check(function, vector)
+        failures += 0 if ok else 1
+        print(dumps({"vector": index, "ok": ok, "actual": actual}))
+        sys.stdout.flush()
+    # "2.5.1+cu124" -> "2.5.1": PyPI's torch carries its CUDA build in the local version.
+    print(dumps({"framework_version": torch.__version__.split("+")[0], "failures": failures}))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
