@@ -14,8 +14,13 @@ torch_wheel() { # <version>: the cached wheel, fetched once by scripts/fetch-whe
   echo "$wheel"
 }
 
+# Precompiled headers of an earlier import of the same id (keyed by its
+# sdk.json) can never be used again: importing the id drops them.
+mkdir -p "$OPKIT_HOME/pch/torch-2.5.1-cuda/0123456789abcdef"
+echo stale >"$OPKIT_HOME/pch/torch-2.5.1-cuda/0123456789abcdef/opkit_pch.h.gch"
 run_opkit 0 sdk add "$(torch_wheel 2.5.1)"
 expect_contains "$work/err" 'torch-2\.5\.1-cuda'
+[ ! -e "$OPKIT_HOME/pch/torch-2.5.1-cuda" ] || fail "the re-imported SDK's old precompiled headers were kept"
 run_opkit 0 sdk add "$(torch_wheel 2.8.0)"
 run_opkit 0 sdk list --json
 python3 - "$work/out" <<'PY'

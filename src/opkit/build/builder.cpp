@@ -418,7 +418,7 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
   }
   std::optional<PchUse> use;
   if (c.use_pch) {
-    PchSpec pch_spec = plan_pch(sdk, flags, c.compiler.compiler, c.identity, pch_store_dir());
+    PchSpec pch_spec = plan_pch(sdk, flags, c.compiler.compiler, c.identity, sdk::pch_store_dir());
     use = PchUse{pch_spec.header().string(), pch_spec.flags, {}};
     for (const LibraryInput& library : inputs) {
       for (const std::string& source : library.sources) {

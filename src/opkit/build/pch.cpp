@@ -1,6 +1,7 @@
 #include "opkit/build/pch.hpp"
 
 #include "opkit/build/plan.hpp"
+#include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -92,12 +93,6 @@ compiler_identity(const std::string& compiler)
     real = compiler;
   }
   return real.string() + "@" + fs::file_stamp(real);
-}
-
-stdfs::path
-pch_store_dir()
-{
-  return sdk::opkit_home() / "pch";
 }
 
 PchSpec
@@ -208,7 +203,7 @@ collect_stale_pchs(sdk::GcReport& report)
     sdks.emplace(sdk.id, std::move(sdk));
   }
   std::error_code ec;
-  for (const auto& sdk_dir : stdfs::directory_iterator(pch_store_dir(), ec)) {
+  for (const auto& sdk_dir : stdfs::directory_iterator(sdk::pch_store_dir(), ec)) {
     auto sdk = sdks.find(sdk_dir.path().filename().string());
     if (sdk == sdks.end()) {
       drop(sdk_dir.path());
@@ -224,7 +219,7 @@ collect_stale_pchs(sdk::GcReport& report)
         std::string compiler = Json::parse(fs::read_file(entry.path() / "pch.json")).at("compiler").get<std::string>();
         project::FrameworkFlags flags =
           project::FrameworkTable::get(sdk->second.framework).flags_for(sdk->second.version);
-        current = plan_pch(sdk->second, flags, compiler, compiler_identity(compiler), pch_store_dir()).key == key;
+        current = plan_pch(sdk->second, flags, compiler, compiler_identity(compiler), sdk::pch_store_dir()).key == key;
       } catch (const std::exception&) {
         current = false; // unfinished, failed or unreadable
       }

@@ -36,10 +36,6 @@ struct PchSpec
 std::string
 compiler_identity(const std::string& compiler);
 
-// The PCH folder of this machine: $OPKIT_HOME/pch.
-std::filesystem::path
-pch_store_dir();
-
 // The PCH for an SDK's own flags (pure).
 PchSpec
 plan_pch(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const std::string& compiler,

@@ -1,6 +1,7 @@
 #include "opkit/check/profile.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/framework_options.hpp"
 #include "opkit/cpu/verdict.hpp"
 #include "opkit/project/cpu_baselines.hpp"
 #include "opkit/project/runtime_policy.hpp"
@@ -145,15 +146,11 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   static check::TargetOptions options;
   CLI::App* cmd = app.add_subcommand("check", "Decide statically whether an op library will load in a target runtime");
   cmd->add_option("library", libraries, "The op libraries to check")->required();
-  CLI::Option* tf =
-    cmd->add_option("--tf", options.tf_spec,
-                    "The target's TensorFlow version (its imported SDK supplies the framework; default: the SDK the "
-                    "opkit-build.json beside the library names, else none: this machine)");
-  static std::string torch_spec;
-  cmd
-    ->add_option("--torch", torch_spec,
-                 "The target's PyTorch version or SDK id (torch-2.8.0-cuda), judged as torch's Python loads an op")
-    ->excludes(tf);
+  static FrameworkVersion version;
+  add_framework_version(cmd, version,
+                        "The target's TensorFlow version (its imported SDK supplies the framework; default: the SDK "
+                        "the opkit-build.json beside the library names, else none: this machine)",
+                        "judged as its Python loads an op");
   CLI::Option* runtime =
     cmd->add_option("--runtime", options.runtime,
                     "The target's system libraries: host, or a policy from configs/runtimes (default: the one the TF "
@@ -170,9 +167,10 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     for (const std::string& library : libraries) {
       fs::require_file(library, "library");
     }
-    if (!torch_spec.empty()) {
-      options.tf_spec = torch_spec;
-      options.framework = "torch";
+    auto [framework, spec] = version.chosen();
+    if (!framework.empty()) {
+      options.tf_spec = spec;
+      options.framework = framework;
     }
     // One target for all, unless each library's own build record decides.
     std::optional<check::CheckTarget> shared;

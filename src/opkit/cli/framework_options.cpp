@@ -61,4 +61,34 @@ FrameworkVersions::for_framework(const std::string& framework) const
   return found == given.end() ? std::vector<std::string>{} : split_versions(found->second);
 }
 
+void
+add_framework_version(CLI::App* cmd, FrameworkVersion& version, const std::string& tf_help, const std::string& what)
+{
+  std::vector<CLI::Option*> options;
+  for (const std::string& name : project::FrameworkTable::names()) {
+    const project::FrameworkTable& table = project::FrameworkTable::get(name);
+    std::string& value = version.given[name]; // a map's node stays where it is
+    std::string help = name == "tensorflow"
+                         ? tf_help
+                         : fmt::format("The target's {} version (e.g. {}) or SDK id, {}", table.display_name(),
+                                       join(table.example_versions(), ", "), what);
+    CLI::Option* option = cmd->add_option("--" + table.short_name(), value, help);
+    for (CLI::Option* other : options) {
+      option->excludes(other);
+    }
+    options.push_back(option);
+  }
+}
+
+std::pair<std::string, std::string>
+FrameworkVersion::chosen() const
+{
+  for (const auto& [name, value] : given) {
+    if (!value.empty()) {
+      return {name, value};
+    }
+  }
+  return {};
+}
+
 } // namespace opkit::cli

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace opkit::cli {
@@ -28,5 +29,21 @@ struct FrameworkVersions
 void
 add_framework_versions(CLI::App* cmd, FrameworkVersions& versions, const std::string& tf_help, const std::string& verb,
                        const std::string& when_none = "opkit.yaml's targets");
+
+// One version of one framework (`opkit check`'s target): --tf V or --torch V,
+// at most one of them.
+struct FrameworkVersion
+{
+  std::map<std::string, std::string> given; // by framework, as typed
+
+  // The framework given and its version spec; ("", "") when none.
+  std::pair<std::string, std::string> chosen() const;
+};
+
+// Adds --tf (with `tf_help`) and --<short name> for every other framework
+// ("The target's PyTorch version or SDK id (torch-2.8.0-cuda), <what>"), each
+// excluding the others.
+void
+add_framework_version(CLI::App* cmd, FrameworkVersion& version, const std::string& tf_help, const std::string& what);
 
 } // namespace opkit::cli

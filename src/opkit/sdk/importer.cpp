@@ -517,6 +517,7 @@ import_sdk(const stdfs::path& source, bool process_libraries)
   });
   fs::FileLock lock(store_lock_path()); // one commit into the store at a time
   staging.commit(sdk.root, /*replace=*/true);
+  drop_stale_pchs(sdk.id); // keyed by the sdk.json just replaced
   log_info("imported {}: {} headers, {} framework librar{}, {:.1f} MB", sdk.id, stats.headers, stats.libraries,
            stats.libraries == 1 ? "y" : "ies", static_cast<double>(stats.bytes) / 1e6);
   for (const std::string& warning : sdk.warnings) {

@@ -142,6 +142,23 @@ remove_sdk(const Sdk& sdk)
   }
   std::filesystem::remove_all(aside, ec);
   std::filesystem::remove_all(opkit_home() / "probes" / sdk.id, ec);
+  std::filesystem::remove_all(pch_store_dir() / sdk.id, ec);
+}
+
+std::filesystem::path
+pch_store_dir()
+{
+  return opkit_home() / "pch";
+}
+
+void
+drop_stale_pchs(const std::string& id)
+{
+  fs::FileLock in_use(use_lock_path(id), fs::FileLock::Kind::exclusive, fs::FileLock::Wait::give_up);
+  if (in_use.held()) {
+    std::error_code ec;
+    std::filesystem::remove_all(pch_store_dir() / id, ec);
+  }
 }
 
 GcReport

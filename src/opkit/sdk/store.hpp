@@ -42,11 +42,22 @@ fetch_command(const std::string& id_or_spec, const std::string& framework = "ten
 Sdk
 find_sdk(const std::string& id_or_spec);
 
-// Removes an SDK and its cached probe. The folder is renamed aside under the
-// store lock first, so a reader never sees half of it. An SDK in use by a
-// running build or test (see use_sdk) is not removed: Error(failed).
+// Removes an SDK, its cached probe and its precompiled headers. The folder is
+// renamed aside under the store lock first, so a reader never sees half of
+// it. An SDK in use by a running build or test (see use_sdk) is not removed:
+// Error(failed).
 void
 remove_sdk(const Sdk& sdk);
+
+// Where precompiled headers are kept: <OPKIT_HOME>/pch/<sdk id>/<key>/.
+std::filesystem::path
+pch_store_dir();
+
+// After an SDK id was imported again: its precompiled headers are keyed by
+// the old sdk.json and can never be used again, so they go (0.1-0.34 GB each),
+// unless a running build or test uses the SDK (then they stay, for gc).
+void
+drop_stale_pchs(const std::string& id);
 
 // Marks `sdk` in use for the holder's lifetime (a shared lock per SDK id), so
 // that `opkit sdk remove` refuses it instead of pulling the headers from under
