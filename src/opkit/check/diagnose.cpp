@@ -148,11 +148,11 @@ make_finding(const std::string& kind, std::vector<SymbolRef> symbols, const Chec
     const project::FrameworkTable& table = project::FrameworkTable::get(target.framework);
     finding.summary = fmt::format("{} {} symbol{} not exported by {}'s framework library", n, table.display_name(),
                                   n == 1 ? " is" : "s are", fw);
-    finding.diagnosis =
-      fmt::format("the symbol exists in another {} version, lives in a library of its Python "
-                  "module rather than the ones an op links{}, or is hidden: an op cannot link "
-                  "against it",
-                  table.label(), target.framework == "tensorflow" ? " (_pywrap_tensorflow_internal.so)" : "");
+    finding.diagnosis = fmt::format(
+      "the symbol exists in another {} version, lives in a library of its Python "
+      "module rather than the ones an op links{}, or is hidden: an op cannot link "
+      "against it",
+      table.label(), table.python_module_library().empty() ? "" : " (" + table.python_module_library() + ")");
     finding.remedy = fmt::format("build against the target's SDK ({}) and use only the framework's public API",
                                  rebuild_command(target));
   } else {

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 namespace opkit::cli {
 
@@ -55,12 +56,15 @@ print_target(const probe::TestTarget& target)
       fmt::print("  attr   {}\n", project::render_attr_spec(attr));
     }
   }
+  std::set<std::string> untyped; // torch's ops: a dispatch key has no type constraints
+  for (const probe::RegisteredOp& op : report.ops) {
+    if (!op.schema.empty()) {
+      untyped.insert(op.name);
+    }
+  }
   for (const probe::RegisteredKernel& kernel : report.kernels) {
-    bool typed = std::none_of(report.ops.begin(), report.ops.end(), [&](const probe::RegisteredOp& op) {
-      return op.name == kernel.op && !op.schema.empty();
-    });
     fmt::print("  kernel {} on {}{}\n", kernel.op, kernel.device,
-               typed ? ": " + constraints_text(kernel.constraints) : ""); // a torch kernel has no type constraints
+               untyped.count(kernel.op) != 0 ? "" : ": " + constraints_text(kernel.constraints));
   }
   for (const std::string& difference : target.differences) {
     fmt::print("  MISMATCH {}\n", difference);
@@ -195,7 +199,8 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
              "opkit test LIBRARY...: --python, --update, --lib and --build-dir are for a project's libraries");
       }
       std::vector<std::filesystem::path> paths(prebuilt.begin(), prebuilt.end());
-      std::string framework = versions.chosen().empty() ? "tensorflow" : versions.chosen();
+      std::string framework = versions.chosen();
+      framework = framework.empty() ? "tensorflow" : framework;
       probe::TestReport report = probe::test_libraries(paths, versions.for_framework(framework), framework);
       print_test_report(report, global.json);
       exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);

@@ -106,8 +106,8 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
 {
   yaml::expect_keys(root,
                     {"framework", "short_name", "label", "symbol_namespaces", "probe", "display_name",
-                     "default_targets", "init_template", "wheel_init", "process_libraries", "dtypes", "kernels", "sdk",
-                     "common", "pch", "cuda", "versions"},
+                     "default_targets", "init_template", "wheel_init", "python_module_library", "process_libraries",
+                     "dtypes", "kernels", "sdk", "common", "pch", "cuda", "versions"},
                     name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
@@ -152,6 +152,7 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   table.m_default_targets = yaml::get_string_list(root, "default_targets", name);
   table.m_init_template = yaml::get_string_or(root, "init_template", name, "tensorflow-op");
   table.m_wheel_init = yaml::get_string_or(root, "wheel_init", name, "__init__.py");
+  table.m_python_module_library = yaml::get_string_or(root, "python_module_library", name, "");
   if (YAML::Node kernels = root["kernels"]) {
     yaml::expect_keys(kernels, {"keys", "gpu"}, name);
     table.m_kernel_keys = yaml::get_string_list(kernels, "keys", name);

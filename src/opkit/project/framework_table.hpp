@@ -116,6 +116,9 @@ public:
   const std::string& label() const { return m_label; }
   // How people write its name ("TensorFlow", "PyTorch"), for messages.
   const std::string& display_name() const { return m_display_name; }
+  // The library of the framework's Python module that holds what an op cannot
+  // link ("_pywrap_tensorflow_internal.so", "libtorch_python.so"), for findings.
+  const std::string& python_module_library() const { return m_python_module_library; }
   // `opkit package wheel`'s package __init__.py (templates/wheel/<file>).
   const std::string& wheel_init() const { return m_wheel_init; }
   // The template `opkit init` names for a tree of this framework's ops ("tensorflow-op", "torch-op").
@@ -177,6 +180,7 @@ private:
   std::vector<std::string> m_default_targets;
   std::string m_init_template;
   std::string m_wheel_init;
+  std::string m_python_module_library;
   SdkLayout m_sdk_layout;
   std::vector<std::pair<Version, FrameworkFlags>> m_ranges; // sorted by `since`
   std::vector<std::string> m_dtypes;
