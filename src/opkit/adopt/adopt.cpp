@@ -55,10 +55,6 @@ add_torch_kernels(project::OpSpec& op, const std::vector<const FoundKernel*>& ke
 void
 add_kernels(project::OpSpec& op, const std::vector<const FoundKernel*>& kernels, std::vector<std::string>& report)
 {
-  if (op.name.find("::") != std::string::npos) {
-    add_torch_kernels(op, kernels, report);
-    return;
-  }
   for (const char* device : {"CPU", "GPU"}) {
     std::vector<std::pair<std::string, std::set<std::string>>> union_of;
     std::vector<const FoundKernel*> registrations;
@@ -271,7 +267,11 @@ struct Planner
             "found: op {} ({}; {}, {}, {})", op.op.name, op.place.str(), plural(op.op.inputs.size(), "input"),
             plural(op.op.outputs.size(), "output"), plural(op.op.attrs.size(), "attr")));
         }
-        add_kernels(library.ops.back(), kernels, adoption.report);
+        if (adoption.framework == "torch") {
+          add_torch_kernels(library.ops.back(), kernels, adoption.report);
+        } else {
+          add_kernels(library.ops.back(), kernels, adoption.report);
+        }
         if (library.ops.back().kernels.empty()) {
           adoption.report.push_back(fmt::format("note: op {} has no kernel in the tree", op.op.name));
         }

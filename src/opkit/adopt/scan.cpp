@@ -171,17 +171,12 @@ private:
         problem(at_line, fmt::format("{}.{}() without a string literal first: skipped", ns, method));
         continue;
       }
-      if (method == "impl" || !impl) {
-        if (method == "impl") {
-          std::string op = ns + "::" + text->substr(0, text->find('('));
-          m_scan.kernels.push_back({op,
-                                    key.empty() ? "CompositeImplicitAutograd" : key,
-                                    {},
-                                    gpu_file || m_code[i].gpu,
-                                    {m_scan.file, at_line}});
-        } else {
-          torch_def(ns, *text, call->size() > 1, at_line);
-        }
+      if (method == "impl") { // without a key (in TORCH_LIBRARY): the catch-all kernel
+        std::string op = ns + "::" + text->substr(0, text->find('('));
+        m_scan.kernels.push_back(
+          {op, key.empty() ? "CompositeImplicitAutograd" : key, {}, gpu_file || m_code[i].gpu, {m_scan.file, at_line}});
+      } else if (!impl) { // a def belongs to TORCH_LIBRARY (or _FRAGMENT) blocks only
+        torch_def(ns, *text, call->size() > 1, at_line);
       }
       i = call_close;
     }

@@ -41,7 +41,7 @@ struct FrameworkVersion
 };
 
 // Adds --tf (with `tf_help`) and --<short name> for every other framework
-// ("The target's PyTorch version or SDK id (torch-2.8.0-cuda), <what>"), each
+// ("The target's PyTorch version (e.g. 2.5, 2.8) or SDK id, <what>"), each
 // excluding the others.
 void
 add_framework_version(CLI::App* cmd, FrameworkVersion& version, const std::string& tf_help, const std::string& what);

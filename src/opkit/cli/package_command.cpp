@@ -1,7 +1,7 @@
 #include "opkit/cli/autobuild.hpp"
 #include "opkit/cli/commands.hpp"
-#include "opkit/project/framework_table.hpp"
 #include "opkit/cli/framework_options.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/build/outdated.hpp"
 #include "opkit/check/checker.hpp"
 #include "opkit/package/easyrec.hpp"
@@ -31,8 +31,8 @@ print_notes(const std::vector<std::string>& notes)
   }
 }
 
-// --tf, -o and --build-dir: the options of the packages that gather the
-// libraries of several TF versions.
+// --tf (--torch), -o and --build-dir: the options of the packages that gather
+// the libraries of several framework versions.
 struct GatherFlags
 {
   FrameworkVersions versions;

@@ -79,9 +79,9 @@ package_members(const project::Manifest& manifest, const std::vector<BuiltLibrar
     {pkg + "/__init__.py", {}, render_init(manifest, built), false},
     {pkg + "/" + pkg + "_ops.py", wrapper, {}, false},
   };
+  const std::string& prefix = project::FrameworkTable::get(manifest.framework).short_name(); // tf-2.10.1/
   for (const BuiltLibrary& lib : built) {
-    std::string folder = project::FrameworkTable::get(manifest.framework).short_name() + "-" + lib.version();
-    std::string path = pkg + "/" + folder + "/" + lib.path.filename().string();
+    std::string path = pkg + "/" + prefix + "-" + lib.version() + "/" + lib.path.filename().string();
     members.push_back({path, lib.path, {}, true});
     libraries.emplace_back(path, lib.facts);
     result.libraries.push_back(path);
@@ -126,16 +126,15 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
   for (const BuiltLibrary& library : built) {
     built_versions.push_back(library.version());
   }
-  members.push_back(
-    {dist_info + "/METADATA",
-     {},
-     fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: The {} {} op, "
-                 "built by opkit for {} {}\n{}",
-                 manifest.name, manifest.version, manifest.primary_op().name,
-                 project::FrameworkTable::get(manifest.framework).display_name(),
-                 project::FrameworkTable::get(manifest.framework).display_name(), join(built_versions, ", "),
-                 result.requirement.empty() ? "" : "Requires-Dist: " + result.requirement + "\n"),
-     false});
+  const std::string& framework = project::FrameworkTable::get(manifest.framework).display_name();
+  members.push_back({dist_info + "/METADATA",
+                     {},
+                     fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: The {} {} op, "
+                                 "built by opkit for {} {}\n{}",
+                                 manifest.name, manifest.version, manifest.primary_op().name, framework, framework,
+                                 join(built_versions, ", "),
+                                 result.requirement.empty() ? "" : "Requires-Dist: " + result.requirement + "\n"),
+                     false});
   // Root-Is-Purelib false: the libraries are platform code, so pip installs into platlib.
   members.push_back(
     {dist_info + "/WHEEL",

@@ -30,15 +30,17 @@ contains(const std::vector<std::string>& list, const std::string& value)
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
-// A dtype as TensorFlow's registry reads it ("float32" is float); any other
-// spelling is Error(usage) at `where`.
+// A dtype as the framework's table reads it (TensorFlow's registry: "float32"
+// is float; torch: "float" is float32); any other spelling is Error(usage) at
+// `where`, calling it an unknown `kind`.
 std::string
-dtype_named(const std::string& spelling, const YAML::Node& where, const std::string& name)
+dtype_named(const std::string& spelling, const YAML::Node& where, const std::string& name,
+            const FrameworkTable& table = FrameworkTable::tensorflow(), const char* kind = "dtype")
 {
-  std::string dtype = canonical_dtype(spelling);
+  std::string dtype = table.canonical_dtype(spelling);
   if (dtype.empty()) {
-    std::optional<std::string> meant = nearest(spelling, known_dtypes());
-    fail(ExitCode::usage, "{}: unknown dtype '{}'{}", yaml::where(name, where), spelling,
+    std::optional<std::string> meant = nearest(spelling, table.dtypes());
+    fail(ExitCode::usage, "{}: unknown {} '{}'{}", yaml::where(name, where), kind, spelling,
          meant ? " (did you mean " + *meant + "?)" : std::string());
   }
   return dtype;
@@ -158,8 +160,6 @@ file_value(const std::string& arg, const std::string& type, const YAML::Node& no
   return {arg, type, "", project_file(node, name), yaml::where(name, node["file"])};
 }
 
-// An input: {dtype: string, value: [...]}, {dtype: string, file: path}, or the
-// value alone when the op's input has a fixed dtype.
 // A torch tensor argument: the value alone (torch.tensor infers its dtype, as
 // in Python) or {dtype: int32, value: ...}, dtype by torch's names.
 TestVector::Value
@@ -172,20 +172,14 @@ parse_torch_tensor(const OpArg& arg, const YAML::Node& node, const std::string& 
   if (!node["value"].IsDefined()) {
     fail(ExitCode::usage, "{}: input '{}' needs value: (and may give dtype:)", yaml::where(name, node), arg.name);
   }
-  std::string dtype;
-  if (node["dtype"].IsDefined()) {
-    const FrameworkTable& torch = FrameworkTable::get("torch");
-    std::string spelling = yaml::get_string(node, "dtype", name);
-    dtype = torch.canonical_dtype(spelling);
-    if (dtype.empty()) {
-      std::optional<std::string> meant = nearest(spelling, torch.dtypes());
-      fail(ExitCode::usage, "{}: unknown torch dtype '{}'{}", yaml::where(name, node["dtype"]), spelling,
-           meant ? " (did you mean " + *meant + "?)" : std::string());
-    }
-  }
+  std::string dtype = node["dtype"].IsDefined() ? dtype_named(yaml::get_string(node, "dtype", name), node["dtype"],
+                                                              name, FrameworkTable::get("torch"), "torch dtype")
+                                                : "";
   return {arg.name, dtype, yaml::to_json_text(node["value"]), "", yaml::where(name, node["value"])};
 }
 
+// An input: {dtype: string, value: [...]}, {dtype: string, file: path}, or the
+// value alone when the op's input has a fixed dtype (torch: parse_torch_tensor).
 TestVector::Value
 parse_input_value(const OpArg& arg, const YAML::Node& node, const std::string& name)
 {
