@@ -15,7 +15,7 @@ layers = {
     "sdk": 3,
     "adopt": 4, "check": 4,
     "cpu": 5,
-    "build": 6,
+    "builder": 6,
     "package": 7, "probe": 7,
     "cli": 8,
 }

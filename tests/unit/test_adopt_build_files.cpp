@@ -1,6 +1,7 @@
 #include "opkit/adopt/adopt.hpp"
 #include "opkit/adopt/build_files.hpp"
 #include "opkit/adopt/call_reader.hpp"
+#include "opkit/util/error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -258,7 +259,7 @@ TEST(AdoptBuildFiles, CallReaderEvaluatesWhatItCanAndStaysBounded)
   adopt::ReadCalls read =
     adopt::read_calls("A = ['x'] + ['y']\nf(A + ['z'], k='a' \"b\", n=1, *rest)\nf([i for i in A])\n"
                       "f({'a': 1})\nf(\"\"\"multi\nline\"\"\")\n",
-                      {"f"});
+                      {"f"}, "BUILD");
   ASSERT_EQ(read.calls.size(), 4u);
   const adopt::CallValue& first = read.calls[0];
   ASSERT_EQ(first.items.size(), 1u);
@@ -273,9 +274,47 @@ TEST(AdoptBuildFiles, CallReaderEvaluatesWhatItCanAndStaysBounded)
   EXPECT_EQ(read.calls[3].line, 5);
 
   std::string deep = "f(" + std::string(200000, '(') + std::string(200000, ')') + ")\nf('after')\n";
-  read = adopt::read_calls(deep, {"f"});
+  read = adopt::read_calls(deep, {"f"}, "BUILD");
   ASSERT_EQ(read.calls.size(), 2u);
   EXPECT_EQ(read.calls[1].items.at(0).text, "after");
+}
+
+TEST(AdoptBuildFiles, AListDoubledAgainAndAgainIsOneErrorNamingItsLine)
+{
+  std::string build = "A = ['a.cc']\n";
+  for (int i = 0; i < 200; ++i) {
+    build += "A = A + A\n";
+  }
+  build += "cc_binary(name = 'x.so', srcs = A, linkshared = 1)\n";
+  try {
+    read({{"BUILD", build}}, {"a.cc"});
+    FAIL() << "a list of 2^200 items was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    // Each doubling copies the list twice and joins the copies (4 x 2^n values
+    // made): past 200 000 at the 16th, on line 17, where the error points.
+    EXPECT_EQ(std::string(e.what()).rfind("BUILD:17: the lists here expand to more than 200000 values", 0), 0U)
+      << e.what();
+  }
+  std::string nested = "B = ['a.cc', 'a.cc', 'a.cc', 'a.cc']\n";
+  for (int i = 0; i < 40; ++i) { // growth by nesting, not by `+`
+    nested += "B = [B, B, B, B]\n";
+  }
+  EXPECT_THROW(adopt::read_calls(nested, {"f"}, "setup.py"), Error);
+}
+
+TEST(AdoptBuildFiles, ALibraryOfTooManySourcesIsOneError)
+{
+  Strings files;
+  for (int i = 0; i < 10001; ++i) {
+    files.push_back("ops/f" + std::to_string(100000 + i) + ".cc");
+  }
+  try {
+    read({{"ops/BUILD", "cc_binary(name = 'x.so', linkshared = 1,\n  srcs = glob(['**/*.cc']))\n"}}, files);
+    FAIL() << "a library of 10001 sources was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("ops/BUILD:2: a library of more than 10000 sources", 0), 0U) << e.what();
+  }
 }
 
 TEST(AdoptBuildFiles, GlobsAndExpansionsStopAtTheirBudget)

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 using opkit::IniEntry;
 using opkit::IniFile;
 using opkit::parse_ini;
@@ -120,4 +122,18 @@ TEST(UtilIniFile, RefusesWhatPythonRefuses)
   EXPECT_EQ(refusal("[a]\n[b]\n# c\n[a]\n"), "pip.conf:4: section [a] appears twice");
   EXPECT_EQ(refusal("[DEFAULT]\na = 1\n[DEFAULT]\nb = 1\n"), "");
   EXPECT_EQ(refusal("[global]\n  a = 1\n  b = 2\n  garbage\n"), "pip.conf:4: expected 'name = value' or '[section]'");
+}
+
+TEST(UtilIniFile, ManyOptionsAreReadInLinearTime)
+{
+  std::string text = "[global]\n";
+  for (int i = 0; i < 100000; ++i) {
+    text += "key" + std::to_string(i) + " = value" + std::to_string(i) + "\n";
+  }
+  text += "index-url = https://mirror.example/simple\n";
+  IniFile ini = parse_ini(text, "pip.conf"); // quadratic, this took 46 s (integration.bad_input_round4 times it)
+  std::vector<IniEntry> items = ini.items(ini.sections.at(0));
+  ASSERT_EQ(items.size(), 100001U);
+  EXPECT_EQ(items.back().value, "https://mirror.example/simple");
+  EXPECT_EQ(refusal(text + "key7 = again\n"), "pip.conf:100003: 'key7' appears twice in [global]");
 }

@@ -2,6 +2,7 @@
 
 #include "opkit/adopt/call_reader.hpp"
 #include "opkit/project/adopt_rules.hpp"
+#include "opkit/util/error.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
@@ -81,7 +82,7 @@ public:
     for (const auto& rule : rules.bazel_shared) {
       names.insert(rule.rule);
     }
-    m_reads.push_back(read_calls(file.text, names));
+    m_reads.push_back(read_calls(file.text, names, file.path));
     std::string package = parent_of(file.path);
     m_packages.insert(package);
     for (const CallValue& call : m_reads.back().calls) {
@@ -176,6 +177,7 @@ private:
         bool skip = !in_package(target.package, file)
                     || std::any_of(excluded.begin(), excluded.end(), [&](auto& e) { return glob_match(e, relative); });
         if (!skip && std::find(into.begin(), into.end(), file) == into.end()) {
+          require_room(into, {target.place.file, pattern.line});
           into.push_back(file);
         }
       }
@@ -259,7 +261,7 @@ read_setup_py(const TreeText& file, const std::vector<std::string>& tree_files, 
 {
   const project::BuildFileRules& rules = project::build_file_rules();
   std::string folder = parent_of(file.path);
-  ReadCalls read = read_calls(file.text, {rules.setup_extensions.begin(), rules.setup_extensions.end()});
+  ReadCalls read = read_calls(file.text, {rules.setup_extensions.begin(), rules.setup_extensions.end()}, file.path);
   for (const CallValue& call : read.calls) {
     const CallValue* name = call.items.empty() ? call.keyword("name") : &call.items[0];
     const CallValue* sources = call.keyword("sources");
@@ -296,7 +298,7 @@ read_loaders(const TreeText& file, BuildDescription& into)
     return;
   }
   std::set<std::string> seen;
-  for (const CallValue& call : read_calls(file.text, {loaders.begin(), loaders.end()}).calls) {
+  for (const CallValue& call : read_calls(file.text, {loaders.begin(), loaders.end()}, file.path).calls) {
     std::vector<const CallValue*> strings;
     strings_of(call, strings);
     for (const CallValue* string : strings) {
@@ -410,6 +412,19 @@ glob_files(const std::string& folder, const std::string& pattern, const std::vec
   return found;
 }
 
+void
+require_room(const std::vector<std::string>& list, const Place& place)
+{
+  size_t max = project::build_file_rules().max_sources;
+  if (list.size() >= max) {
+    throw Error(ExitCode::usage,
+                fmt::format("{}: a library of more than {} sources: opkit init reads no more (is a glob matching the "
+                            "whole tree?)",
+                            place.str(), max),
+                "narrow the build file's sources, or write opkit.yaml by hand");
+  }
+}
+
 bool
 add_source(std::vector<std::string>& list, const std::string& folder, const std::string& written,
            const std::vector<std::string>& tree_files, const Place& place, std::vector<std::string>& notes)
@@ -422,6 +437,7 @@ add_source(std::vector<std::string>& list, const std::string& folder, const std:
     return false;
   }
   if (std::find(list.begin(), list.end(), path) == list.end()) {
+    require_room(list, place);
     list.push_back(path);
   }
   return true;

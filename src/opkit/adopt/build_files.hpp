@@ -82,7 +82,11 @@ glob_files(const std::string& folder, const std::string& pattern, const std::vec
            Budget& budget);
 
 // Adds `written` (relative to `folder`) to `list` when it is a file of the
-// tree; otherwise a note naming `place`. False when it is not.
+// tree; otherwise a note naming `place`. False when it is not. A list
+// already holding the most sources a library may have
+// (configs/adopt/build_files.yaml's max_sources) is Error(usage) naming `place`.
+void
+require_room(const std::vector<std::string>& list, const Place& place);
 bool
 add_source(std::vector<std::string>& list, const std::string& folder, const std::string& written,
            const std::vector<std::string>& tree_files, const Place& place, std::vector<std::string>& notes);

@@ -1,6 +1,10 @@
 #include "opkit/adopt/call_reader.hpp"
 
+#include "opkit/project/adopt_rules.hpp"
+#include "opkit/util/error.hpp"
 #include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
 
 #include <cctype>
 #include <map>
@@ -132,12 +136,35 @@ tokenize(std::string_view text)
   return tokens;
 }
 
+// The values in `value`, counting at most to `cap`.
+size_t
+weight(const CallValue& value, size_t cap)
+{
+  size_t total = 1;
+  for (const CallValue& item : value.items) {
+    if (total >= cap) {
+      return total;
+    }
+    total += weight(item, cap - total);
+  }
+  for (const auto& keyword : value.keywords) {
+    if (total >= cap) {
+      return total;
+    }
+    total += weight(keyword.second, cap - total);
+  }
+  return total;
+}
+
 class Parser
 {
 public:
-  Parser(std::vector<CallToken> tokens, const std::set<std::string>& names)
+  Parser(std::vector<CallToken> tokens, const std::set<std::string>& names, const std::string& file, size_t max_values)
     : m_tokens(std::move(tokens))
     , m_names(names)
+    , m_file(file)
+    , m_left(max_values)
+    , m_max(max_values)
   {
   }
 
@@ -169,6 +196,24 @@ private:
   size_t m_at = 0;
   std::map<std::string, CallValue> m_variables;
   ReadCalls m_result;
+  const std::string& m_file;
+  // Values this file may still copy: each use of a variable copies its value,
+  // each `+` of lists its items (what the text itself holds is bounded by its size).
+  size_t m_left;
+  size_t m_max;
+
+  // Counts `n` values made at `line`; past the budget, the one error naming it.
+  void spend(size_t n, int line)
+  {
+    if (n > m_left) {
+      throw Error(ExitCode::usage,
+                  fmt::format("{}:{}: the lists here expand to more than {} values (a list doubled again and "
+                              "again?): opkit init reads no further",
+                              m_file, line, m_max),
+                  "simplify the build file, or write opkit.yaml by hand");
+    }
+    m_left -= n;
+  }
 
   const CallToken& peek(size_t ahead = 0) const { return m_tokens[std::min(m_at + ahead, m_tokens.size() - 1)]; }
   const CallToken& next()
@@ -219,10 +264,12 @@ private:
     CallValue value = term(depth);
     while (!at_terminator()) {
       if (is(0, "+")) {
+        int plus_line = peek().line;
         ++m_at;
         CallValue right = term(depth);
         auto listish = [](const CallValue& v) { return v.kind == ValueKind::list || v.kind == ValueKind::call; };
         if (listish(value) && listish(right)) { // a call (glob, select) is an item the reader evaluates or notes
+          spend(weight(value, m_left + 1) + weight(right, m_left + 1), plus_line);
           CallValue sum;
           sum.kind = ValueKind::list;
           sum.line = value.line;
@@ -337,6 +384,7 @@ private:
       }
       auto found = m_variables.find(name);
       if (found != m_variables.end()) {
+        spend(weight(found->second, m_left + 1), line); // a copy of the whole value
         return found->second;
       }
       CallValue value;
@@ -378,9 +426,9 @@ CallValue::callee() const
 }
 
 ReadCalls
-read_calls(std::string_view text, const std::set<std::string>& names)
+read_calls(std::string_view text, const std::set<std::string>& names, const std::string& file)
 {
-  return Parser(tokenize(text), names).run();
+  return Parser(tokenize(text), names, file, project::build_file_rules().max_values).run();
 }
 
 } // namespace opkit::adopt

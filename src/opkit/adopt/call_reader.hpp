@@ -44,9 +44,11 @@ struct ReadCalls
 // lists and calls (one list: the lists' items, each call an item, as
 // `[...] + glob([...])`), names a top-level statement assigned before
 // (`SRCS = [...]`), nested calls. Anything else (a comprehension, `%`, a
-// dict, ...) is `unknown`. Never throws, runs no code, and is bounded for hostile input:
-// nesting deeper than 64 is `unknown`.
+// dict, ...) is `unknown`. Runs no code, and is bounded for hostile input:
+// nesting deeper than 64 is `unknown`; lists and variables that expand to
+// more values than configs/adopt/build_files.yaml's max_values (a list
+// doubled again and again) are Error(usage) "<file>:<line>: ...".
 ReadCalls
-read_calls(std::string_view text, const std::set<std::string>& names);
+read_calls(std::string_view text, const std::set<std::string>& names, const std::string& file);
 
 } // namespace opkit::adopt

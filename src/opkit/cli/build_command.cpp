@@ -1,7 +1,7 @@
-#include "opkit/build/builder.hpp"
-#include "opkit/build/noop_record.hpp"
-#include "opkit/build/popart.hpp"
-#include "opkit/build/report_json.hpp"
+#include "opkit/builder/builder.hpp"
+#include "opkit/builder/noop_record.hpp"
+#include "opkit/builder/popart.hpp"
+#include "opkit/builder/report_json.hpp"
 #include "opkit/project/template_spec.hpp"
 #include "opkit/cli/autobuild.hpp"
 #include "opkit/cli/commands.hpp"
@@ -24,12 +24,12 @@ namespace {
 // A target's lines; the check's report on a library that will not load
 // follows them (print_target).
 std::string
-target_text(const build::TargetResult& target)
+target_text(const builder::TargetResult& target)
 {
   std::string out;
   auto line = std::back_inserter(out);
   std::string name = target.dir.filename().string();
-  std::string status = build::target_status(target, false);
+  std::string status = builder::target_status(target, false);
   if (status == "built") {
     status = fmt::format("built ({} compiled) in {:.1f} s", target.compiled, target.seconds);
   }
@@ -37,12 +37,12 @@ target_text(const build::TargetResult& target)
   bool one = target.libraries.size() == 1 && target.skipped.empty();
   bool failed = !target.ok && target.loads();
   std::string where = target.nothing_to_build ? "nothing to build: no library is for TensorFlow " + target.version
-                      : failed                ? "full log: " + build::shown_path(target.log_file)
+                      : failed                ? "full log: " + builder::shown_path(target.log_file)
                       : one                   ? target.libraries.front().library.string()
                                               : target.dir.string();
   fmt::format_to(line, "{:<13} {:<20} {}\n", name, status, where);
   for (size_t i = 0; !one && !failed && i < target.libraries.size(); ++i) {
-    const build::LibraryResult& library = target.libraries[i];
+    const builder::LibraryResult& library = target.libraries[i];
     bool loads = !library.check || library.check->loads;
     fmt::format_to(line, "{:<13}   {:<18} {}{}\n", "", library.name, library.library.filename().string(),
                    loads ? "" : ": WILL NOT LOAD");
@@ -63,11 +63,11 @@ target_text(const build::TargetResult& target)
 
 // Prints the target's lines, and returns them.
 std::string
-print_target(const build::TargetResult& target)
+print_target(const builder::TargetResult& target)
 {
   std::string text = target_text(target);
   fmt::print("{}", text);
-  for (const build::LibraryResult& library : target.libraries) {
+  for (const builder::LibraryResult& library : target.libraries) {
     if (library.check && !library.check->loads) {
       print_check_report(*library.check, stdout);
     }
@@ -77,17 +77,17 @@ print_target(const build::TargetResult& target)
 
 // A no-op to keep (build/noop_record): every target ran nothing, and all is well.
 bool
-keepable(const build::BuildReport& report)
+keepable(const builder::BuildReport& report)
 {
   return !report.dry_run && report.ok()
-         && std::all_of(report.targets.begin(), report.targets.end(), [](const build::TargetResult& target) {
+         && std::all_of(report.targets.begin(), report.targets.end(), [](const builder::TargetResult& target) {
               return target.loads() && (target.up_to_date || target.nothing_to_build);
             });
 }
 
 // --dry-run: each target's steps, as ninja would run them from the build folder.
 void
-print_planned(const build::TargetResult& target)
+print_planned(const builder::TargetResult& target)
 {
   if (target.nothing_to_build) {
     fmt::print("{:<13} would skip: no library is for TensorFlow {}\n", target.dir.filename().string(), target.version);
@@ -98,12 +98,12 @@ print_planned(const build::TargetResult& target)
   }
   auto count = [&](const char* kind) {
     return std::count_if(target.steps.begin(), target.steps.end(),
-                         [&](const build::PlannedStep& step) { return step.kind == kind; });
+                         [&](const builder::PlannedStep& step) { return step.kind == kind; });
   };
   fmt::print("{:<13} would run {} compile{} and {} link{} from {}/ (ninja runs only what is out of date)\n",
              target.dir.filename().string(), count("compile"), count("compile") == 1 ? "" : "s", count("link"),
-             count("link") == 1 ? "" : "s", build::shown_path(target.dir.parent_path()));
-  for (const build::PlannedStep& step : target.steps) {
+             count("link") == 1 ? "" : "s", builder::shown_path(target.dir.parent_path()));
+  for (const builder::PlannedStep& step : target.steps) {
     fmt::print("  {}\n", step.command);
   }
   for (const std::string& skipped : target.skipped) {
@@ -117,7 +117,7 @@ void
 add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 {
   static FrameworkVersions versions;
-  static build::BuildOptions options;
+  static builder::BuildOptions options;
   static int abi = -1;
   static int standard = -1;
   static std::string build_dir;
@@ -164,11 +164,11 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_option("--popart-sdk", popart_sdk, "popart-op projects: the PopART SDK (default: $POPART_SDK)");
   cmd->callback([&exit_code, &global] {
     // The same call as a kept no-op, with nothing changed: its output, at once.
-    std::optional<build::NoopCall> noop;
+    std::optional<builder::NoopCall> noop;
     if (!options.dry_run && abi < 0 && standard < 0) {
-      noop = build::noop_call(build_dir);
+      noop = builder::noop_call(build_dir);
     }
-    if (std::optional<build::NoopOutput> kept = noop ? build::replay_noop(*noop) : std::nullopt) {
+    if (std::optional<builder::NoopOutput> kept = noop ? builder::replay_noop(*noop) : std::nullopt) {
       for (const std::string& note : kept->notes) {
         log_line(Verbosity::normal, "", note);
       }
@@ -180,17 +180,17 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     project::TemplateSpec spec = project::load_template_spec(manifest.template_name);
     if (spec.kind == project::TemplateKind::python) {
       if (global.json) { // no targets: nothing to compile
-        build::BuildReport none;
+        builder::BuildReport none;
         none.dry_run = options.dry_run;
-        fmt::print("{}\n", json_text(build::to_json(none), 2));
+        fmt::print("{}\n", json_text(builder::to_json(none), 2));
       } else {
         fmt::print("nothing to compile: a {} project is Python; `opkit test` runs it\n", manifest.template_name);
       }
       return;
     }
     if (spec.kind == project::TemplateKind::popart) {
-      build::PopartBuildResult result =
-        build::build_popart(manifest, build::find_popart_sdk(popart_sdk), options.jobs > 0 ? options.jobs : 2);
+      builder::PopartBuildResult result =
+        builder::build_popart(manifest, builder::find_popart_sdk(popart_sdk), options.jobs > 0 ? options.jobs : 2);
       fmt::print("{}: {}\n", manifest.name, result.ok ? "built with the PopART SDK" : "FAILED");
       if (!result.ok) {
         fmt::print(stderr, "{}\n", tail_lines(result.log, 30));
@@ -215,13 +215,13 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       options.overrides.cxx_standard = standard;
       log_warning("building with -std=c++{} instead of each SDK's own standard", standard);
     }
-    build::BuildReport report = build_on_console(manifest, options);
-    build::NoopOutput printed;
+    builder::BuildReport report = build_on_console(manifest, options);
+    builder::NoopOutput printed;
     if (global.json) {
-      printed.printed = json_text(build::to_json(report), 2) + "\n";
+      printed.printed = json_text(builder::to_json(report), 2) + "\n";
       fmt::print("{}", printed.printed);
     } else {
-      for (const build::TargetResult& target : report.targets) {
+      for (const builder::TargetResult& target : report.targets) {
         if (report.dry_run) {
           print_planned(target);
         } else {
@@ -232,12 +232,12 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
     if (noop && keepable(report)) {
       std::vector<std::filesystem::path> target_dirs;
-      for (const build::TargetResult& target : report.targets) {
+      for (const builder::TargetResult& target : report.targets) {
         target_dirs.push_back(target.dir);
       }
       printed.notes = notes.lines();
-      build::record_noop(*noop, project::build_root(manifest.root, build_dir), manifest.root, report.watched,
-                         target_dirs, printed);
+      builder::record_noop(*noop, project::build_root(manifest.root, build_dir), manifest.root, report.watched,
+                           target_dirs, printed);
     }
   });
 }

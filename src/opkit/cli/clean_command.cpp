@@ -1,7 +1,7 @@
 // `opkit clean [--all]`: the project's build folder, and with --all what opkit
-// keeps for the project elsewhere (build/clean.hpp).
-#include "opkit/build/clean.hpp"
-#include "opkit/build/console.hpp"
+// keeps for the project elsewhere (builder/clean.hpp).
+#include "opkit/builder/clean.hpp"
+#include "opkit/builder/console.hpp"
 #include "opkit/cli/autobuild.hpp"
 #include "opkit/cli/commands.hpp"
 #include "opkit/project/manifest.hpp"
@@ -29,8 +29,8 @@ add_clean_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
     if (!root) {
       project::load_manifest("."); // its error: no opkit.yaml here or above
     }
-    build::CleanReport report = build::clean_build_folder(*root, build_dir, all, !no_wait);
-    std::string shown = build::shown_path(report.build_root) + "/";
+    builder::CleanReport report = builder::clean_build_folder(*root, build_dir, all, !no_wait);
+    std::string shown = builder::shown_path(report.build_root) + "/";
     if (report.existed) {
       fmt::print("removed {} ({})\n", shown, progress::format_mb(static_cast<double>(report.bytes)));
     } else {

@@ -85,8 +85,9 @@ runtime_names();
 std::vector<std::string>
 cpu_baseline_names();
 
-// Splits "1.12,2.10.1" (and repeated --tf flags) into specs.
+// Splits "1.12,2.10.1" (and repeated --tf flags) into specs; `flag` ("tf",
+// "torch") names the option in errors.
 std::vector<std::string>
-split_versions(const std::vector<std::string>& values);
+split_versions(const std::vector<std::string>& values, const std::string& flag = "tf");
 
 } // namespace opkit::cli

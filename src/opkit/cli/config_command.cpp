@@ -7,6 +7,7 @@
 #include "opkit/util/error.hpp"
 #include "opkit/util/http.hpp"
 #include "opkit/util/json.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
 
@@ -23,6 +24,13 @@ std::string
 shown(const settings::Value& value)
 {
   return show_secrets ? value.value : mask_secrets(value.value);
+}
+
+// In the table: escaped (a value read from a file may hold any byte) and clipped to a readable cell.
+std::string
+cell(const settings::Value& value)
+{
+  return escape_clipped(shown(value), 400);
 }
 
 // The value the command that reads a setting uses: index_url left unset by
@@ -79,11 +87,11 @@ run_config_list(const GlobalOptions& global)
   size_t value_width = 5;
   for (const settings::Value& value : values) {
     key_width = std::max(key_width, value.key.size());
-    value_width = std::max(value_width, value.is_set() ? shown(value).size() : 1);
+    value_width = std::max(value_width, value.is_set() ? cell(value).size() : 1);
   }
   fmt::print("{:<{}}  {:<{}}  {}\n", "KEY", key_width, "VALUE", value_width, "ORIGIN");
   for (const settings::Value& value : values) {
-    fmt::print("{:<{}}  {:<{}}  {}\n", value.key, key_width, value.is_set() ? shown(value) : "-", value_width,
+    fmt::print("{:<{}}  {:<{}}  {}\n", value.key, key_width, value.is_set() ? cell(value) : "-", value_width,
                value.origin());
   }
 }
@@ -117,7 +125,7 @@ add_config_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   get->callback([key, &exit_code] {
     settings::Value value = effective(settings::current().resolve(*key));
     if (value.is_set()) {
-      fmt::print("{}\n", shown(value)); // a password never goes to a terminal or a bug report
+      fmt::print("{}\n", escape_text(shown(value))); // a password never goes to a terminal or a bug report
     } else {
       fmt::print(stderr, "{}: {}\n", value.key, value.origin());
       exit_code = static_cast<int>(ExitCode::failed);

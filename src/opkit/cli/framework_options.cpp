@@ -58,7 +58,8 @@ FrameworkVersions::for_framework(const std::string& framework) const
                 fmt::format("give its versions with --{}", wanted.short_name()));
   }
   auto found = given.find(framework);
-  return found == given.end() ? std::vector<std::string>{} : split_versions(found->second);
+  return found == given.end() ? std::vector<std::string>{}
+                              : split_versions(found->second, project::FrameworkTable::get(framework).short_name());
 }
 
 void

@@ -2,7 +2,7 @@
 #include "opkit/cli/commands.hpp"
 #include "opkit/cli/framework_options.hpp"
 #include "opkit/project/framework_table.hpp"
-#include "opkit/build/outdated.hpp"
+#include "opkit/builder/outdated.hpp"
 #include "opkit/check/checker.hpp"
 #include "opkit/package/easyrec.hpp"
 #include "opkit/package/package.hpp"
@@ -62,7 +62,7 @@ prepare_libraries(const project::Manifest& manifest, const std::vector<std::stri
     build_out_of_date(manifest, specs, build_root, {}, no_build);
     return;
   }
-  for (const build::OutdatedTarget& target : build::outdated_targets(manifest, specs, build_root, {})) {
+  for (const builder::OutdatedTarget& target : builder::outdated_targets(manifest, specs, build_root, {})) {
     log_info("note: {} is out of date ({}); a run without --dry-run builds it first", target.sdk_id, target.reason);
   }
 }

@@ -4,6 +4,7 @@
 #include "opkit/cli/version.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/log.hpp"
+#include "opkit/util/secrets.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <cstdio>
@@ -41,7 +42,7 @@ parse_only_requested()
 }
 
 std::vector<std::string>
-split_versions(const std::vector<std::string>& values)
+split_versions(const std::vector<std::string>& values, const std::string& flag)
 {
   std::vector<std::string> result;
   for (const std::string& value : values) {
@@ -49,9 +50,9 @@ split_versions(const std::vector<std::string>& values)
       // `--tf ""` or `--tf 1.12,` is a mistake (an unset variable), not "the defaults".
       if (trim(part).empty()) {
         fail(ExitCode::usage,
-             "--tf '{}': an empty version (give versions such as --tf 1.12,2.10.1, or leave "
-             "--tf out for opkit.yaml's targets)",
-             value);
+             "--{} '{}': an empty version (give versions separated by commas, or leave --{} out for opkit.yaml's "
+             "targets)",
+             flag, escape_clipped(value, 100), flag);
       }
       result.push_back(trim(part));
     }
@@ -131,7 +132,8 @@ run(int argc, char** argv)
     // Paths and names in it may come from untrusted files: escaped, so the line
     // stays one printable line.
     std::string hint = e.hint().empty() ? "" : " (" + e.hint() + ")";
-    std::fprintf(stderr, "opkit: error: %s\n", escape_clipped(e.what() + hint, k_max_error_bytes).c_str());
+    std::fprintf(stderr, "opkit: error: %s\n",
+                 escape_clipped(mask_secrets(e.what() + hint), k_max_error_bytes).c_str());
     return static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
     std::fflush(stdout);
@@ -140,7 +142,8 @@ run(int argc, char** argv)
   } catch (const std::exception& e) {
     // A bug: every expected failure is an opkit::Error. Still one line, not an abort.
     std::fflush(stdout);
-    std::fprintf(stderr, "opkit: error: internal error: %s (please report it)\n", escape_text(e.what()).c_str());
+    std::fprintf(stderr, "opkit: error: internal error: %s (please report it)\n",
+                 escape_clipped(mask_secrets(e.what()), k_max_error_bytes).c_str());
     return static_cast<int>(ExitCode::system);
   }
   return exit_code;

@@ -1,5 +1,5 @@
 #include "opkit/cli/commands.hpp"
-#include "opkit/build/pch.hpp"
+#include "opkit/builder/pch.hpp"
 #include "opkit/sdk/fetch.hpp"
 #include "opkit/sdk/importer.hpp"
 #include "opkit/sdk/store.hpp"
@@ -180,7 +180,7 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   gc->add_flag("--json", global.json, "Print what was removed as JSON (schema opkit.sdk-gc/1)");
   gc->callback([&global, &exit_code] {
     sdk::GcReport report = sdk::collect_garbage(downloads);
-    build::collect_stale_pchs(report);
+    builder::collect_stale_pchs(report);
     exit_code = 0;
     if (global.json) {
       fmt::print("{}\n",

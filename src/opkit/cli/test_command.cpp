@@ -212,8 +212,12 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     if (!python && spec.kind == project::TemplateKind::compiled) {
       probe::read_lock(manifest.root); // a damaged opkit.lock stops the test before anything is built
     }
+    // Held from the build to the end of the probe: a concurrent `opkit clean`
+    // (or build) waits, and never takes a library away between the two.
+    std::unique_ptr<builder::HeldBuildFolder> held;
     if (python || spec.kind == project::TemplateKind::compiled) {
-      build_out_of_date(manifest, specs, build_dir, libraries, no_build, !no_wait);
+      held = builder::lock_build_folder(project::build_root(manifest.root, build_dir), !no_wait);
+      build_out_of_date(manifest, specs, build_dir, libraries, no_build, !no_wait, held.get());
     }
     if (python && update) {
       fail(ExitCode::usage, "opkit test --python runs test vectors; --update is for the op interfaces (opkit.lock)");

@@ -1,7 +1,7 @@
 #include "opkit/package/package.hpp"
 #include "opkit/project/framework_table.hpp"
 
-#include "opkit/build/builder.hpp"
+#include "opkit/builder/builder.hpp"
 #include "opkit/elf/elf_file.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
@@ -153,10 +153,17 @@ list_folder(const stdfs::path& folder, std::string& manifest_text)
   std::error_code ec;
   for (auto it = stdfs::recursive_directory_iterator(folder, ec); !ec && it != stdfs::recursive_directory_iterator();
        it.increment(ec)) {
-    if (!it->is_regular_file()) {
+    std::string relative = it->path().lexically_relative(folder).generic_string();
+    std::error_code type_ec;
+    if (it->is_symlink(type_ec) || (!it->is_regular_file(type_ec) && !it->is_directory(type_ec))) {
+      // As a tar.gz with such a member is refused: a package holds files, and
+      // a link would make verify hash whatever it points at.
+      fail(ExitCode::usage, "{}: member '{}': a link or a device, which no opkit package holds; refusing it", folder,
+           escape_clipped(relative, k_max_shown_path));
+    }
+    if (!it->is_regular_file(type_ec)) {
       continue;
     }
-    std::string relative = it->path().lexically_relative(folder).generic_string();
     if (relative == k_manifest_name) {
       manifest_text = fs::read_file(it->path());
     } else {
@@ -214,7 +221,7 @@ collect_built(const project::Manifest& manifest, const std::vector<std::string>&
          table.short_name(), manifest.framework);
   }
   std::vector<BuiltLibrary> built;
-  for (const build::BuiltTarget& target : build::find_built_libraries(manifest, wanted, build_root)) {
+  for (const builder::BuiltTarget& target : builder::find_built_libraries(manifest, wanted, build_root)) {
     if (target.nothing_built()) {
       log_info("{}", target.skip_line("package"));
     }

@@ -1,7 +1,7 @@
 #include "opkit/probe/probe.hpp"
 
-#include "opkit/build/builder.hpp"
-#include "opkit/build/plan.hpp"
+#include "opkit/builder/builder.hpp"
+#include "opkit/builder/plan.hpp"
 #include "opkit/check/profile.hpp"
 #include "opkit/probe/probe_runtime.hpp"
 #include "opkit/project/attr_spec.hpp"
@@ -137,19 +137,19 @@ ensure_probe(const sdk::Sdk& sdk)
   fs::write_file_if_changed(dir / "load_probe.c", require_embedded(k_probe_launcher));
   fs::write_file_if_changed(dir / "probe_report.cc", require_embedded("templates/probe/" + table.probe_reporter()));
   project::FrameworkFlags flags = table.flags_for(sdk.version);
-  build::TargetPlan plan;
-  build::CompilerCommand compiler = build::find_compiler();
+  builder::TargetPlan plan;
+  builder::CompilerCommand compiler = builder::find_compiler();
   plan.compiler = compiler.compiler;
   plan.compiler_args = compiler.args;
   plan.build_dir = dir;
   // The reporter sees the framework; the launcher only dlopen (see load_probe.c):
   // it loads the reporter, and with it the framework, RTLD_LOCAL, as the framework's Python does.
   plan.compiles.push_back(
-    {(dir / "probe_report.cc").string(), "probe_report.o", build::sdk_compile_flags(sdk, flags, {})});
+    {(dir / "probe_report.cc").string(), "probe_report.o", builder::sdk_compile_flags(sdk, flags, {})});
   plan.compiles.push_back({(dir / "load_probe.c").string(), "load_probe.o", {"-O2"}});
-  build::LinkStep reporter{"opkit_probe_report", "libopkit_probe_report.so", {"probe_report.o"}, {"-shared"}, {}, {}};
+  builder::LinkStep reporter{"opkit_probe_report", "libopkit_probe_report.so", {"probe_report.o"}, {"-shared"}, {}, {}};
   reporter.flags.insert(reporter.flags.end(), flags.link_flags.begin(), flags.link_flags.end());
-  std::vector<std::string> sdk_flags = build::sdk_link_flags(sdk, flags);
+  std::vector<std::string> sdk_flags = builder::sdk_link_flags(sdk, flags);
   reporter.flags.insert(reporter.flags.end(), sdk_flags.begin(), sdk_flags.end());
   // The rpath lets the reporter find this SDK's framework library wherever the store is.
   reporter.flags.push_back("-Wl,-rpath," + sdk.lib_dir().string());
@@ -163,10 +163,10 @@ ensure_probe(const sdk::Sdk& sdk)
                         {"-Wl,--no-as-needed", "-lm", "-ldl", "-lpthread", "-Wl,--as-needed"},
                         {},
                         {}});
-  build::TargetResult result;
+  builder::TargetResult result;
   {
     progress::Step step("building the load probe for " + sdk.id); // once per SDK: seconds
-    result = build::run_plan(plan, 2);
+    result = builder::run_plan(plan, 2);
   }
   if (!result.ok) {
     fail(ExitCode::system, "{}: cannot build the load probe:\n{}", sdk.id, tail_lines(result.log, 20));

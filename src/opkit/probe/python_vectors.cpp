@@ -1,12 +1,13 @@
 #include "opkit/probe/python_vectors.hpp"
 
-#include "opkit/build/builder.hpp"
+#include "opkit/builder/builder.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/probe/framework_venv.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/folder.hpp"
 #include "opkit/util/fs.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/process.hpp"
@@ -122,15 +123,16 @@ parse_run(const std::string& out, const project::OpSpec& op, VectorOutcome base,
 
 // Runs one op's vectors with the venv's python, from the project root.
 void
-run_op(const stdfs::path& script, const stdfs::path& dir, const project::Manifest& manifest,
+run_op(const stdfs::path& script, const fs::Folder& dir, const project::Manifest& manifest,
        const project::LibrarySpec& library, const stdfs::path& path, const project::OpSpec& op,
        const std::string& vectors_text, PythonVectorsReport& report)
 {
   std::string safe = op.name; // Vendor>Op, ns::op.overload
   std::replace(safe.begin(), safe.end(), '>', '_');
   std::replace(safe.begin(), safe.end(), ':', '_');
-  stdfs::path vectors = dir / "opkit-vectors" / (library.name + "." + safe + ".json");
-  fs::write_file_if_changed(vectors, vectors_text);
+  std::string name = library.name + "." + safe + ".json";
+  stdfs::path vectors = dir.path() / name;
+  dir.write_if_changed(name, vectors_text);
   ProcessOptions options;
   options.cwd = manifest.root;
   options.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3";
@@ -162,9 +164,9 @@ run_op(const stdfs::path& script, const stdfs::path& dir, const project::Manifes
 
 // Every built library must load where it is headed before any venv is made.
 void
-require_loadable(const std::vector<build::BuiltTarget>& built, const project::Manifest& manifest)
+require_loadable(const std::vector<builder::BuiltTarget>& built, const project::Manifest& manifest)
 {
-  for (const build::BuiltTarget& target : built) {
+  for (const builder::BuiltTarget& target : built) {
     for (const auto& [spec, path] : target.libraries) {
       check::CheckReport check = check::check_library(path, check::make_check_target(target.sdk, manifest.runtime, {}));
       if (check.loads) {
@@ -202,10 +204,10 @@ test_in_framework_versions(const project::Manifest& manifest, const std::vector<
     fail(ExitCode::usage, "no {} versions to run the vectors in: pass --{} or list them under targets.{}",
          table.display_name(), table.short_name(), manifest.framework);
   }
-  std::vector<build::BuiltTarget> built = build::find_built_libraries(manifest, wanted, build_root, libraries);
+  std::vector<builder::BuiltTarget> built = builder::find_built_libraries(manifest, wanted, build_root, libraries);
   // The vectors (and the files they name) are checked before anything runs.
   std::map<const project::OpSpec*, std::string> vectors;
-  for (const build::BuiltTarget& target : built) {
+  for (const builder::BuiltTarget& target : built) {
     if (target.nothing_built()) {
       log_info("{}", target.skip_line("run"));
     }
@@ -223,7 +225,7 @@ test_in_framework_versions(const project::Manifest& manifest, const std::vector<
   require_loadable(built, manifest);
   stdfs::path root = project::build_root(manifest.root, build_root);
   std::vector<PythonVectorsReport> reports;
-  for (const build::BuiltTarget& target : built) {
+  for (const builder::BuiltTarget& target : built) {
     if (target.nothing_built()) {
       continue; // said above: no venv to make for it
     }
@@ -240,12 +242,13 @@ test_in_framework_versions(const project::Manifest& manifest, const std::vector<
                   fmt::format("remove {} and opkit makes it again", venv));
     }
     report.python = venv / "bin" / "python";
-    stdfs::path dir = build::target_dir(root, target.sdk);
-    stdfs::path script = dir / "opkit-vectors" / table.vectors_runner();
-    fs::create_dirs(script.parent_path());
-    fs::write_file_if_changed(script, require_embedded("templates/probe/" + table.vectors_runner()));
-    fs::write_file_if_changed(script.parent_path() / "vectors_json.py",
-                              require_embedded("templates/probe/vectors_json.py")); // the runner imports it
+    // Opened without following a link: the build folder is the project's, whatever it holds.
+    fs::Folder dir = fs::Folder::open(builder::target_dir(root, target.sdk), "build outputs", false)
+                       .child("opkit-vectors", "test vectors", true);
+    stdfs::path script = dir.path() / table.vectors_runner();
+    dir.write_if_changed(table.vectors_runner(), require_embedded("templates/probe/" + table.vectors_runner()));
+    dir.write_if_changed("vectors_json.py",
+                         require_embedded("templates/probe/vectors_json.py")); // the runner imports it
     for (const auto& [library, path] : target.libraries) {
       for (const project::OpSpec& op : library->ops) {
         if (!op.tests.empty()) {

@@ -1,6 +1,6 @@
 #include "opkit/probe/tester.hpp"
 
-#include "opkit/build/builder.hpp"
+#include "opkit/builder/builder.hpp"
 #include "opkit/probe/lock.hpp"
 #include "opkit/project/attr_spec.hpp"
 #include "opkit/project/framework_table.hpp"
@@ -206,9 +206,9 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
     fail(ExitCode::usage, "no {} versions to test: pass --{} or list them under targets.{}", table.display_name(),
          table.short_name(), manifest.framework);
   }
-  std::vector<build::BuiltTarget> built = build::find_built_libraries(manifest, wanted, build_root, libraries);
+  std::vector<builder::BuiltTarget> built = builder::find_built_libraries(manifest, wanted, build_root, libraries);
   TestReport report;
-  for (const build::BuiltTarget& one : built) {
+  for (const builder::BuiltTarget& one : built) {
     if (one.nothing_built()) {
       report.skipped.push_back(one.skip_line("test"));
     }

@@ -97,6 +97,14 @@ load_build_files()
     fail(ExitCode::system, "{}: max_bytes must be positive", yaml::where(k_build_files, root["max_bytes"]));
   }
   rules.max_bytes = static_cast<size_t>(max_bytes);
+  for (auto [key, into] : {std::pair<const char*, size_t*>{"max_sources", &rules.max_sources},
+                           std::pair<const char*, size_t*>{"max_values", &rules.max_values}}) {
+    int value = yaml::get_int(root, key, k_build_files);
+    if (value <= 0) {
+      fail(ExitCode::system, "{}: {} must be positive", yaml::where(k_build_files, root[key]), key);
+    }
+    *into = static_cast<size_t>(value);
+  }
   YAML::Node bazel = root["bazel"];
   rules.bazel_files = yaml::get_string_list(bazel, "files", k_build_files);
   for (const YAML::Node& node : bazel["shared_libraries"]) {

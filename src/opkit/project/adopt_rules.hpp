@@ -50,6 +50,8 @@ struct BuildFileRules
     std::string needs;       // a keyword that must be true ("" = none)
   };
   size_t max_bytes = 0;
+  size_t max_sources = 0; // per library
+  size_t max_values = 0;  // per build file, its lists and variables expanded
   std::vector<std::string> bazel_files;
   std::vector<SharedLibraryRule> bazel_shared;
   std::vector<std::string> bazel_static;

@@ -34,8 +34,8 @@ is_version_suffix(std::string_view text)
 SettingSpec
 parse_spec(const YAML::Node& node, const std::string& name)
 {
-  yaml::expect_keys(node, {"key", "env", "type", "choices", "default", "unset", "flag", "description", "project"},
-                    name);
+  yaml::expect_keys(
+    node, {"key", "env", "type", "choices", "max", "default", "unset", "flag", "description", "project"}, name);
   SettingSpec spec;
   spec.key = yaml::get_string(node, "key", name);
   spec.env = yaml::get_string_list(node, "env", name);
@@ -44,6 +44,10 @@ parse_spec(const YAML::Node& node, const std::string& name)
     fail(ExitCode::system, "{}: setting {}: unknown type '{}'", name, spec.key, spec.type);
   }
   spec.choices = yaml::get_string_list(node, "choices", name);
+  std::string max = yaml::get_string_or(node, "max", name, "");
+  if (!max.empty() && !parse_positive_number(max, spec.max)) {
+    fail(ExitCode::system, "{}: setting {}: max '{}' is not a positive number", name, spec.key, max);
+  }
   spec.defaults = yaml::get_string_list(node, "default", name);
   spec.unset = yaml::get_string_or(node, "unset", name, "");
   spec.flag = yaml::get_string_or(node, "flag", name, "");
@@ -168,7 +172,12 @@ setting_value_problem(const SettingSpec& spec, const std::string& value)
 {
   if (spec.type == "number") {
     double number = 0;
-    return parse_positive_number(value, number) ? "" : fmt::format("must be a positive number, got '{}'", value);
+    if (!parse_positive_number(value, number)) {
+      return fmt::format("must be a positive number, got '{}'", escape_clipped(value, 60));
+    }
+    return spec.max <= 0 || number <= spec.max
+             ? ""
+             : fmt::format("must be at most {}, got '{}'", spec.max, escape_clipped(value, 60));
   }
   if (spec.type != "choice" || std::find(spec.choices.begin(), spec.choices.end(), value) != spec.choices.end()) {
     return "";

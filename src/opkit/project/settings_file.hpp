@@ -18,6 +18,7 @@ struct SettingSpec
   std::vector<std::string> env;      // the variables that set it, the first set wins ("OPKIT_PYTHON_X_Y" in a family)
   std::string type;                  // string, path, list, choice
   std::vector<std::string> choices;  // a choice's values
+  double max = 0;                    // a number's largest value (0: none)
   std::vector<std::string> defaults; // alternatives with ${VAR} / ${key}; the first whose references are all set
   std::string unset;                 // what opkit does when it has no value (no default)
   std::string flag;                  // the flag that overrides it, if any ("--index-url")

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_map>
 
 #include <pwd.h>
 #include <unistd.h>
@@ -34,11 +35,15 @@ template<typename T>
 struct OrderedMap
 {
   std::vector<std::pair<std::string, T>> items;
+  std::unordered_map<std::string, size_t> index; // key -> its place in `items` (a lookup, not a scan)
 
   T& operator[](const std::string& key)
   {
-    auto it = std::find_if(items.begin(), items.end(), [&](const auto& item) { return item.first == key; });
-    return it != items.end() ? it->second : items.emplace_back(key, T{}).second;
+    auto [it, added] = index.emplace(key, items.size());
+    if (added) {
+      items.emplace_back(key, T{});
+    }
+    return items[it->second].second;
   }
 };
 

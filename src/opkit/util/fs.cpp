@@ -2,6 +2,7 @@
 
 #include "opkit/util/error.hpp"
 #include "opkit/util/file_handle.hpp"
+#include "opkit/util/folder.hpp"
 
 #include "opkit/util/format.hpp"
 #include "opkit/util/strings.hpp"
@@ -53,16 +54,46 @@ write_all(int fd, std::string_view content, const stdfs::path& path)
 std::string
 read_file(const stdfs::path& path)
 {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
+  // O_NONBLOCK: a FIFO at the path must not block the open (it is refused below).
+  UniqueFd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
+  if (!fd.valid()) {
+    int error = errno;
+    if (error == ELOOP) {
+      fail(ExitCode::usage, "{}: a loop of symbolic links", path);
+    }
+    fail(ExitCode::system, "{}: cannot read: {}", path, std::strerror(error));
+  }
+  struct stat st
+  {};
+  if (::fstat(fd.get(), &st) != 0) {
     fail(ExitCode::system, "{}: cannot read: {}", path, std::strerror(errno));
   }
-  std::string content(static_cast<size_t>(in.tellg()), '\0');
-  in.seekg(0);
-  if (!in.read(content.data(), static_cast<std::streamsize>(content.size()))) {
-    fail(ExitCode::system, "{}: cannot read: {}", path, std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) {
+    fail(ExitCode::usage, "{}: a folder, not a file", path);
   }
-  return content;
+  if (!S_ISREG(st.st_mode)) {
+    fail(ExitCode::usage, "{}: not a regular file (a FIFO, socket or device)", path);
+  }
+  int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags >= 0) {
+    ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+  }
+  std::string content;
+  content.reserve(static_cast<size_t>(st.st_size));
+  char buffer[1 << 16];
+  for (;;) { // to the end, not to st_size: /proc's files say 0
+    ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      fail(ExitCode::system, "{}: cannot read: {}", path, std::strerror(errno));
+    }
+    if (n == 0) {
+      return content;
+    }
+    content.append(buffer, static_cast<size_t>(n));
+  }
 }
 
 namespace {
@@ -336,7 +367,11 @@ StagingDir::StagingDir(const stdfs::path& parent)
 {
   create_dirs(parent.empty() ? stdfs::path(".") : parent);
   m_path = (parent.empty() ? stdfs::path(".") : parent) / (".opkit-partial." + random_suffix());
-  create_dirs(m_path);
+  if (::mkdir(m_path.c_str(), 0755) != 0) {
+    // Named as the folder it goes into: the hidden staging name means nothing to the user.
+    fail(ExitCode::system, "{}: cannot create a folder in it: {}", parent.empty() ? stdfs::path(".") : parent,
+         std::strerror(errno));
+  }
   // Held until this object goes: a lock on the folder itself, which gc tries.
   m_lock_fd = ::open(m_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (m_lock_fd >= 0) {
@@ -489,6 +524,18 @@ FileLock::FileLock(const stdfs::path& path, Kind kind, Wait wait)
   if (m_fd < 0) {
     fail(ExitCode::system, "{}: cannot open lock file: {}", path, std::strerror(errno));
   }
+  take(kind, wait, path);
+}
+
+FileLock::FileLock(const Folder& folder, std::string_view name, Kind kind, Wait wait)
+{
+  m_fd = folder.open_file(name, O_RDWR | O_CREAT).release();
+  take(kind, wait, folder.path() / std::string(name));
+}
+
+void
+FileLock::take(Kind kind, Wait wait, const stdfs::path& path)
+{
   int operation = (kind == Kind::shared ? LOCK_SH : LOCK_EX) | (wait == Wait::give_up ? LOCK_NB : 0);
   while (::flock(m_fd, operation) != 0) {
     if (errno == EINTR) {
@@ -523,10 +570,17 @@ FileLock::set_holder(std::string_view holder) const
 std::string
 FileLock::holder(const stdfs::path& path)
 {
-  UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd file(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   char text[256];
   ssize_t size = file.valid() ? ::pread(file.get(), text, sizeof text, 0) : -1;
   return size > 0 ? escape_text(std::string_view(text, static_cast<size_t>(size))) : std::string("another process");
+}
+
+std::string
+FileLock::holder(const Folder& folder, std::string_view name)
+{
+  std::optional<std::string> text = folder.read(name, 256);
+  return text && !text->empty() ? escape_text(*text) : std::string("another process");
 }
 
 } // namespace opkit::fs

@@ -12,7 +12,9 @@ namespace opkit::fs {
 
 namespace stdfs = std::filesystem;
 
-// Reads a whole file; throws Error(system) naming the path and the cause.
+// Reads a whole file; throws Error(system) naming the path and the cause, and
+// Error(usage) when the path names a folder, a FIFO (which would block the
+// read forever), a socket or a device: every file opkit reads is a regular one.
 std::string
 read_file(const stdfs::path& path);
 
@@ -192,6 +194,8 @@ private:
 
 namespace opkit::fs {
 
+class Folder;
+
 // An advisory lock (flock) on a file, held for the object's lifetime, so
 // concurrent opkit processes don't build or import the same thing at once.
 // Shared locks let many users of a thing (builds of one SDK) exclude the one
@@ -210,18 +214,23 @@ public:
     give_up, // at once when it is held elsewhere: held() is false then
   };
   explicit FileLock(const stdfs::path& path, Kind kind = Kind::exclusive, Wait wait = Wait::block);
+  // The lock file `name` in `folder`, opened without following a link (util/folder).
+  FileLock(const Folder& folder, std::string_view name, Kind kind = Kind::exclusive, Wait wait = Wait::block);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
 
   bool held() const { return m_fd >= 0; }
+  int fd() const { return m_fd; }
 
   // Who holds it, in words ("opkit build --tf 1.12 (pid 4242)"): written into
   // the lock file by the holder, read by whoever waits for it.
   void set_holder(std::string_view holder) const;
   static std::string holder(const stdfs::path& path);
+  static std::string holder(const Folder& folder, std::string_view name);
 
 private:
+  void take(Kind kind, Wait wait, const stdfs::path& path);
   int m_fd = -1;
 };
 

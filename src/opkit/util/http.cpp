@@ -84,12 +84,6 @@ private:
   int m_read_errno = 0;
 };
 
-bool
-is_token_char(char c)
-{
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
-}
-
 } // namespace
 
 void
@@ -97,9 +91,9 @@ check_http_header(const std::string& header)
 {
   size_t colon = header.find(':');
   bool valid = colon != std::string::npos && colon > 0 && header.find_first_of("\r\n") == std::string::npos
-               && std::all_of(header.begin(), header.begin() + static_cast<long>(colon), is_token_char);
+               && std::all_of(header.begin(), header.begin() + static_cast<long>(colon), is_http_token_char);
   if (!valid) {
-    throw Error(ExitCode::usage, fmt::format("'{}': invalid HTTP header", escape_text(mask_secrets(header))),
+    throw Error(ExitCode::usage, fmt::format("'{}': invalid HTTP header", escape_text(mask_header(header))),
                 "expected 'Name: value'");
   }
 }
@@ -107,60 +101,9 @@ check_http_header(const std::string& header)
 std::string
 http_display_url(const std::string& url)
 {
-  return mask_secrets(url.substr(0, url.find('#')));
-}
-
-namespace {
-
-const char* const k_mask = "****";
-
-// "Name: value" (a header as -H takes it, not a URL): the value masked.
-bool
-mask_header(std::string& text)
-{
-  size_t colon = text.find(':');
-  if (colon == std::string::npos || colon == 0 || text.compare(colon, 3, "://") == 0
-      || !std::all_of(text.begin(), text.begin() + static_cast<long>(colon), is_token_char) || colon + 1 == text.size()
-      || text[colon + 1] != ' ') {
-    return false;
-  }
-  text = text.substr(0, colon + 2) + k_mask;
-  return true;
-}
-
-} // namespace
-
-std::string
-mask_secrets(const std::string& text)
-{
-  std::string shown = text;
-  if (mask_header(shown)) {
-    return shown;
-  }
-  size_t authority = shown.find("://");
-  if (authority == std::string::npos) {
-    return shown;
-  }
-  authority += 3;
-  size_t end = shown.find_first_of("/?#", authority);
-  size_t at = shown.rfind('@', end == std::string::npos ? std::string::npos : end);
-  size_t colon = shown.find(':', authority);
-  if (at != std::string::npos && at >= authority && colon != std::string::npos && colon < at && colon + 1 != at) {
-    shown = shown.substr(0, colon + 1) + k_mask + shown.substr(at); // a user name alone is no secret
-  }
-  size_t query = shown.find('?', authority);
-  if (query == std::string::npos) {
-    return shown;
-  }
-  size_t fragment = std::min(shown.find('#', query), shown.size());
-  std::vector<std::string> parameters = split(shown.substr(query + 1, fragment - query - 1), '&');
-  for (std::string& parameter : parameters) {
-    size_t equals = parameter.find('=');
-    if (equals != std::string::npos && equals + 1 < parameter.size()) {
-      parameter = parameter.substr(0, equals + 1) + k_mask; // a name alone, or an empty value, hides nothing
-    }
-  }
-  return shown.substr(0, query + 1) + join(parameters, "&") + shown.substr(fragment);
+  // Escaped and clipped: a URL from a file may hold any byte, and a 5 MB one
+  // must not push the cause out of the message's line.
+  return escape_clipped(mask_secrets(url.substr(0, url.find('#'))), 300);
 }
 
 HttpResult

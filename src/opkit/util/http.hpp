@@ -1,6 +1,7 @@
 #pragma once
 
 #include "opkit/util/error.hpp"
+#include "opkit/util/secrets.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -95,13 +96,6 @@ http_download(const std::string& url, const std::filesystem::path& partial_file,
 // The URL as it may be shown in messages and logs: mask_secrets'd, without its fragment.
 std::string
 http_display_url(const std::string& url);
-
-// The one masking of secrets in text that is shown: a URL's password and its
-// query's values become "****", as pip shows a password
-// ("https://me:****@host/simple?token=****", a presigned URL's signature
-// too), and a header's value ("Authorization: ****"). Anything else is unchanged.
-std::string
-mask_secrets(const std::string& text);
 
 // Throws Error(usage) unless `url` parses and its scheme is http or https.
 void

@@ -289,6 +289,10 @@ default_verdict(const Attempt& attempt)
 HttpResult
 perform_with_retries(const std::string& url, const HttpOptions& options, const Transfer& transfer)
 {
+  remember_secrets(url); // whatever shows it later (a server's error page, a log line) shows it masked
+  for (const std::string& header : options.headers) {
+    remember_secrets(header);
+  }
   CurlList headers;
   for (const std::string& header : options.headers) {
     check_http_header(header);

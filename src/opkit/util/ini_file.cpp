@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -46,7 +47,8 @@ struct Parse
   IniEntry* option = nullptr;          // the last option: a deeper-indented line continues it
   size_t option_indent = 0;            // that option's line's indent
   std::set<std::string> sections_seen; // duplicates are refused, as RawConfigParser's strict mode does
-  bool any_section = false;            // a header was seen ([DEFAULT] too)
+  std::set<std::pair<const IniSection*, std::string>> options_seen; // likewise options, per section
+  bool any_section = false;                                         // a header was seen ([DEFAULT] too)
   int error_line = 0;
   std::string error;
 
@@ -149,7 +151,7 @@ on_option(void* user, const char* section, const char* /*name*/, const char* /*v
     return 1;
   }
   std::vector<IniEntry>& entries = parse.target->entries;
-  if (std::any_of(entries.begin(), entries.end(), [&](const IniEntry& e) { return e.name == name; })) {
+  if (!parse.options_seen.emplace(parse.target, name).second) {
     parse.refuse(line, "'" + name + "' appears twice in [" + parse.section + "]");
     return 1;
   }
@@ -165,12 +167,16 @@ std::vector<IniEntry>
 IniFile::items(const IniSection& section) const
 {
   std::vector<IniEntry> out = defaults.entries;
+  std::map<std::string, size_t> at; // name -> its place in `out`: linear in the options, not quadratic
+  for (size_t i = 0; i < out.size(); ++i) {
+    at.emplace(out[i].name, i);
+  }
   for (const IniEntry& entry : section.entries) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const IniEntry& e) { return e.name == entry.name; });
-    if (it != out.end()) {
-      *it = entry;
-    } else {
+    auto [it, added] = at.emplace(entry.name, out.size());
+    if (added) {
       out.push_back(entry);
+    } else {
+      out[it->second] = entry;
     }
   }
   return out;

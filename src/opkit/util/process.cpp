@@ -4,6 +4,7 @@
 #include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cerrno>
@@ -28,13 +29,13 @@ namespace opkit {
 namespace {
 
 std::vector<std::string>
-build_environment(const std::map<std::string, std::string>& overrides)
+build_environment(const std::map<std::string, std::string>& overrides, const std::vector<std::string>& unset)
 {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string entry(*e);
     std::string key = entry.substr(0, entry.find('='));
-    if (overrides.count(key) == 0) {
+    if (overrides.count(key) == 0 && std::find(unset.begin(), unset.end(), key) == unset.end()) {
       env.push_back(entry);
     }
   }
@@ -335,7 +336,7 @@ run_process(const std::vector<std::string>& argv, const ProcessOptions& options)
   // Everything the child needs is made before fork: after it, only system calls.
   std::string program = std::filesystem::absolute(find_program(argv[0])).string();
   std::vector<std::string> args = argv;
-  std::vector<std::string> env = build_environment(options.env_set);
+  std::vector<std::string> env = build_environment(options.env_set, options.env_unset);
   std::vector<char*> c_args = to_c_array(args);
   std::vector<char*> c_env = to_c_array(env);
   const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();

@@ -13,6 +13,7 @@ struct ProcessOptions
 {
   std::filesystem::path cwd;                  // empty: inherit
   std::map<std::string, std::string> env_set; // added to (or replacing in) the inherited environment
+  std::vector<std::string> env_unset;         // left out of the inherited environment
   bool capture = true;                        // false: stdout/stderr go to ours
   // With capture: each piece of stdout as it arrives, instead of collecting it in ProcessResult::out.
   std::function<void(std::string_view)> on_stdout;

@@ -1,5 +1,7 @@
 #include "opkit/util/progress.hpp"
 
+#include "opkit/util/secrets.hpp"
+
 #include "opkit/util/log.hpp"
 
 #include <fmt/format.h>
@@ -81,8 +83,9 @@ public:
     }
   }
 
-  void write(std::string_view text)
+  void write(std::string_view raw)
   {
+    std::string text = mask_secrets(raw); // every line opkit writes on stderr, what pip and servers say included
     std::lock_guard<std::mutex> lock(m_mutex);
     clear_locked();
     std::fwrite(text.data(), 1, text.size(), stream());
@@ -166,6 +169,7 @@ private:
       shown.push_back({step->what, step->detail, since(step->start)});
     }
     std::string line = status_text(shown, m_style.width);
+    line = mask_secrets(line);
     fmt::print(stream(), "\r\x1b[K{}", line);
     std::fflush(stream());
     m_drawn = true;

@@ -1,0 +1,88 @@
+#include "opkit/builder/console.hpp"
+
+#include "opkit/util/log.hpp"
+
+#include <fmt/format.h>
+
+namespace opkit::builder {
+
+std::string
+shown_path(const std::filesystem::path& path)
+{
+  std::error_code ec;
+  std::filesystem::path relative = std::filesystem::proximate(path, ec);
+  return ec || relative.empty() || relative.string().rfind("..", 0) == 0 ? path.string() : relative.string();
+}
+
+BuildConsole::BuildConsole(ConsoleStyle style)
+  : m_style(style)
+{
+  std::error_code ec;
+  m_cwd = std::filesystem::current_path(ec);
+}
+
+void
+BuildConsole::begin(const std::vector<ConsoleTarget>& targets)
+{
+  m_targets = targets;
+}
+
+const ConsoleTarget*
+BuildConsole::find(const std::string& label) const
+{
+  for (const ConsoleTarget& target : m_targets) {
+    if (target.label == label) {
+      return &target;
+    }
+  }
+  return nullptr;
+}
+
+void
+BuildConsole::status(const NinjaStep& step)
+{
+  if (m_style.quiet) {
+    return;
+  }
+  std::string counter = fmt::format("[{}/{}]", step.finished, step.total);
+  if (m_style.redraw) {
+    if (!m_progress) {
+      m_progress = std::make_unique<progress::Step>("building");
+    }
+    m_progress->detail(counter + " " + step.description);
+  } else if (m_style.verbose) {
+    progress::write(counter + " " + step.description);
+  }
+}
+
+void
+BuildConsole::step(const NinjaStep& step)
+{
+  if (step.output.empty()) {
+    return;
+  }
+  const ConsoleTarget* target = find(step.target);
+  std::string normalized = normalize_diagnostics(step.output, target ? target->paths : std::vector<std::string>{});
+  std::string earlier = m_seen.shown_before(step.target, normalized);
+  if (earlier.empty()) {
+    std::string text;
+    if (step.failed) {
+      text = fmt::format("{}FAILED:{} {}\n", m_style.color ? "\x1b[1;31m" : "", m_style.color ? "\x1b[0m" : "",
+                         step.description);
+    }
+    std::string output = target ? rebase_diagnostic_paths(step.output, target->ninja_dir, m_cwd) : step.output;
+    progress::write(text + (m_style.color ? output : strip_ansi(output)));
+  } else if (m_seen.first_mention(step.target, earlier)) {
+    progress::write(fmt::format("{}: the same {} as {} (full log: {})", step.target,
+                                step.failed ? "errors" : "warnings", earlier,
+                                target ? shown_path(target->log) : std::string("its build.log")));
+  }
+}
+
+void
+BuildConsole::end()
+{
+  m_progress.reset();
+}
+
+} // namespace opkit::builder
