@@ -7,7 +7,9 @@ command -v git >/dev/null || fail "git is missing: scripts/setup.sh installs it"
 
 # peak <max-MB> <max-seconds> <expected-exit> <command...>: runs it with stdout
 # in $work/out and stderr in $work/err, and fails unless it exits as expected
-# within the time and peak memory (the child's maximum resident set) given.
+# within the time (the child's CPU time, user and system: what the command
+# costs, whatever else the machine runs) and the peak memory (its maximum
+# resident set) given.
 peak() {
   OUT="$work/out" ERR="$work/err" python3 - "$@" <<'PY' || fail "opkit ${*:4}: see above"
 import os, resource, subprocess, sys, time
@@ -15,9 +17,11 @@ max_mb, max_s, rc = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
 start = time.monotonic()
 with open(os.environ["OUT"], "wb") as out, open(os.environ["ERR"], "wb") as err:
     got = subprocess.run(sys.argv[4:], stdout=out, stderr=err).returncode
-seconds = time.monotonic() - start
-mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(f"{' '.join(sys.argv[4:])[:200]}: exit {got}, {seconds:.2f} s, {mb:.0f} MB", file=sys.stderr)
+wall = time.monotonic() - start
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+seconds, mb = usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+print(f"{' '.join(sys.argv[4:])[:200]}: exit {got}, {seconds:.2f} s CPU ({wall:.2f} s wall), {mb:.0f} MB",
+      file=sys.stderr)
 if got != rc or seconds > max_s or mb > max_mb:
     sys.stderr.write(open(os.environ["ERR"], errors="replace").read()[:4000])
     sys.exit(f"expected exit {rc} within {max_s} s and {max_mb} MB")
@@ -152,6 +156,41 @@ peak 200 60 0 "${secret_env[@]}" "$OPKIT" build --tf 1.12
 [ "$(ninja_calls)" -gt "$calls" ] || fail "a 300 MB record was replayed"
 expect_contains "$work/out" '^tf-1\.12\.0 +up to date'
 export PATH="${PATH#"$work/bin:"}"
+
+# --- hostile build descriptions: a list doubled 200 times (BUILD, setup.py), a glob of 100 000 files
+python3 - "$work/trees" <<'PY'
+import os, sys
+root = sys.argv[1]
+op = '#include "tensorflow/core/framework/op.h"\nREGISTER_OP("ZeroOut").Input("x: int32").Output("y: int32");\n'
+for tree in ("bazel", "setup", "glob"):
+    os.makedirs(os.path.join(root, tree, "ops"))
+    open(os.path.join(root, tree, "ops", "zero_op.cc"), "w").write(op)
+doubled = "".join("A = A + A\n" for _ in range(200))
+open(os.path.join(root, "bazel", "ops", "BUILD"), "w").write(
+    'A = ["zero_op.cc"]\n' + doubled + 'cc_binary(name = "zero_op.so", srcs = A, linkshared = 1)\n')
+open(os.path.join(root, "setup", "setup.py"), "w").write(
+    "from setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension\nA = ['ops/zero_op.cc']\n"
+    + doubled + "setup(name='x', ext_modules=[CppExtension('x', A)])\n")
+many = os.path.join(root, "glob", "ops", "many")
+os.makedirs(many)
+for i in range(100000):
+    open(os.path.join(many, f"f{i}.cc"), "w").write(f"int f{i}() {{ return {i}; }}\n")
+open(os.path.join(root, "glob", "ops", "BUILD"), "w").write(
+    'cc_binary(\n    name = "zero_op.so",\n    srcs = ["zero_op.cc"] + glob(["**/*.cc"]),\n    linkshared = 1,\n)\n')
+PY
+peak 200 5 2 "$OPKIT" init "$work/trees/bazel"
+expect_one_error_line
+expect_contains "$work/err" "ops/BUILD:[0-9]+: the lists here expand to more than 200000 values"
+peak 200 5 2 "$OPKIT" init "$work/trees/setup"
+expect_one_error_line
+expect_contains "$work/err" "setup\.py:[0-9]+: the lists here expand to more than 200000 values"
+peak 200 5 2 "$OPKIT" init "$work/trees/glob"
+expect_one_error_line
+expect_contains "$work/err" "ops/BUILD:3: a library of more than 10000 sources"
+for tree in bazel setup glob; do
+  [ ! -e "$work/trees/$tree/opkit.yaml" ] || fail "init wrote opkit.yaml for the refused $tree tree"
+done
+rm -rf "$work/trees"
 
 # --- opkit.lock as a FIFO, as a folder: one line, exit 2, at once
 cd "$work/secrets"

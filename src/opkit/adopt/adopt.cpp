@@ -398,6 +398,8 @@ read_tree(const stdfs::path& root)
   std::vector<TreeText> cpp;
   std::vector<TreeText> python;
   std::vector<TreeText> build_files;
+  std::vector<std::pair<std::string, stdfs::path>> cpp_paths; // read once the build description is known to be bounded
+  std::vector<std::pair<std::string, stdfs::path>> python_paths;
   std::vector<std::string> notes;
   std::error_code ec;
   stdfs::path home = stdfs::weakly_canonical(sdk::opkit_home(), ec);
@@ -432,15 +434,30 @@ read_tree(const stdfs::path& root)
     if (type_ec || size > (4u << 20) || !(is_cpp || extension == ".py") || has_component(path, "third_party")) {
       continue;
     }
-    try {
-      (is_cpp ? cpp : python).push_back({path, fs::read_file(entry.path())});
-    } catch (const Error& e) {
-      log_warning("{} (skipped)", e.what());
-    }
+    (is_cpp ? cpp_paths : python_paths).emplace_back(path, entry.path());
   }
   if (ec) {
     fail(ExitCode::system, "{}: cannot read the folder: {}", root, ec.message());
   }
+  auto read_texts = [](const std::vector<std::pair<std::string, stdfs::path>>& paths, std::vector<TreeText>& into) {
+    for (const auto& [path, file] : paths) {
+      try {
+        into.push_back({path, fs::read_file(file)});
+      } catch (const Error& e) {
+        log_warning("{} (skipped)", e.what());
+      }
+    }
+  };
+  read_texts(python_paths, python);
+  {
+    // The build description's bounds first: a hostile one (a list doubled
+    // again and again, a glob of the whole tree) stops here, before the
+    // sources are read, however many there are.
+    std::vector<std::string> sorted = files;
+    std::sort(sorted.begin(), sorted.end());
+    read_build_description(build_files, python, sorted);
+  }
+  read_texts(cpp_paths, cpp);
   if (!unfit.empty()) {
     std::sort(unfit.begin(), unfit.end());
     log_warning("skipped {} name{} that opkit.yaml cannot hold (not UTF-8, or with a control character): {}",

@@ -74,6 +74,12 @@ file_values(const stdfs::path& file, const std::string& text)
 {
   OrderedMap<Found> values;
   IniFile ini = parse_ini(text, file.string());
+  size_t count = ini.defaults.entries.size();
+  for (const IniSection& section : ini.sections) {
+    count += section.entries.size();
+  }
+  values.items.reserve(count);
+  values.index.reserve(count);
   for (const IniSection& section : ini.sections) {
     for (const IniEntry& entry : ini.items(section)) {
       Found& found = values[section.name + "." + normalize_name(entry.name)];

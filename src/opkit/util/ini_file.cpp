@@ -10,12 +10,14 @@
 #include "opkit/util/error.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <fmt/format.h>
 #include <ini.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <map>
+#include <unordered_map>
+#include <unordered_set>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -42,13 +44,13 @@ struct Parse
   size_t next = 0;    // lines handed to inih: the handler's line is lines[next - 1]
   size_t scanned = 0; // lines before this one were looked at for section headers
   IniFile ini;
-  std::string section;                 // the current section's name
-  IniSection* target = nullptr;        // where its options go
-  IniEntry* option = nullptr;          // the last option: a deeper-indented line continues it
-  size_t option_indent = 0;            // that option's line's indent
-  std::set<std::string> sections_seen; // duplicates are refused, as RawConfigParser's strict mode does
-  std::set<std::pair<const IniSection*, std::string>> options_seen; // likewise options, per section
-  bool any_section = false;                                         // a header was seen ([DEFAULT] too)
+  std::string section;                          // the current section's name
+  IniSection* target = nullptr;                 // where its options go
+  IniEntry* option = nullptr;                   // the last option: a deeper-indented line continues it
+  size_t option_indent = 0;                     // that option's line's indent
+  std::set<std::string> sections_seen;          // duplicates are refused, as RawConfigParser's strict mode does
+  std::unordered_set<std::string> options_seen; // likewise options: "<section's address> <name>"
+  bool any_section = false;                     // a header was seen ([DEFAULT] too)
   int error_line = 0;
   std::string error;
 
@@ -151,7 +153,7 @@ on_option(void* user, const char* section, const char* /*name*/, const char* /*v
     return 1;
   }
   std::vector<IniEntry>& entries = parse.target->entries;
-  if (!parse.options_seen.emplace(parse.target, name).second) {
+  if (!parse.options_seen.insert(fmt::format("{} {}", static_cast<const void*>(parse.target), name)).second) {
     parse.refuse(line, "'" + name + "' appears twice in [" + parse.section + "]");
     return 1;
   }
@@ -167,7 +169,9 @@ std::vector<IniEntry>
 IniFile::items(const IniSection& section) const
 {
   std::vector<IniEntry> out = defaults.entries;
-  std::map<std::string, size_t> at; // name -> its place in `out`: linear in the options, not quadratic
+  std::unordered_map<std::string, size_t> at; // name -> its place in `out`: linear in the options, not quadratic
+  at.reserve(out.size() + section.entries.size());
+  out.reserve(out.size() + section.entries.size());
   for (size_t i = 0; i < out.size(); ++i) {
     at.emplace(out[i].name, i);
   }
@@ -193,6 +197,7 @@ parse_ini(const std::string& text, const std::string& file)
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
   }
   parse.ini.sections.reserve(parse.lines.size()); // entries and sections are pointed at while parsing
+  parse.options_seen.reserve(parse.lines.size());
   int inih_error = ini_parse_stream(read_line, &parse, on_option, &parse);
   if (std::optional<std::pair<std::string, int>> header = headers_up_to(parse, parse.lines.size())) {
     enter_section(parse, header->first, header->second); // sections after the last option
