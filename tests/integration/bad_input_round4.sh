@@ -275,6 +275,18 @@ done
 kill "$cleaner"
 wait "$cleaner" 2>/dev/null || true
 
+# --- dist/ committed as a link: packages are never written through it
+cd "$work/round4"
+ln -s "$outside/records" dist
+for args in "package wheel" "package tf-serving" "package easyrec --version 0.7.1"; do
+  # shellcheck disable=SC2086
+  run_opkit 2 -q $args
+  expect_one_error_line
+  expect_contains "$work/err" "round4/dist: a symbolic link \(to ${outside//./\\.}/records\) where opkit keeps its packages"
+  outside_unchanged "opkit $args with dist/ a link"
+done
+rm dist
+
 # --- the smaller items
 mkdir -p "$work/pkg" && printf 'library\n' >"$work/lib.so"
 ln -s "$work/lib.so" "$work/pkg/libx.so"

@@ -271,7 +271,7 @@ package_easyrec(const project::Manifest& manifest, const EasyRecOptions& options
   list.push_back({k_manifest_name, {}, json_text(manifest_json, 2) + "\n", false});
   result.files = list.size();
 
-  stdfs::path out_dir = options.output_dir.empty() ? manifest.root / "dist" : options.output_dir;
+  stdfs::path out_dir = output_folder(manifest, options.output_dir);
   result.file = out_dir / ("easy_rec_ext_" + result.version + (result.overlay ? "_overlay.tar.gz" : "_res.tar.gz"));
   result.members = packed_files(list);
   if (options.dry_run) {

@@ -6,6 +6,7 @@
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/folder.hpp"
 #include "opkit/util/fs.hpp"
 #include "opkit/util/hash.hpp"
 #include "opkit/util/process.hpp"
@@ -360,6 +361,26 @@ verify_package(const stdfs::path& package)
     problems.push_back(fmt::format("{}: in the package but not in the manifest", escape_text(path)));
   }
   return problems;
+}
+
+stdfs::path
+output_folder(const project::Manifest& manifest, const stdfs::path& given, const std::string& sub)
+{
+  if (!given.empty()) {
+    return given; // the user's own choice
+  }
+  stdfs::path path = manifest.root;
+  for (const std::string& part : {std::string("dist"), sub}) {
+    if (part.empty()) {
+      continue;
+    }
+    path /= part;
+    std::error_code ec;
+    if (stdfs::is_symlink(path, ec)) {
+      fs::refuse_link(path, "packages", "remove it, or give -o a folder of your own");
+    }
+  }
+  return path;
 }
 
 } // namespace opkit::package

@@ -31,6 +31,13 @@ std::vector<BuiltLibrary>
 collect_built(const project::Manifest& manifest, const std::vector<std::string>& specs,
               const std::filesystem::path& build_root);
 
+// Where a package goes: `given` (-o) when set, else the project's dist/
+// (and `sub`, e.g. "tf-serving"). The project's folders are opkit's to write
+// in but a repository's to fill: a dist/ (or its sub-folder) that is a
+// symbolic link is refused (Error(usage) naming it), never written through.
+std::filesystem::path
+output_folder(const project::Manifest& manifest, const std::filesystem::path& given, const std::string& sub = "");
+
 // The timestamp every packaged file gets: $SOURCE_DATE_EPOCH, else the
 // project's last git commit, else 1980-01-01 (the earliest a zip can say).
 int64_t

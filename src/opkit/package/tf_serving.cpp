@@ -312,7 +312,7 @@ package_tf_serving(const project::Manifest& manifest, const TfServingOptions& op
   TfServingResult result;
   result.label = "//tensorflow_serving/custom_ops/" + manifest.name + ":" + manifest.name + "_ops";
   std::vector<ArchiveMember> members = bundle_members(manifest);
-  stdfs::path out_dir = options.output_dir.empty() ? manifest.root / "dist" / "tf-serving" : options.output_dir;
+  stdfs::path out_dir = output_folder(manifest, options.output_dir, "tf-serving");
   result.bundle_dir = out_dir / manifest.name;
   if (options.dry_run) {
     result.planned = packed_files(members);

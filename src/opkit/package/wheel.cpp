@@ -153,7 +153,7 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options)
   record += dist_info + "/RECORD,,\n";
   members.push_back({dist_info + "/RECORD", {}, record, false});
 
-  stdfs::path out_dir = options.output_dir.empty() ? manifest.root / "dist" : options.output_dir;
+  stdfs::path out_dir = output_folder(manifest, options.output_dir);
   result.file = out_dir / fmt::format("{}-{}-{}.whl", manifest.name, manifest.version, tag);
   result.members = packed_files(members);
   if (options.dry_run) {
