@@ -43,4 +43,6 @@ TEST(Secrets, RememberedSecretsAreMaskedWhereverTheyAppear)
   EXPECT_EQ(mask_secrets("login hunter2pass failed"), "login **** failed");
   EXPECT_EQ(mask_secrets("the server said b34rer-token is expired"), "the server said **** is expired");
   EXPECT_EQ(mask_secrets("x=1 stays"), "x=1 stays") << "values under 4 bytes are not remembered";
+  remember_secrets("https://h/s?token=tok3n-value-longer");
+  EXPECT_EQ(mask_secrets("saw tok3n-value-longer"), "saw ****") << "the longer secret is masked whole";
 }

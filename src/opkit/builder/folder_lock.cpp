@@ -34,8 +34,8 @@ own_command_line()
   return join(argv, " ");
 }
 
-// Whether `fd` is still the file at `name` in `dir`, or the folder at `path`
-// (`opkit clean` may have removed either while we waited).
+// Whether `fd` is still the file at `name` in `dir` (`opkit clean` may have
+// removed it while we waited).
 bool
 same_file(int fd, int dir, const char* name)
 {

@@ -25,10 +25,20 @@ const char* const k_credential_headers[] = {"authorization", "proxy-authorizatio
                                             "x-api-key",     "private-token",       "x-auth-token", "x-jfrog-art-api"};
 
 std::mutex g_mutex;
-std::set<std::string, std::greater<>>&
-remembered() // longest first is not needed: each is replaced whole
+
+// Longest first: a secret that holds another is masked whole, not as "****" and the rest.
+struct LongestFirst
 {
-  static auto* secrets = new std::set<std::string, std::greater<>>; // NOLINT: lives as long as the process
+  bool operator()(const std::string& a, const std::string& b) const
+  {
+    return a.size() != b.size() ? a.size() > b.size() : a < b;
+  }
+};
+
+std::set<std::string, LongestFirst>&
+remembered()
+{
+  static auto* secrets = new std::set<std::string, LongestFirst>; // NOLINT: lives as long as the process
   return *secrets;
 }
 
