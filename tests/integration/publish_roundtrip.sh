@@ -120,10 +120,10 @@ expect_contains "$work/err" 'upload failed: HTTP 413 Request Entity Too Large$'
 [ ! -e "$ngx/store/upload/pkg/big.tar.gz" ] || fail "a refused upload left a file in the store"
 [ -z "$(ls -A "$ngx/tmp/body" 2>/dev/null)" ] || fail "a refused upload left a temporary body behind"
 
-# --- nobody listening: transport errors are retried, then one line
-run_opkit 1 publish pkg.tar.gz "http://127.0.0.1:1/x.tar.gz"
+# --- nobody listening: transport errors are retried, then one line naming the network (exit 4)
+run_opkit 4 publish pkg.tar.gz "http://127.0.0.1:1/x.tar.gz"
 expect_one_error_line
-expect_contains "$work/err" "^opkit: error: http://127.0.0.1:1/x\.tar\.gz: upload failed: .*(connect|refused).*\(after 4 attempts\)$"
+expect_contains "$work/err" "^opkit: error: http://127.0.0.1:1/x\.tar\.gz: upload failed: the network does not reach it: .*(connect|refused).*\(after 4 attempts; check the network"
 
 # --- TLS: an untrusted certificate is refused (and not retried); --cacert trusts it
 run_opkit 1 publish pkg.tar.gz "$tls_base/upload/pkg/tls.tar.gz"

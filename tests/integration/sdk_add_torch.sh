@@ -55,7 +55,13 @@ for v in 2.5.1 2.8.0; do
   [ $v = 2.5.1 ] && gomp=libgomp-a34b3233.so.1
   [ "$(cd "$sdk/lib" && ls | sort | tr '\n' ' ')" = "$(printf '%s\n' libc10.so libtorch.so libtorch_cpu.so $gomp | sort | tr '\n' ' ')" ] ||
     fail "$v: lib/ holds $(ls "$sdk/lib")"
-  [ -z "$(find "$sdk" -name '*.py' ! -name version.py)" ] || fail "$v: Python sources were kept"
+  # Of the Python sources only version.py and the fact file cpp_extension.py (its C++ standard) are kept.
+  [ -z "$(find "$sdk" -name '*.py' ! -name version.py ! -path "$sdk/facts/cpp_extension.py")" ] ||
+    fail "$v: Python sources were kept"
+  [ -s "$sdk/facts/cpp_extension.py" ] && [ -s "$sdk/facts/TorchConfig.cmake" ] || fail "$v: the fact files are missing"
+  "$OPKIT" sdk info "torch-$v-cuda" >"$work/info" || fail "$v: sdk info failed"
+  expect_contains "$work/info" "^cxx_standard +17  \(from the wheel's torch/utils/cpp_extension\.py\)$"
+  expect_contains "$work/info" "^version +$v  \(from the wheel's torch/version\.py\)$"
   [ -s "$sdk/symbols/libtorch_cpu.so.idx" ] || fail "$v: no symbol index of libtorch_cpu.so"
   size=$(du -sm "$sdk" | cut -f1)
   [ "$size" -lt 700 ] || fail "$v: the SDK takes $size MB"

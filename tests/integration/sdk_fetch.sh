@@ -158,11 +158,20 @@ pip_shape 3 XDG_CONFIG_HOME="$work/pip-xdg"
 # 4: $PIP_CONFIG_FILE, which stands for the user's files ([download] there is not read)
 printf '[global]\nindex-url = %s\n' "$url_shape4" >"$work/pip-env.conf"
 pip_shape 4 PIP_CONFIG_FILE="$work/pip-env.conf"
-# $PIP_CONFIG_FILE=/dev/null: pip reads no file, nor does opkit: unset (exit 1)
+# $PIP_CONFIG_FILE=/dev/null: pip reads no file, nor does opkit: pip's default index, which pip
+# itself reads then (its -v log says where it looks)
+env "${pip_env[@]}" PIP_CONFIG_FILE=/dev/null "$OPKIT" config list >"$work/out" 2>"$work/err" \
+  || fail "PIP_CONFIG_FILE=/dev/null: config list failed"
+expect_contains "$work/out" '^index_url +https://pypi\.org/simple/ +pip \(its default index: no index-url in its configuration\)$'
+# no-index on (pip reads only its find-links): unset (exit 1), so `sdk fetch` runs pip download
 rc=0
-env "${pip_env[@]}" PIP_CONFIG_FILE=/dev/null "$OPKIT" config get index_url >"$work/out" 2>"$work/err" || rc=$?
-[ "$rc" -eq 1 ] || fail "PIP_CONFIG_FILE=/dev/null: config get index_url exited $rc, expected 1 (unset)"
-expect_contains "$work/err" '^index_url: unset \(no index-url in pip'"'"'s configuration either'
+env "${pip_env[@]}" PIP_CONFIG_FILE=/dev/null PIP_NO_INDEX=yes "$OPKIT" config get index_url >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" -eq 1 ] || fail "PIP_NO_INDEX=yes: config get index_url exited $rc, expected 1 (unset)"
+expect_contains "$work/err" '^index_url: unset \(pip'"'"'s configuration turns on no-index'
+printf '[download]\nno-index = on\n' >"$work/pip-noindex.conf"
+rc=0
+env "${pip_env[@]}" PIP_CONFIG_FILE="$work/pip-noindex.conf" "$OPKIT" config get index_url >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" -eq 1 ] || fail "[download] no-index = on: config get index_url exited $rc, expected 1 (unset)"
 # a file pip refuses: one error line naming it
 printf 'index-url = %s\n' "$dead" >"$pip_home/.config/pip/pip.conf"
 rc=0
@@ -276,10 +285,10 @@ for wanted in 2.99 2.10.2; do
   expect_one_error_line
   expect_contains "$work/err" "^opkit: error: tensorflow==${wanted//./\\.}: no such version on http://127\.0\.0\.1:[0-9]+/simple/ \(versions: 2\.9\.0, 2\.10\.0, 2\.10\.1\)\$"
 done
-# a version the index has, but with no wheel of its range's tags (exit 3)
+# a version the index has, but with no Linux x86-64 CPython wheel (exit 3)
 run_opkit 3 sdk fetch tensorflow==2.9 --index-url "$url_plain"
 expect_one_error_line
-expect_contains "$work/err" 'tensorflow-cpu 2\.9\.0: no wheel with tags cp310,.* on http://127\.0\.0\.1:[0-9]+/simple/'
+expect_contains "$work/err" 'tensorflow-cpu 2\.9\.0: no Linux x86-64 CPython wheel on http://127\.0\.0\.1:[0-9]+/simple/'
 
 # --- a version prefix, as `build --tf 2.10` takes it: the newest 2.10 patch on the index
 # (2.10.1; the 2.10.0 there is a decoy that would not import), here from a PEP 503
@@ -320,3 +329,33 @@ expect_contains "$work/log-schemeless" '^GET /files/tensorflow-1\.12\.0-cp36-cp3
 ! grep -q ' status=404' "$work/log-schemeless" || fail "a scheme-relative link was resolved as a path"
 ! grep -q ' left' "$work/err" || fail "a progress line was drawn into a file"
 (cd hint_op && run_opkit 0 sdk info 1.12)
+
+# --- no index configured anywhere (pip reads no file): pip's default index, PyPI itself, as pip
+# would read it: a version PyPI does not have is exit 2 at once, listing the real ones
+started=$SECONDS
+PIP_CONFIG_FILE=/dev/null run_opkit 2 sdk fetch tensorflow==2.99.0
+expect_one_error_line
+expect_contains "$work/err" '^opkit: error: tensorflow==2\.99\.0: no such version on https://pypi\.org/simple/ \(versions: .*2\.21\.0'
+[ $((SECONDS - started)) -lt 10 ] || fail "a version PyPI lacks took $((SECONDS - started)) s"
+
+# --- offline (a network namespace of its own: no route, no name resolves): a prefix of which the
+# store has a release takes it at once, an exact one the store has never asks, a missing one
+# is one line naming the network (exit 4)
+offline() { unshare --net env PIP_CONFIG_FILE=/dev/null "$@"; }
+offline true || fail "cannot make a network namespace (unshare --net; the tests run as root)"
+started=$SECONDS
+rc=0
+offline "$OPKIT" sdk fetch tensorflow==2.10 >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$work/err"; fail "offline, a prefix of an imported SDK: exit $rc"; }
+expect_contains "$work/out" '^tensorflow-2\.10\.1: in the store \([0-9.]+ MB\); the index could not be reached to ask for a newer one$'
+expect_contains "$work/err" 'the network does not reach it'
+[ $((SECONDS - started)) -lt 5 ] || fail "offline, the imported prefix took $((SECONDS - started)) s"
+offline "$OPKIT" sdk fetch tensorflow==2.10 --json >"$work/out" 2>/dev/null || fail "offline --json failed"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['offline'] and d['sdk']['id']=='tensorflow-2.10.1', d" "$work/out"
+offline "$OPKIT" sdk fetch tensorflow==2.10.1 >"$work/out" 2>"$work/err" || fail "offline, an exact imported SDK failed"
+expect_contains "$work/out" '^tensorflow-2\.10\.1: already in the store'
+rc=0
+offline "$OPKIT" sdk fetch tensorflow==2.11 >"$work/out" 2>"$work/err" || rc=$?
+[ "$rc" -eq 4 ] || { cat "$work/err"; fail "offline, a release the store lacks: exit $rc, expected 4"; }
+expect_one_error_line
+expect_contains "$work/err" '^opkit: error: https://pypi\.org/simple/tensorflow-cpu/: download failed: the network does not reach it: '

@@ -224,12 +224,14 @@ TEST(FrameworkTable, TorchNamesItsProcessAndProbe)
   EXPECT_EQ(torch.label(), "torch");
   EXPECT_EQ(torch.display_name(), "PyTorch");
   EXPECT_EQ(torch.default_targets(), (std::vector<std::string>{"2.5", "2.8"}));
-  EXPECT_EQ(torch.example_versions(), (std::vector<std::string>{"2.5", "2.8"}));
+  EXPECT_EQ(torch.example_versions(), (std::vector<std::string>{"2.5", "2.12"}));
   EXPECT_EQ(torch.symbol_namespaces(), (std::vector<std::string>{"3c10", "2at", "5torch"}));
   EXPECT_EQ(torch.probe_reporter(), "torch_probe_report.cc");
   EXPECT_EQ(torch.probe_runtime(),
             (std::vector<std::pair<std::string, std::string>>{{"libcudart.so.12", "nvidia-cuda-runtime-cu12"},
-                                                              {"libcupti.so.12", "nvidia-cuda-cupti-cu12"}}));
+                                                              {"libcupti.so.12", "nvidia-cuda-cupti-cu12"},
+                                                              {"libcudart.so.13", "cuda-toolkit[cudart]"},
+                                                              {"libcupti.so.13", "cuda-toolkit[cupti]"}}));
   FrameworkFlags f = torch_flags("2.8.0");
   EXPECT_EQ(f.library_defines, (std::vector<std::string>{"TORCH_EXTENSION_NAME={library}"}));
   EXPECT_EQ(f.process_libraries, (std::vector<std::string>{"libc10.so", "libtorch.so"}));

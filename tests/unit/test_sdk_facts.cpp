@@ -1,7 +1,16 @@
 #include "opkit/sdk/facts.hpp"
+#include "opkit/project/framework_table.hpp"
+#include "opkit/sdk/index.hpp"
 #include "opkit/util/error.hpp"
+#include "opkit/util/fs.hpp"
+#include "opkit/util/strings.hpp"
+
+#include <cstdlib>
+#include <filesystem>
 
 #include <gtest/gtest.h>
+
+#include "fact_files_test_util.hpp"
 
 using namespace opkit::sdk;
 
@@ -101,4 +110,92 @@ TEST(SdkFacts, PinnedVersionOfADistribution)
   EXPECT_EQ(pinned_version(new_style, "nvidia-cuda-runtime-cu12"), "12.8.90");
   EXPECT_EQ(pinned_version("Requires-Dist: x==1.0;$(rm -rf)\n", "x"), "1.0");
   EXPECT_EQ(pinned_version("Requires-Dist: x==1.0$(rm)\n", "x"), "") << "only a version's characters";
+  // torch 2.11+: the CUDA runtime through a meta-package's extras
+  std::string toolkit = "Name: torch\nRequires-Dist: cuda-toolkit[cublas,cudart,cupti]==13.2.2; platform_system == "
+                        "\"Linux\"\nRequires-Dist: cuda-bindings<14,>=13.0.3\n";
+  EXPECT_EQ(pinned_version(toolkit, "cuda-toolkit", "cupti"), "13.2.2");
+  EXPECT_EQ(pinned_version(toolkit, "cuda-toolkit", "cudart"), "13.2.2");
+  EXPECT_EQ(pinned_version(toolkit, "cuda-toolkit", "cudnn"), "") << "an extra the requirement does not name";
+  EXPECT_EQ(pinned_version(toolkit, "cuda-toolkit"), "") << "without an extra, extras make no plain pin";
+  EXPECT_EQ(pinned_version("Requires-Dist: cuda-toolkit[cudart==1\n", "cuda-toolkit", "cudart"), "") << "unclosed";
+}
+
+// --- The real files of six TensorFlow releases (scripts/fetch-fact-files.py
+// reads them out of the official wheels into $OPKIT_FACT_FILES; the ctest
+// entry unit.real_wheels runs these, after its fixture fetched them).
+
+TEST(SdkFactsRealWheel, TensorflowVersionFromWhicheverFileHoldsIt)
+{
+  struct Case
+  {
+    const char* release;
+    const char* version;
+    const char* origin;
+  };
+  for (const Case& c :
+       {Case{"tensorflow-1.12.0", "1.12.0", "version.h"}, Case{"tensorflow-cpu-2.10.1", "2.10.1", "version.h"},
+        Case{"tensorflow-cpu-2.15.1", "2.15.1", "version.h"}, Case{"tensorflow-cpu-2.19.1", "2.19.1", "version.h"},
+        Case{"tensorflow-cpu-2.20.0", "2.20.0", "dist-info/METADATA"},
+        Case{"tensorflow-cpu-2.21.0", "2.21.0", "dist-info/METADATA"}}) {
+    std::filesystem::path root = real_release(c.release);
+    WheelMetadata metadata = parse_metadata(read_text(root / "dist-info/METADATA"));
+    auto [version, origin] = tensorflow_version(root, c.release, metadata);
+    EXPECT_EQ(version.str(), c.version) << c.release;
+    EXPECT_NE(origin.find(c.origin), std::string::npos) << c.release << ": " << origin;
+    // 2.20 and 2.21: release_version.h is there, and holds no numbers of its own.
+    if (std::string(c.origin) == "dist-info/METADATA") {
+      std::string release = read_text(root / "include/tensorflow/core/public/release_version.h");
+      EXPECT_NE(release.find("TF_VERSION_STRING"), std::string::npos) << c.release;
+      EXPECT_FALSE(parse_version_header(release)) << c.release;
+    }
+  }
+}
+
+TEST(SdkFactsRealWheel, TensorflowStandardIsTheTablesAndPythonTheMetadatas)
+{
+  struct Case
+  {
+    const char* release;
+    int standard;
+    const char* requires_python; // "" where METADATA says none (1.12.0)
+  };
+  for (const Case& c : {Case{"tensorflow-1.12.0", 11, ""}, Case{"tensorflow-cpu-2.10.1", 17, ">=3.7"},
+                        Case{"tensorflow-cpu-2.19.1", 17, ">=3.9"}, Case{"tensorflow-cpu-2.21.0", 17, ">=3.10"}}) {
+    std::filesystem::path root = real_release(c.release);
+    std::string metadata = read_text(root / "dist-info/METADATA");
+    auto [version, origin] = tensorflow_version(root, c.release, parse_metadata(metadata));
+    Sdk sdk;
+    opkit::project::FrameworkFlags flags = opkit::project::FrameworkTable::tensorflow().flags_for(version);
+    decide_standard(sdk, flags, std::nullopt, ""); // the wheel says none: the table decides
+    EXPECT_EQ(sdk.cxx_standard, c.standard) << c.release;
+    EXPECT_EQ(sdk.origins["cxx_standard"].rfind("the table (configs/frameworks/tensorflow.yaml), range >=", 0), 0u)
+      << sdk.origins["cxx_standard"];
+    apply_python(sdk, metadata);
+    EXPECT_EQ(sdk.requires_python, c.requires_python) << c.release;
+    EXPECT_EQ(sdk.origins.count("python"), std::string(c.requires_python).empty() ? 0u : 1u) << c.release;
+  }
+}
+
+TEST(SdkFactsRealWheel, PlatformIsTheOldestGlibcOfTheFileName)
+{
+  struct Case
+  {
+    const char* release;
+    const char* tag;
+    const char* glibc;
+  };
+  for (const Case& c : {Case{"tensorflow-1.12.0", "manylinux1_x86_64", "2.5"},
+                        Case{"tensorflow-cpu-2.20.0", "manylinux2014_x86_64", "2.17"},
+                        Case{"tensorflow-cpu-2.21.0", "manylinux_2_27_x86_64", "2.27"}}) {
+    std::string wheel = opkit::trim(read_text(real_release(c.release) / "wheel"));
+    std::optional<WheelName> name = parse_wheel_name(wheel);
+    ASSERT_TRUE(name) << wheel;
+    std::optional<WheelPlatform> platform = wheel_platform(*name);
+    ASSERT_TRUE(platform) << wheel;
+    // manylinux_2_17 and manylinux2014 are one glibc: the first tag of the two is kept
+    EXPECT_EQ(platform->glibc_text(), c.glibc) << wheel;
+    if (std::string(c.glibc) != "2.17") {
+      EXPECT_EQ(platform->tag, c.tag) << wheel;
+    }
+  }
 }

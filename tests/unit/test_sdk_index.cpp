@@ -63,13 +63,66 @@ TEST(SdkIndex, PicksTheBestTaggedFileOfTheVersion)
     file.url = std::string("u/") + name;
     files.push_back(file);
   }
-  auto best = pick_wheel(files, "tensorflow-cpu", "2.10.1", {"cp310", "cp39"}, {"manylinux2014_x86_64"});
+  auto best = pick_wheel(files, "tensorflow-cpu", "2.10.1", {"cp310", "cp39"});
   ASSERT_TRUE(best);
   EXPECT_EQ(best->filename, "tensorflow_cpu-2.10.1-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl");
   files.back().yanked = true; // a yanked file only when nothing else fits
-  EXPECT_EQ(pick_wheel(files, "tensorflow-cpu", "2.10.1", {"cp310", "cp39"}, {"manylinux2014_x86_64"})->filename,
+  EXPECT_EQ(pick_wheel(files, "tensorflow-cpu", "2.10.1", {"cp310", "cp39"})->filename,
             "tensorflow_cpu-2.10.1-cp39-cp39-manylinux_2_17_x86_64.manylinux2014_x86_64.whl");
-  EXPECT_FALSE(pick_wheel(files, "tensorflow-cpu", "2.11.0", {"cp310"}, {"manylinux2014_x86_64"}));
+  EXPECT_FALSE(pick_wheel(files, "tensorflow-cpu", "2.11.0", {"cp310"}));
+}
+
+TEST(SdkIndex, AnyManylinuxTagTheOldestGlibcFirst)
+{
+  auto files_named = [](std::vector<const char*> names) {
+    std::vector<IndexFile> files;
+    for (const char* name : names) {
+      IndexFile file;
+      file.filename = name;
+      file.url = std::string("u/") + name;
+      files.push_back(file);
+    }
+    return files;
+  };
+  // TF 2.21 publishes manylinux_2_27 only: taken, though no table names it.
+  std::vector<IndexFile> tf221 = files_named({"tensorflow-2.21.0-cp312-cp312-manylinux_2_27_x86_64.whl",
+                                              "tensorflow-2.21.0-cp310-cp310-manylinux_2_27_x86_64.whl",
+                                              "tensorflow-2.21.0-cp312-cp312-manylinux_2_27_aarch64.whl",
+                                              "tensorflow-2.21.0-cp310-cp310-macosx_12_0_arm64.whl"});
+  EXPECT_EQ(pick_wheel(tf221, "tensorflow", "2.21.0", {"cp310"})->filename,
+            "tensorflow-2.21.0-cp310-cp310-manylinux_2_27_x86_64.whl");
+  // A python the list lacks still fits (the oldest such first); free-threaded builds never.
+  std::vector<IndexFile> torch = files_named({"torch-2.15.0-cp315t-cp315t-manylinux_2_28_x86_64.whl",
+                                              "torch-2.15.0-cp313-cp313-manylinux_2_28_x86_64.whl",
+                                              "torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl"});
+  EXPECT_EQ(pick_wheel(torch, "torch", "2.15.0", {"cp39"})->filename,
+            "torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl");
+  EXPECT_FALSE(
+    pick_wheel(files_named({"torch-2.15.0-cp315t-cp315t-manylinux_2_28_x86_64.whl"}), "torch", "2.15.0", {"cp315"}));
+  // Two glibcs of one release: the older wins over the preferred python.
+  std::vector<IndexFile> mixed =
+    files_named({"x-1.0.0-cp311-cp311-manylinux_2_28_x86_64.whl", "x-1.0.0-cp310-cp310-manylinux2014_x86_64.whl",
+                 "x-1.0.0-cp311-cp311-linux_x86_64.whl"});
+  EXPECT_EQ(pick_wheel(mixed, "x", "1.0.0", {"cp311", "cp310"})->filename,
+            "x-1.0.0-cp310-cp310-manylinux2014_x86_64.whl");
+
+  EXPECT_EQ(linux_x86_64_glibc("manylinux1_x86_64"), 2005);
+  EXPECT_EQ(linux_x86_64_glibc("manylinux2010_x86_64"), 2012);
+  EXPECT_EQ(linux_x86_64_glibc("manylinux_2_17_x86_64"), 2017);
+  EXPECT_EQ(linux_x86_64_glibc("manylinux_2_27_x86_64"), 2027);
+  EXPECT_EQ(linux_x86_64_glibc("linux_x86_64"), k_unstated_glibc);
+  for (const char* other : {"manylinux_2_27_aarch64", "manylinux_3_1_x86_64", "manylinux_2__x86_64",
+                            "manylinux_2_1234_x86_64", "manylinux_x86_64", "win_amd64", "musllinux_1_2_x86_64"}) {
+    EXPECT_FALSE(linux_x86_64_glibc(other)) << other;
+  }
+  std::optional<WheelName> name =
+    parse_wheel_name("t-2.20.0-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl");
+  ASSERT_TRUE(name);
+  EXPECT_EQ(wheel_platform(*name)->glibc_text(), "2.17");
+  std::vector<std::string> pip_tags = pip_platform_tags();
+  EXPECT_EQ(pip_tags.front(), "manylinux1_x86_64");
+  EXPECT_EQ(pip_tags.back(), "linux_x86_64");
+  EXPECT_NE(std::find(pip_tags.begin(), pip_tags.end(), "manylinux_2_27_x86_64"), pip_tags.end());
 }
 
 TEST(SdkIndex, IndexUrlPrecedence)

@@ -185,6 +185,17 @@ TEST_F(PipConfig, TheSettingFallsBackToPip)
   set.source = Source::environment;
   set.variable = "OPKIT_INDEX_URL";
   EXPECT_EQ(with_pip_index_url(set, pip()).value, "https://opkit/simple");
-  files.clear();
+  files.clear(); // pip's configuration names no index: pip's default, which pip reads then
+  Value fallback = with_pip_index_url(unset, pip());
+  EXPECT_EQ(fallback.value, "https://pypi.org/simple/");
+  EXPECT_EQ(fallback.origin(), "pip (its default index: no index-url in its configuration)");
+  // no-index on (pip reads only find-links): unset, whatever index-url says, so `pip download`
+  files["/home/u/.config/pip/pip.conf"] = "[global]\nindex-url = https://pip/simple\nno-index = yes\n";
   EXPECT_FALSE(with_pip_index_url(unset, pip()).is_set());
+  files["/home/u/.config/pip/pip.conf"] = "[global]\nno-index = yes\n[download]\nno-index = off\n";
+  EXPECT_EQ(with_pip_index_url(unset, pip()).value, "https://pypi.org/simple/") << "[download] wins";
+  files.clear();
+  env["PIP_NO_INDEX"] = "1";
+  EXPECT_FALSE(with_pip_index_url(unset, pip()).is_set());
+  env.erase("PIP_NO_INDEX");
 }

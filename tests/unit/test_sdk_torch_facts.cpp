@@ -1,7 +1,15 @@
 #include "opkit/sdk/torch_facts.hpp"
+#include "opkit/project/framework_table.hpp"
 #include "opkit/util/error.hpp"
+#include "opkit/util/fs.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <tuple>
 
 #include <gtest/gtest.h>
+
+#include "fact_files_test_util.hpp"
 
 using namespace opkit::sdk;
 
@@ -141,4 +149,84 @@ TEST(SdkTorchFacts, TagsFromTheWheelFileName)
   EXPECT_FALSE(wheel_file_tags("torch-2.8.0.tar.gz").has_value());
   EXPECT_FALSE(wheel_file_tags("/site-packages/torch").has_value());
   EXPECT_FALSE(wheel_file_tags("torch-2.8.0-cp311.whl").has_value());
+}
+
+// --- The real files of six torch releases (scripts/fetch-fact-files.py reads
+// them out of PyPI's wheels into $OPKIT_FACT_FILES; ctest's unit.real_wheels).
+
+TEST(SdkTorchFactsRealWheel, StandardFromCppExtensionThenTorchConfigThenTheTable)
+{
+  const opkit::project::FrameworkTable& table = opkit::project::FrameworkTable::get("torch");
+  struct Case
+  {
+    const char* version;
+    int cpp_extension; // what cpp_extension.py's common_cflags say
+    int torch_config;  // what TorchConfig.cmake says (its CXX_STANDARD, 2.15's interface -std=c++20)
+    const char* cuda;
+  };
+  for (const Case& c :
+       {Case{"2.5.1", 17, 17, "12.4"}, Case{"2.8.0", 17, 17, "12.8"}, Case{"2.11.0", 17, 17, "13.0"},
+        Case{"2.12.1", 20, 20, "13.0"}, Case{"2.14.1", 20, 20, "13.0"}, Case{"2.15.0", 20, 20, "13.2"}}) {
+    std::filesystem::path root = real_release("torch-" + std::string(c.version));
+    EXPECT_EQ(cxx_standard_from_cpp_extension(read_text(root / "facts/cpp_extension.py")), c.cpp_extension)
+      << c.version;
+    std::optional<int> config = cxx_standard_from_torch_config(read_text(root / "facts/TorchConfig.cmake"));
+    EXPECT_EQ(config.value_or(0), c.torch_config) << c.version;
+    std::optional<TorchVersionInfo> info = parse_torch_version_py(read_text(root / "version.py"));
+    ASSERT_TRUE(info) << c.version;
+    EXPECT_EQ(info->version.str(), c.version);
+    EXPECT_EQ(info->cuda, c.cuda) << c.version;
+
+    // The whole chain on a staged folder: cpp_extension.py decides ...
+    std::filesystem::path staged =
+      std::filesystem::path(::testing::TempDir()) / ("torch-facts-" + std::string(c.version));
+    std::filesystem::remove_all(staged);
+    std::filesystem::create_directories(staged / "facts");
+    std::filesystem::copy(root / "facts", staged / "facts", std::filesystem::copy_options::recursive);
+    auto [standard, origin] = torch_cxx_standard(staged, table.sdk_layout());
+    EXPECT_EQ(standard, c.cpp_extension) << c.version;
+    EXPECT_EQ(origin, "the wheel's torch/utils/cpp_extension.py");
+    // ... then TorchConfig.cmake, where cpp_extension.py says none ...
+    std::filesystem::remove(staged / "facts/cpp_extension.py");
+    std::tie(standard, origin) = torch_cxx_standard(staged, table.sdk_layout());
+    EXPECT_EQ(standard.value_or(0), c.torch_config) << c.version;
+    EXPECT_EQ(origin, "the wheel's torch/share/cmake/Torch/TorchConfig.cmake");
+    // ... then the table, where the wheel says nothing at all.
+    std::filesystem::remove(staged / "facts/TorchConfig.cmake");
+    std::tie(standard, origin) = torch_cxx_standard(staged, table.sdk_layout());
+    EXPECT_FALSE(standard) << c.version;
+    Sdk sdk;
+    sdk.framework = "torch";
+    opkit::project::FrameworkFlags flags = table.flags_for(info->version);
+    decide_standard(sdk, flags, standard, origin);
+    EXPECT_EQ(sdk.cxx_standard, c.cpp_extension) << c.version << ": the table's fallback agrees with the wheel";
+    EXPECT_EQ(sdk.origins["cxx_standard"], "the table (configs/frameworks/torch.yaml), range >=" + flags.since);
+    std::filesystem::remove_all(staged);
+  }
+}
+
+TEST(SdkTorchFactsRealWheel, RequiresPythonFromTheMetadata)
+{
+  for (const auto& [version, wanted] :
+       {std::pair{"2.5.1", ">=3.8.0"}, std::pair{"2.12.1", ">=3.10"}, std::pair{"2.15.0", ">=3.11"}}) {
+    Sdk sdk;
+    apply_python(sdk, read_text(real_release("torch-" + std::string(version)) / "dist-info/METADATA"));
+    EXPECT_EQ(sdk.requires_python, wanted) << version;
+    EXPECT_EQ(sdk.origins["python"], "the wheel's dist-info/METADATA (Requires-Python)");
+  }
+}
+
+TEST(SdkTorchFacts, StandardParsersSkipCommentsAndDocExamples)
+{
+  EXPECT_EQ(cxx_standard_from_cpp_extension("# common_cflags += ['-std=c++14']\n"
+                                            "    minimum flags (e.g. ``-std=c++20``)\n"
+                                            "    ...  extra_compile_args={'cxx': ['-std=c++23']})\n"
+                                            "    cflags = ['-std=c++11']\n"
+                                            "    common_cflags += ['-std=c++17', '-fPIC']\n"),
+            17);
+  EXPECT_EQ(cxx_standard_from_cpp_extension("x = ['-std=c++98', '-std=c++1z']\n"), std::nullopt);
+  EXPECT_EQ(cxx_standard_from_cpp_extension("cflags = ['-std=c++20']\n"), 20);
+  EXPECT_EQ(cxx_standard_from_torch_config("# CXX_STANDARD 11\n  CXX_STANDARD   20\n"), 20);
+  EXPECT_EQ(cxx_standard_from_torch_config("set_property(... \"$<$<COMPILE_LANGUAGE:CXX>:-std=c++20>\")\n"), 20);
+  EXPECT_EQ(cxx_standard_from_torch_config("CXX_STANDARD 170\n"), std::nullopt);
 }

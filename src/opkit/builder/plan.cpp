@@ -36,6 +36,9 @@ version_flags(const sdk::Sdk& sdk, const project::FrameworkFlags& flags, const F
   if (flags.eigen_max_align_bytes > 0) { // TensorFlow's Eigen; torch's headers have none
     result.push_back(fmt::format("-DEIGEN_MAX_ALIGN_BYTES={}", flags.eigen_max_align_bytes));
   }
+  for (const std::string& define : sdk.defines) { // what the SDK's headers need of the build (TF 2.20+'s version)
+    result.push_back("-D" + define);
+  }
   return result;
 }
 

@@ -124,7 +124,9 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   CLI::App* cmd = app.add_subcommand("build", "Compile the op for each framework version (--tf, --torch), in parallel");
   add_framework_versions(
     cmd, versions,
-    "Versions or SDK ids to build, e.g. 1.12,2.10.1,tensorflow-2.10.1-cuda (default: opkit.yaml's targets)", "build");
+    "Versions or SDK ids to build, e.g. 1.12,2.10.1,tensorflow-2.10.1-cuda, or a range of the imported SDKs, e.g. "
+    "'>=2.16' (default: opkit.yaml's targets)",
+    "build");
   cmd->add_option("--lib", options.libraries, "Build only these libraries of opkit.yaml (repeatable)");
   cmd->add_option("-j,--jobs", options.jobs, "Parallel compile jobs (default: number of CPUs)")
     ->check(CLI::PositiveNumber);

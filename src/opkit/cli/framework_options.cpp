@@ -2,9 +2,12 @@
 
 #include "opkit/cli/commands.hpp"
 #include "opkit/project/framework_table.hpp"
+#include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/strings.hpp"
+
+#include <algorithm>
 
 namespace opkit::cli {
 
@@ -58,8 +61,107 @@ FrameworkVersions::for_framework(const std::string& framework) const
                 fmt::format("give its versions with --{}", wanted.short_name()));
   }
   auto found = given.find(framework);
-  return found == given.end() ? std::vector<std::string>{}
-                              : split_versions(found->second, project::FrameworkTable::get(framework).short_name());
+  if (found == given.end()) {
+    return {};
+  }
+  const project::FrameworkTable& table = project::FrameworkTable::get(framework);
+  std::vector<std::string> specs = split_versions(found->second, table.short_name());
+  std::vector<std::string> versions;
+  std::vector<VersionClause> clauses;
+  for (const std::string& spec : specs) {
+    if (std::optional<VersionClause> clause = parse_version_clause(spec, table.short_name())) {
+      clauses.push_back(*clause);
+    } else {
+      versions.push_back(spec);
+    }
+  }
+  if (clauses.empty()) {
+    return versions;
+  }
+  // A range (its clauses, all of them): every SDK of the store in it, oldest first.
+  std::vector<sdk::Sdk> in_range;
+  std::vector<std::string> imported;
+  for (const sdk::Sdk& sdk : sdk::list_sdks()) {
+    if (sdk.framework != framework) {
+      continue;
+    }
+    imported.push_back(sdk.version.str());
+    if (std::all_of(clauses.begin(), clauses.end(), [&sdk](const VersionClause& c) { return c.admits(sdk.version); })) {
+      in_range.push_back(sdk);
+    }
+  }
+  std::sort(in_range.begin(), in_range.end(), [](const sdk::Sdk& a, const sdk::Sdk& b) {
+    return a.version < b.version || (a.version == b.version && a.id < b.id);
+  });
+  std::vector<std::string> range_text;
+  for (const VersionClause& clause : clauses) {
+    range_text.push_back(clause.text);
+  }
+  if (in_range.empty()) {
+    throw Error(ExitCode::missing,
+                fmt::format("--{} '{}': no imported {} SDK in the range (imported: {})", table.short_name(),
+                            join(range_text, ","), table.display_name(),
+                            imported.empty() ? "none" : join(imported, ", ")),
+                fmt::format("fetch one: opkit sdk fetch {}==VERSION", framework));
+  }
+  for (const sdk::Sdk& sdk : in_range) {
+    if (std::find(versions.begin(), versions.end(), sdk.id) == versions.end()) {
+      versions.push_back(sdk.id);
+    }
+  }
+  return versions;
+}
+
+namespace {
+
+// The version without its release's trailing zeros: PEP 440's 2.16 is 2.16.0.
+project::Version
+without_trailing_zeros(project::Version v)
+{
+  while (v.parts.size() > 1 && v.parts.back() == 0) {
+    v.parts.pop_back();
+  }
+  return v;
+}
+
+} // namespace
+
+bool
+VersionClause::admits(const project::Version& given) const
+{
+  project::Version v = without_trailing_zeros(given);
+  project::Version bound = without_trailing_zeros(version);
+  if (op == ">=") {
+    return !(v < bound);
+  }
+  if (op == "<=") {
+    return !(bound < v);
+  }
+  if (op == ">") {
+    return bound < v;
+  }
+  if (op == "<") {
+    return v < bound;
+  }
+  return !(v == bound); // "!="
+}
+
+std::optional<VersionClause>
+parse_version_clause(const std::string& spec, const std::string& flag)
+{
+  for (const char* op : {">=", "<=", "!=", ">", "<"}) {
+    if (!starts_with(spec, op)) {
+      continue;
+    }
+    std::string rest = trim(spec.substr(std::string(op).size()));
+    std::optional<project::Version> version = project::parse_version(rest);
+    if (!version) {
+      fail(ExitCode::usage, "--{} '{}': expected a version after {}, e.g. {}2.16", flag, escape_clipped(spec, 100), op,
+           op);
+    }
+    return VersionClause{op, *version, spec};
+  }
+  return std::nullopt;
 }
 
 void

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 namespace opkit::cli {
 
 namespace {
@@ -64,6 +66,7 @@ fetch_json(const sdk::FetchResult& result)
   return {{"schema", "opkit.sdk-fetch/1"},
           {"sdk", sdk::to_json(result.sdk)},
           {"already_present", result.already_present},
+          {"offline", result.offline},
           {"wheel", result.wheel},
           {"source", result.source},
           {"ranged", result.ranged},
@@ -112,8 +115,10 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   fetch_cmd->add_option("--variant", fetch.variant,
                         "cpu or gpu (the CUDA build; default: cpu for TensorFlow, gpu for torch, whose PyPI wheels "
                         "are CUDA builds)");
-  fetch_cmd->add_option("--index-url", fetch.index_url,
-                        "A PEP 503/691 index (default: $OPKIT_INDEX_URL, pip's configuration, else pip download)");
+  fetch_cmd->add_option(
+    "--index-url", fetch.index_url,
+    "A PEP 503/691 index (default: $OPKIT_INDEX_URL, pip's configuration, else pip's default index; pip download "
+    "when pip's configuration turns on no-index)");
   fetch_cmd->add_flag("--json", global.json, "Print what was fetched as JSON (schema opkit.sdk-fetch/1)");
   fetch_cmd->callback([&global, &exit_code] {
     sdk::FetchResult result = sdk::fetch_sdk(fetch);
@@ -122,7 +127,10 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       fmt::print("{}\n", json_text(fetch_json(result), 2));
       return;
     }
-    if (result.already_present) {
+    if (result.offline) {
+      fmt::print("{}: in the store ({:.1f} MB); the index could not be reached to ask for a newer one\n", result.sdk.id,
+                 result.sdk_bytes / 1e6);
+    } else if (result.already_present) {
       fmt::print("{}: already in the store ({:.1f} MB)\n", result.sdk.id, result.sdk_bytes / 1e6);
     } else {
       fmt::print("{}: fetched {} from {}, {}, kept {:.1f} MB\n", result.sdk.id, result.wheel, result.source,
@@ -142,11 +150,21 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     if (global.json) {
       fmt::print("{}\n", json_text(json, 2));
     } else {
+      // Each derived fact with where it came from ("from the wheel's ...", "from the table, range >=2.12").
+      const std::map<std::string, std::string> fact_of = {
+        {"version", "version"},    {"cxx_standard", "cxx_standard"},           {"cxx11_abi", "cxx11_abi"},
+        {"wheel_tag", "platform"}, {"framework_library", "framework_library"}, {"requires_python", "python"}};
       for (const auto& [key, value] : json.items()) {
-        if (key == "schema") {
+        if (key == "schema" || key == "origins") {
           continue;
         }
-        fmt::print("{:<18} {}\n", key, value.is_string() ? value.get<std::string>() : json_text(value));
+        std::string text = value.is_string() ? value.get<std::string>() : json_text(value);
+        auto fact = fact_of.find(key);
+        auto origin = fact == fact_of.end() ? sdk.origins.end() : sdk.origins.find(fact->second);
+        if (origin != sdk.origins.end()) {
+          text += fmt::format("  (from {})", origin->second);
+        }
+        fmt::print("{:<18} {}\n", key, text);
       }
     }
     exit_code = 0;

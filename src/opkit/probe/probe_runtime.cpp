@@ -1,7 +1,9 @@
 #include "opkit/probe/probe_runtime.hpp"
 
+#include "opkit/elf/elf_file.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/facts.hpp"
+#include "opkit/sdk/index.hpp"
 #include "opkit/util/archive.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -11,6 +13,7 @@
 #include "opkit/util/progress.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 namespace opkit::probe {
@@ -63,32 +66,45 @@ ensure_probe_runtime(const sdk::Sdk& sdk, const stdfs::path& probe_dir)
     return runtime;
   }
   std::string metadata = fs::read_file(sdk.root / "dist-info" / "METADATA");
+  // Only what the framework library itself needs (its DT_NEEDED): CUDA 12's
+  // sonames for torch up to 2.10, CUDA 13's from 2.11.
+  std::vector<std::string> needed = elf::read_elf(sdk.lib_dir() / sdk.framework_library).needed;
   stdfs::path staging = probe_dir / "runtime.partial";
   stdfs::remove_all(staging, ec);
   fs::create_dirs(staging / "wheels");
-  for (const auto& [library, distribution] : needs) {
-    std::string version = sdk::pinned_version(metadata, distribution);
+  for (const auto& [library, source] : needs) {
+    if (std::find(needed.begin(), needed.end(), library) == needed.end()) {
+      continue;
+    }
+    // "nvidia-cuda-runtime-cu12": a distribution the METADATA pins; "cuda-toolkit[cudart]":
+    // the meta-package the METADATA pins with that extra, whose own pins pip follows.
+    size_t bracket = source.find('[');
+    std::string distribution = source.substr(0, bracket);
+    std::string extra =
+      bracket == std::string::npos ? std::string() : source.substr(bracket + 1, source.find(']') - bracket - 1);
+    std::string version = sdk::pinned_version(metadata, distribution, extra);
     if (version.empty()) {
       throw Error(ExitCode::missing,
                   fmt::format("{}: its wheel's METADATA pins no version of {}, which gives {} (needed to load {})",
-                              sdk.id, distribution, library, sdk.framework_library),
+                              sdk.id, source, library, sdk.framework_library),
                   "import the framework's wheel again (`opkit sdk add`), with its dist-info");
     }
-    std::string requirement = distribution + "==" + version;
-    stdfs::path dir = staging / "wheels" / distribution;
+    std::string requirement = source + "==" + version;
+    stdfs::path dir = staging / "wheels" / library;
     ProcessResult pip;
     {
       progress::Step step(fmt::format("downloading {} for {}'s load probe", requirement, sdk.id));
       log_info("{}: pip download {} (once: {} needs its {}) ...", sdk.id, requirement, sdk.framework_library, library);
-      // Any Python: these wheels are py3-none, for manylinux2014 and later.
-      pip = run_process({"python3", "-m", "pip", "download", "--quiet", "--no-deps",
-                         "--only-binary=:all:", "--platform", "manylinux2014_x86_64", "-d", dir.string(), requirement});
-    }
-    if (pip.exit_code != 0) {
-      stdfs::remove_all(staging, ec);
-      throw Error(ExitCode::missing,
-                  fmt::format("{}: pip download {} failed: {}", sdk.id, requirement, tail_lines(pip.err, 3)),
-                  "check pip's index configuration (pip config list), or the network");
+      // Any Python: these wheels are py3-none; a meta-package's extra brings its pins (so no --no-deps).
+      std::vector<std::string> argv = {"python3", "-m", "pip", "download", "--quiet", "--only-binary=:all:"};
+      if (extra.empty()) {
+        argv.emplace_back("--no-deps");
+      }
+      for (const std::string& platform : sdk::pip_platform_tags()) {
+        argv.insert(argv.end(), {"--platform", platform});
+      }
+      argv.insert(argv.end(), {"-d", dir.string(), requirement});
+      pip = run_process(argv);
     }
     bool found = false;
     for (const auto& wheel : stdfs::directory_iterator(dir)) {

@@ -30,14 +30,17 @@ FrameworkFlags
 parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::string& name)
 {
   yaml::expect_keys(range,
-                    {"since", "verified", "cxx_standard", "cxx11_abi", "eigen_max_align_bytes", "framework_library",
-                     "link", "runtime", "wheels", "quirks", "namespaced_op_names", "python_env", "framework_global",
-                     "gomp_soname"},
+                    {"since", "verified", "cxx_standard", "cxx_standard_override", "cxx11_abi", "eigen_max_align_bytes",
+                     "framework_library", "link", "runtime", "wheels", "quirks", "namespaced_op_names", "python_env",
+                     "framework_global", "gomp_soname"},
                     name);
   FrameworkFlags flags = common;
   flags.since = yaml::get_string(range, "since", name);
   flags.verified = yaml::get_bool_or(range, "verified", name, false);
   flags.cxx_standard = yaml::get_int(range, "cxx_standard", name);
+  if (range["cxx_standard_override"]) {
+    flags.cxx_standard_override = yaml::get_int(range, "cxx_standard_override", name);
+  }
   flags.cxx11_abi = yaml::get_int(range, "cxx11_abi", name);
   // Eigen's alignment and one -l for the framework are TensorFlow's, both or
   // neither; a table that links several libraries (torch) names them in
@@ -57,11 +60,10 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
                       yaml::get_string_list(env, "pins", name), yaml::get_string_list(env, "flags", name)};
   }
   YAML::Node wheels = range["wheels"];
-  yaml::expect_keys(wheels, {"cpu", "gpu", "pythons", "platforms"}, name);
+  yaml::expect_keys(wheels, {"cpu", "gpu", "pythons"}, name);
   flags.cpu_distribution = yaml::get_string_or(wheels, "cpu", name, ""); // none: only a CUDA build is published
   flags.gpu_distribution = yaml::get_string(wheels, "gpu", name);
   flags.wheel_pythons = yaml::get_string_list(wheels, "pythons", name);
-  flags.wheel_platforms = yaml::get_string_list(wheels, "platforms", name);
   flags.quirks = parse_quirks(range, name);
   return flags;
 }
@@ -69,15 +71,17 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
 SdkLayout
 parse_sdk_layout(const YAML::Node& sdk, const std::string& name)
 {
-  yaml::expect_keys(
-    sdk, {"package_dirs", "include_dir", "library_dir", "libraries", "version_file", "abi_libraries", "abi_namespaces"},
-    name);
+  yaml::expect_keys(sdk,
+                    {"package_dirs", "include_dir", "library_dir", "libraries", "version_file", "fact_files",
+                     "abi_libraries", "abi_namespaces"},
+                    name);
   SdkLayout layout;
   layout.package_dirs = yaml::get_string_list(sdk, "package_dirs", name);
   layout.include_dir = yaml::get_string(sdk, "include_dir", name);
   layout.library_dir = yaml::get_string(sdk, "library_dir", name);
   layout.libraries = yaml::get_string_list(sdk, "libraries", name);
   layout.version_file = yaml::get_string(sdk, "version_file", name);
+  layout.fact_files = sdk["fact_files"] ? yaml::get_string_list(sdk, "fact_files", name) : std::vector<std::string>{};
   layout.abi_libraries = yaml::get_string_list(sdk, "abi_libraries", name);
   layout.abi_namespaces = yaml::get_string_list(sdk, "abi_namespaces", name);
   return layout;

@@ -35,11 +35,14 @@ struct PythonEnvRecipe
 // its layout is sdk/importer's and sdk/facts').
 struct SdkLayout
 {
-  std::vector<std::string> package_dirs;   // the wheel's package folders ("torch")
-  std::string include_dir;                 // below a package folder ("include"), kept as include/
-  std::string library_dir;                 // below a package folder ("lib")
-  std::vector<std::string> libraries;      // file names in library_dir that are kept, as lib/<name>
-  std::string version_file;                // below a package folder ("version.py")
+  std::vector<std::string> package_dirs; // the wheel's package folders ("torch")
+  std::string include_dir;               // below a package folder ("include"), kept as include/
+  std::string library_dir;               // below a package folder ("lib")
+  std::vector<std::string> libraries;    // file names in library_dir that are kept, as lib/<name>
+  std::string version_file;              // below a package folder ("version.py")
+  // Files below a package folder that say build facts (utils/cpp_extension.py),
+  // kept as facts/<file name> for sdk/torch_facts to read.
+  std::vector<std::string> fact_files;
   std::vector<std::string> abi_libraries;  // the libraries whose exports show the C++11 ABI
   std::vector<std::string> abi_namespaces; // the mangled prefixes counted ("_ZN3c10")
 };
@@ -54,17 +57,17 @@ struct FrameworkFlags
   // without a DT_NEEDED on it (false, the default: only through its DT_NEEDED).
   bool framework_global = false;
   std::optional<PythonEnvRecipe> python_env; // how this range's TF installs into a venv (where verified)
-  int cxx_standard = 0;                      // 11, 14, 17
+  int cxx_standard = 0;                      // 11, 14, 17, 20: where the wheel does not say it
+  std::optional<int> cxx_standard_override;  // wins over what the wheel says (a release whose files are wrong)
   int cxx11_abi = 0;                         // _GLIBCXX_USE_CXX11_ABI
   int eigen_max_align_bytes = 0;
-  std::string framework_library;            // file name in the wheel, also its SONAME
-  std::string link;                         // -ltensorflow_framework or -l:libtensorflow_framework.so.N
-  std::string gomp_soname;                  // the libgomp the framework's libraries need, where the table says
-  std::string runtime;                      // the configs/runtimes/ policy the stock wheel assumes
-  std::string cpu_distribution;             // the PyPI project of the CPU SDK ("tensorflow-cpu")
-  std::string gpu_distribution;             // ... and of the CUDA one ("tensorflow")
-  std::vector<std::string> wheel_pythons;   // python tags, best first ("cp310")
-  std::vector<std::string> wheel_platforms; // platform tags, best first ("manylinux2014_x86_64")
+  std::string framework_library;          // file name in the wheel, also its SONAME
+  std::string link;                       // -ltensorflow_framework or -l:libtensorflow_framework.so.N
+  std::string gomp_soname;                // the libgomp the framework's libraries need, where the table says
+  std::string runtime;                    // the configs/runtimes/ policy the stock wheel assumes
+  std::string cpu_distribution;           // the PyPI project of the CPU SDK ("tensorflow-cpu")
+  std::string gpu_distribution;           // ... and of the CUDA one ("tensorflow")
+  std::vector<std::string> wheel_pythons; // python tags, best first ("cp310"); the platform is the wheel's
   std::vector<std::string> compile_flags;
   std::vector<std::string> warning_flags;
   std::vector<std::string> link_flags;

@@ -181,7 +181,9 @@ apply_abi(Sdk& sdk, const elf::ElfInfo& elf, const project::FrameworkFlags& flag
                 counts.cxx11, counts.old_string, counts.std_string_view, counts.absl_string_view);
   decide_abi(sdk, counts, flags, "the framework library's symbols do not show its C++11 ABI",
              "the framework library is");
-  sdk.cxx_standard = flags.cxx_standard;
+  // TensorFlow's wheel holds its standard only compiled into pywrap_tf_session
+  // (sysconfig.py's _CXX_VERSION): the table says it, the exports cross-check it.
+  decide_standard(sdk, flags, std::nullopt, "");
   bool symbols_say_17 = counts.std_string_view > 0 && counts.absl_string_view == 0;
   bool symbols_say_pre17 = counts.absl_string_view > 0 && counts.std_string_view == 0;
   if ((symbols_say_17 && flags.cxx_standard < 17) || (symbols_say_pre17 && flags.cxx_standard >= 17)) {
@@ -235,7 +237,7 @@ parse_metadata(const std::string& text)
 }
 
 std::string
-pinned_version(const std::string& metadata, const std::string& distribution)
+pinned_version(const std::string& metadata, const std::string& distribution, const std::string& extra)
 {
   const std::string_view key = "Requires-Dist:";
   for (const std::string& line : split(metadata, '\n')) {
@@ -250,6 +252,17 @@ pinned_version(const std::string& metadata, const std::string& distribution)
       continue;
     }
     std::string rest = trim(std::string_view(requirement).substr(distribution.size()));
+    if (!extra.empty()) { // "cuda-toolkit[cublas,cudart,...]==13.2.2": the extras must name it
+      size_t close = rest.find(']');
+      if (!starts_with(rest, "[") || close == std::string::npos) {
+        continue;
+      }
+      std::vector<std::string> extras = split(rest.substr(1, close - 1), ',');
+      if (std::none_of(extras.begin(), extras.end(), [&extra](const std::string& e) { return trim(e) == extra; })) {
+        continue;
+      }
+      rest = trim(std::string_view(rest).substr(close + 1));
+    }
     if (starts_with(rest, "(")) {
       rest = trim(std::string_view(rest).substr(1));
     }
@@ -321,6 +334,8 @@ decide_abi(Sdk& sdk, const SpellingCounts& counts, const project::FrameworkFlags
 {
   std::optional<int> abi = abi_from_counts(counts);
   sdk.cxx11_abi = abi.value_or(flags.cxx11_abi);
+  sdk.origins["cxx11_abi"] =
+    abi ? fmt::format("the wheel's exports ({})", sdk.abi_evidence) : table_origin(sdk.framework, flags);
   std::string table = "configs/frameworks/" + sdk.framework + ".yaml";
   if (!abi) {
     sdk.warnings.push_back(fmt::format("{}; using {} from {}", unread, flags.cxx11_abi, table));
@@ -342,23 +357,100 @@ abi_from_counts(const SpellingCounts& counts)
   return std::nullopt;
 }
 
+void
+decide_standard(Sdk& sdk, const project::FrameworkFlags& flags, std::optional<int> derived, const std::string& origin)
+{
+  if (flags.cxx_standard_override) {
+    sdk.cxx_standard = *flags.cxx_standard_override;
+    sdk.origins["cxx_standard"] =
+      fmt::format("the table's override (configs/frameworks/{}.yaml), range >={}", sdk.framework, flags.since);
+    if (derived && *derived != sdk.cxx_standard) {
+      sdk.warnings.push_back(
+        fmt::format("{} says C++{}; the table's override C++{} wins", origin, *derived, sdk.cxx_standard));
+    }
+  } else if (derived) {
+    sdk.cxx_standard = *derived;
+    sdk.origins["cxx_standard"] = origin;
+  } else {
+    sdk.cxx_standard = flags.cxx_standard;
+    sdk.origins["cxx_standard"] = table_origin(sdk.framework, flags);
+  }
+}
+
+void
+apply_python(Sdk& sdk, const std::string& metadata)
+{
+  std::string requires_python = header_value(metadata, "Requires-Python");
+  bool plain = requires_python.size() <= 64 && std::all_of(requires_python.begin(), requires_python.end(), [](char c) {
+                 return is_ascii_digit(c) || std::strchr(".<>=!~,* ", c) != nullptr;
+               });
+  if (!plain) {
+    fail(ExitCode::usage,
+         "dist-info/METADATA: Requires-Python '{}': not a plausible specifier (at most 64 digits "
+         "and . < > = ! ~ , *)",
+         escape_clipped(requires_python, 64));
+  }
+  sdk.requires_python = requires_python;
+  if (!requires_python.empty()) {
+    sdk.origins["python"] = "the wheel's dist-info/METADATA (Requires-Python)";
+  }
+}
+
+std::string
+table_origin(const std::string& framework, const project::FrameworkFlags& flags)
+{
+  return fmt::format("the table (configs/frameworks/{}.yaml), range >={}", framework, flags.since);
+}
+
+std::vector<std::string>
+release_version_defines(const std::string& release_version_h, const project::Version& version)
+{
+  if (release_version_h.find("#ifndef TF_MAJOR_VERSION") == std::string::npos
+      || define_value(release_version_h, "TF_MAJOR_VERSION")) {
+    return {};
+  }
+  std::vector<std::string> numbers(3, "0");
+  for (size_t i = 0; i < 3 && i < version.parts.size(); ++i) {
+    numbers[i] = std::to_string(version.parts[i]);
+  }
+  return {"TF_MAJOR_VERSION=" + numbers[0], "TF_MINOR_VERSION=" + numbers[1], "TF_PATCH_VERSION=" + numbers[2],
+          "TF_VERSION_SUFFIX=\"" + version.suffix + "\""};
+}
+
+std::pair<project::Version, std::string>
+tensorflow_version(const stdfs::path& staged_root, const std::string& source, const WheelMetadata& metadata)
+{
+  const std::string headers = "include/tensorflow/core/public/";
+  std::error_code ec;
+  if (!stdfs::is_regular_file(staged_root / (headers + "version.h"), ec)) {
+    fail(ExitCode::usage, "{}: not a TensorFlow SDK: no readable {}version.h", source, headers);
+  }
+  for (const char* name : {"version.h", "release_version.h"}) {
+    std::string header = read_if_exists(staged_root / (headers + name));
+    if (std::optional<project::Version> version = parse_version_header(header)) {
+      return {*version, fmt::format("the wheel's {}{}", headers, name)};
+    }
+    if (define_value(header, "TF_MAJOR_VERSION") && define_value(header, "TF_VERSION_SUFFIX")) {
+      fail(ExitCode::usage,
+           "{}: {}{}: its defines make no plain version (numbers of at most 6 digits; TF_VERSION_SUFFIX a quoted "
+           "tag of at most 32 letters, digits and . _ + -); refusing the wheel",
+           source, headers, name);
+    }
+  }
+  std::optional<project::Version> version =
+    metadata.version.empty() ? std::nullopt : project::parse_version(metadata.version);
+  if (!version) {
+    fail(ExitCode::usage,
+         "{}: not a TensorFlow SDK: no version in {}version.h, {}release_version.h or dist-info/METADATA{}", source,
+         headers, headers,
+         metadata.version.empty() ? "" : fmt::format(" (its '{}' is no plain version)", metadata.version));
+  }
+  return {*version, "the wheel's dist-info/METADATA (its headers define no version numbers)"};
+}
+
 Sdk
 derive_facts(const stdfs::path& staged_root, const std::string& source)
 {
-  std::string header = read_if_exists(staged_root / "include/tensorflow/core/public/version.h");
-  std::optional<project::Version> version = parse_version_header(header);
-  if (!version && define_value(header, "TF_MAJOR_VERSION") && define_value(header, "TF_VERSION_SUFFIX")) {
-    fail(ExitCode::usage,
-         "{}: include/tensorflow/core/public/version.h: its defines make no plain version (numbers of at most 6 "
-         "digits; TF_VERSION_SUFFIX a quoted tag of at most 32 letters, digits and . _ + -); refusing the wheel",
-         source);
-  }
-  if (!version) {
-    fail(ExitCode::usage, "{}: not a TensorFlow SDK: no readable include/tensorflow/core/public/version.h", source);
-  }
-  Sdk sdk;
-  sdk.source = source;
-  sdk.version = *version;
   // The files' own errors name the file; the wheel is named before them.
   auto from_source = [&source](const auto& parse) {
     try {
@@ -367,14 +459,28 @@ derive_facts(const stdfs::path& staged_root, const std::string& source)
       throw Error(e.code(), fmt::format("{}: {}", source, e.what()), e.hint());
     }
   };
-  WheelMetadata metadata =
-    from_source([&] { return parse_metadata(read_if_exists(staged_root / "dist-info/METADATA")); });
+  std::string metadata_text = read_if_exists(staged_root / "dist-info/METADATA");
+  WheelMetadata metadata = from_source([&] { return parse_metadata(metadata_text); });
+  auto [version, version_origin] = tensorflow_version(staged_root, source, metadata);
+  Sdk sdk;
+  sdk.source = source;
+  sdk.version = version;
+  sdk.origins["version"] = version_origin;
+  sdk.defines =
+    release_version_defines(read_if_exists(staged_root / "include/tensorflow/core/public/release_version.h"), version);
+  if (!sdk.defines.empty()) {
+    sdk.origins["defines"] = "the wheel's include/tensorflow/core/public/release_version.h (#error without them)";
+  }
   sdk.distribution = metadata.name.empty() ? "tensorflow" : metadata.name;
-  if (!metadata.version.empty() && metadata.version != version->str()) {
+  if (!metadata.version.empty() && metadata.version != version.str()) {
     sdk.warnings.push_back(
-      fmt::format("dist-info says version {}, version.h says {}; using version.h", metadata.version, version->str()));
+      fmt::format("dist-info says version {}, version.h says {}; using version.h", metadata.version, version.str()));
   }
   sdk.wheel_tag = parse_wheel_tags(read_if_exists(staged_root / "dist-info/WHEEL"));
+  if (!sdk.wheel_tag.empty()) {
+    sdk.origins["platform"] = "the wheel's dist-info/WHEEL";
+  }
+  from_source([&] { apply_python(sdk, metadata_text); });
   sdk.cuda = from_source([&] { return parse_build_info(read_if_exists(staged_root / "build_info.py")); });
 
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
@@ -382,6 +488,7 @@ derive_facts(const stdfs::path& staged_root, const std::string& source)
   elf::ElfInfo elf = elf::read_elf(library);
   sdk.framework_library = library.filename().string();
   sdk.soname = elf.soname.empty() ? sdk.framework_library : elf.soname;
+  sdk.origins["framework_library"] = fmt::format("the wheel's {}", sdk.framework_library);
   if (sdk.soname != flags.framework_library) {
     sdk.warnings.push_back(
       fmt::format("framework library SONAME is {}, configs expect {}", sdk.soname, flags.framework_library));

@@ -104,10 +104,12 @@ http_options(const std::string& accept)
 }
 
 std::vector<IndexFile>
-list_files(const std::string& index_url, const std::string& project)
+list_files(const std::string& index_url, const std::string& project, int retries)
 {
   std::string page = index_url + (ends_with(index_url, "/") ? "" : "/") + normalize_project(project) + "/";
-  HttpResult result = http_get(page, http_options("application/vnd.pypi.simple.v1+json, text/html;q=0.1"));
+  HttpOptions options = http_options("application/vnd.pypi.simple.v1+json, text/html;q=0.1");
+  options.retries = retries;
+  HttpResult result = http_get(page, options);
   return result.content_type.find("application/vnd.pypi.simple.v1+json") != std::string::npos
            ? parse_simple_json(result.body, page)
            : parse_simple_html(result.body, page);
@@ -208,7 +210,7 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
                                      "cp",
                                      "--abi",
                                      python + (std::stoi(digits) < 38 ? "m" : "")};
-    for (const std::string& platform : wanted.flags.wheel_platforms) {
+    for (const std::string& platform : pip_platform_tags()) {
       argv.insert(argv.end(), {"--platform", platform});
     }
     argv.insert(argv.end(), {"-d", dir.string(), wanted.project + pin});
@@ -244,9 +246,10 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
   }
   stdfs::remove_all(dir, ec);
   throw Error(ExitCode::missing,
-              fmt::format("{}{}: pip download found no wheel with tags {} / {}", wanted.project, pin,
-                          join(wanted.flags.wheel_pythons, ","), join(wanted.flags.wheel_platforms, ",")),
-              "pass --index-url, or check pip's index configuration");
+              fmt::format("{}{}: pip download found no Linux x86-64 wheel for {} (pip's configuration turns on "
+                          "no-index: it reads only its find-links)",
+                          wanted.project, pin, join(wanted.flags.wheel_pythons, ",")),
+              "pass --index-url, or check pip's find-links");
 }
 
 } // namespace
@@ -297,6 +300,22 @@ import_wheel(const stdfs::path& wheel, FetchResult& result)
   stdfs::remove(wheel, ec); // the SDK subset is what the store keeps
 }
 
+// The newest SDK of the store a prefix requirement names, of the variant it asks for.
+std::optional<Sdk>
+newest_imported(const Requirement& requirement, const Wanted& wanted)
+{
+  bool cuda = ends_with(wanted.sdk_id, "-cuda");
+  std::optional<Sdk> newest;
+  for (const Sdk& sdk : list_sdks()) {
+    std::optional<SdkIdParts> parts = parse_sdk_id(sdk.id);
+    if (parts && parts->framework == requirement.framework && parts->cuda == cuda
+        && requirement_names(requirement.spec, sdk.version) && (!newest || newest->version < sdk.version)) {
+      newest = sdk;
+    }
+  }
+  return newest;
+}
+
 [[noreturn]] void
 no_such_version(const FetchOptions& options, const Requirement& requirement,
                 const std::vector<project::Version>& versions, const std::string& source)
@@ -321,17 +340,22 @@ choose_version(const FetchOptions& options, const Requirement& requirement, cons
   }
   for (auto it = named.rbegin(); it != named.rend(); ++it) {
     Wanted wanted = wanted_for(requirement, *it);
-    std::optional<IndexFile> file =
-      pick_wheel(files, project, it->str(), wanted.flags.wheel_pythons, wanted.flags.wheel_platforms);
+    std::optional<IndexFile> file = pick_wheel(files, project, it->str(), wanted.flags.wheel_pythons);
     if (file) {
       log_debug("{}: {} {} is the newest with a wheel that fits", trim(options.requirement), project, it->str());
+      std::optional<WheelName> name = parse_wheel_name(file->filename);
+      std::optional<WheelPlatform> platform = name ? wheel_platform(*name) : std::nullopt;
+      if (platform) {
+        log_info("{} {}: taking its {} wheel ({})", project, it->str(), platform->tag,
+                 platform->glibc_text().empty() ? "it states no glibc"
+                                                : "the oldest glibc it is published for, " + platform->glibc_text());
+      }
       return {wanted, *file};
     }
   }
   Wanted newest = wanted_for(requirement, named.back());
   throw Error(ExitCode::missing,
-              fmt::format("{} {}: no wheel with tags {} / {} on {}", project, newest.version.str(),
-                          join(newest.flags.wheel_pythons, ","), join(newest.flags.wheel_platforms, ","), source),
+              fmt::format("{} {}: no Linux x86-64 CPython wheel on {}", project, newest.version.str(), source),
               "check the version, or the index");
 }
 
@@ -380,7 +404,24 @@ fetch_sdk(const FetchOptions& options)
     }
   } else {
     result.source = http_display_url(index);
-    std::vector<IndexFile> files = list_files(index, wanted.project);
+    // A prefix the store already has a release of: the index decides which is
+    // newest, but a network that does not reach it leaves the imported one.
+    std::optional<Sdk> imported = requirement.exact ? std::nullopt : newest_imported(requirement, wanted);
+    std::vector<IndexFile> files;
+    try {
+      files = list_files(index, wanted.project, imported ? 1 : HttpOptions().retries);
+    } catch (const NetworkError& e) {
+      if (!imported) {
+        throw;
+      }
+      log_warning("{} (the index: {}); using the imported {}, the newest {} in the store", trim(options.requirement),
+                  e.what(), imported->id, requirement.spec.str());
+      result.sdk = *imported;
+      result.already_present = true;
+      result.offline = true;
+      result.sdk_bytes = fs::disk_size(imported->root);
+      return result;
+    }
     auto [chosen, file] = choose_version(options, requirement, files, wanted.project, result.source);
     wanted = chosen;
     if (std::optional<FetchResult> present = lock_and_find(wanted)) {

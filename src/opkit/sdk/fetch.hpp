@@ -21,6 +21,7 @@ struct FetchResult
 {
   Sdk sdk;
   bool already_present = false; // the store had it: nothing downloaded
+  bool offline = false;         // a prefix the network could not ask the index about: the store's newest
   std::string wheel;            // the file chosen
   std::string source;           // the index URL, or "pip download"
   bool ranged = false;          // only the members the SDK keeps were fetched, with range requests
@@ -46,7 +47,8 @@ fetch_sdk(const FetchOptions& options);
 
 // The index to use: the flag, else $OPKIT_INDEX_URL, else $PIP_INDEX_URL, else
 // opkit.yaml's or the config file's index_url, else the index-url pip's own
-// configuration gives `pip download` (sdk/pip_config); empty when none is set.
+// configuration gives `pip download` (sdk/pip_config), else pip's default
+// index; empty when pip's configuration turns on no-index.
 std::string
 configured_index_url(const std::string& flag);
 

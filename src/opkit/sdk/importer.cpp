@@ -79,6 +79,12 @@ classify_by_layout(const std::vector<std::string>& parts, const project::SdkLayo
   if (n == 2 && parts[1] == layout.version_file) {
     return {EntryKind::version_file, layout.version_file};
   }
+  std::string below = join({parts.begin() + 1, parts.end()}, "/");
+  for (const std::string& fact : layout.fact_files) {
+    if (below == fact) {
+      return {EntryKind::fact_file, "facts/" + parts.back()};
+    }
+  }
   return {};
 }
 

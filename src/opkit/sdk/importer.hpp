@@ -25,6 +25,9 @@ enum class EntryKind
   // A framework's version file named by its table's sdk: section
   // (torch/version.py, kept as version.py).
   version_file,
+  // A file of its sdk: section's fact_files (torch/utils/cpp_extension.py),
+  // kept as facts/<file name>.
+  fact_file,
   // A library `import tensorflow` loads into the Python process
   // (_pywrap_tensorflow_internal.so, libtensorflow_cc.so.2): read from a
   // local wheel for its symbol index only, never kept nor fetched (hundreds of MB).

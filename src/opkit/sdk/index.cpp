@@ -1,6 +1,7 @@
 #include "opkit/sdk/index.hpp"
 
 #include "opkit/util/error.hpp"
+#include "opkit/util/format.hpp"
 #include "opkit/util/html.hpp"
 #include "opkit/util/http_url.hpp"
 #include "opkit/util/json.hpp"
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <iterator>
+#include <tuple>
 
 namespace opkit::sdk {
 
@@ -107,37 +109,134 @@ parse_wheel_name(const std::string& filename)
                    split(parts[n - 1], '.')};
 }
 
-std::optional<IndexFile>
-pick_wheel(const std::vector<IndexFile>& files, const std::string& project, const std::string& version,
-           const std::vector<std::string>& pythons, const std::vector<std::string>& platforms)
+std::optional<int>
+linux_x86_64_glibc(const std::string& platform)
 {
-  auto rank = [&](const IndexFile& file) -> std::optional<size_t> {
-    std::optional<WheelName> name = parse_wheel_name(file.filename);
-    if (!name || name->project != normalize_project(project) || name->version != version) {
+  static const std::vector<std::pair<std::string, int>> legacy = {
+    {"manylinux1_x86_64", 2005}, {"manylinux2010_x86_64", 2012}, {"manylinux2014_x86_64", 2017}};
+  for (const auto& [tag, glibc] : legacy) {
+    if (platform == tag) {
+      return glibc;
+    }
+  }
+  if (platform == "linux_x86_64") {
+    return k_unstated_glibc;
+  }
+  const std::string prefix = "manylinux_";
+  const std::string suffix = "_x86_64";
+  if (!starts_with(platform, prefix) || !ends_with(platform, suffix)
+      || platform.size() <= prefix.size() + suffix.size()) {
+    return std::nullopt;
+  }
+  std::vector<std::string> numbers =
+    split(platform.substr(prefix.size(), platform.size() - prefix.size() - suffix.size()), '_');
+  auto number = [](const std::string& text) -> std::optional<int> {
+    if (text.empty() || text.size() > 3 || !std::all_of(text.begin(), text.end(), is_ascii_digit)) {
       return std::nullopt;
     }
-    for (size_t p = 0; p < pythons.size(); ++p) {
-      for (size_t q = 0; q < platforms.size(); ++q) {
-        bool python = std::find(name->pythons.begin(), name->pythons.end(), pythons[p]) != name->pythons.end();
-        bool platform =
-          std::find(name->platforms.begin(), name->platforms.end(), platforms[q]) != name->platforms.end();
-        if (python && platform) {
-          return (file.yanked ? 1000000 : 0) + p * platforms.size() + q;
-        }
-      }
-    }
+    return std::stoi(text);
+  };
+  if (numbers.size() != 2) {
     return std::nullopt;
+  }
+  std::optional<int> major = number(numbers[0]);
+  std::optional<int> minor = number(numbers[1]);
+  if (!major || !minor || *major != 2) {
+    return std::nullopt;
+  }
+  return 1000 * *major + *minor;
+}
+
+std::string
+WheelPlatform::glibc_text() const
+{
+  return glibc == k_unstated_glibc || glibc == 0 ? std::string() : fmt::format("{}.{}", glibc / 1000, glibc % 1000);
+}
+
+std::optional<WheelPlatform>
+wheel_platform(const WheelName& name)
+{
+  std::optional<WheelPlatform> oldest;
+  for (const std::string& tag : name.platforms) {
+    std::optional<int> glibc = linux_x86_64_glibc(tag);
+    if (glibc && (!oldest || *glibc < oldest->glibc)) {
+      oldest = WheelPlatform{tag, *glibc};
+    }
+  }
+  return oldest;
+}
+
+namespace {
+
+// A CPython 3 tag's minor version ("cp310" is 10); nothing for another tag.
+std::optional<int>
+cpython3_minor(const std::string& tag)
+{
+  if (!starts_with(tag, "cp3") || tag.size() < 4 || tag.size() > 6
+      || !std::all_of(tag.begin() + 3, tag.end(), is_ascii_digit)) {
+    return std::nullopt;
+  }
+  return std::stoi(tag.substr(3));
+}
+
+// Whether an ABI tag is one a CPython build of the usual kind loads:
+// cpXY(m), abi3 or none; not a free-threaded "cp313t".
+bool
+usual_abi(const std::string& abi)
+{
+  return abi == "abi3" || abi == "none" || (starts_with(abi, "cp") && !ends_with(abi, "t"));
+}
+
+} // namespace
+
+std::optional<IndexFile>
+pick_wheel(const std::vector<IndexFile>& files, const std::string& project, const std::string& version,
+           const std::vector<std::string>& pythons)
+{
+  using Rank = std::tuple<bool, int, size_t, int>; // yanked, glibc, listed python's place, python minor
+  auto rank = [&](const IndexFile& file) -> std::optional<Rank> {
+    std::optional<WheelName> name = parse_wheel_name(file.filename);
+    if (!name || name->project != normalize_project(project) || name->version != version
+        || !std::any_of(name->abis.begin(), name->abis.end(), usual_abi)) {
+      return std::nullopt;
+    }
+    std::optional<WheelPlatform> platform = wheel_platform(*name);
+    if (!platform) {
+      return std::nullopt;
+    }
+    std::optional<Rank> best;
+    for (const std::string& python : name->pythons) {
+      std::optional<int> minor = cpython3_minor(python);
+      if (!minor) {
+        continue;
+      }
+      auto listed = static_cast<size_t>(std::find(pythons.begin(), pythons.end(), python) - pythons.begin());
+      Rank r{file.yanked, platform->glibc, listed, *minor};
+      best = best ? std::min(*best, r) : r;
+    }
+    return best;
   };
   std::optional<IndexFile> best;
-  size_t best_rank = 0;
+  Rank best_rank{};
   for (const IndexFile& file : files) {
-    std::optional<size_t> r = rank(file);
+    std::optional<Rank> r = rank(file);
     if (r && (!best || *r < best_rank)) {
       best = file;
       best_rank = *r;
     }
   }
   return best;
+}
+
+std::vector<std::string>
+pip_platform_tags()
+{
+  std::vector<std::string> tags = {"manylinux1_x86_64", "manylinux2010_x86_64", "manylinux2014_x86_64"};
+  for (int minor = 17; minor <= 50; ++minor) { // PEP 600 is open-ended: glibc 2.50 is far past any release
+    tags.push_back(fmt::format("manylinux_2_{}_x86_64", minor));
+  }
+  tags.emplace_back("linux_x86_64");
+  return tags;
 }
 
 std::vector<project::Version>

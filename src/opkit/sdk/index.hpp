@@ -47,12 +47,39 @@ struct WheelName
 std::optional<WheelName>
 parse_wheel_name(const std::string& filename);
 
-// The best file for a project version: the first python tag (in preference
-// order) any file has, then the first platform tag; yanked files last. Nothing
-// when no file fits.
+// The glibc a Linux x86-64 platform tag asks for (PEP 513, 571, 599, 600),
+// as 1000 * major + minor: manylinux1 is 2.5, manylinux2010 2.12,
+// manylinux2014 2.17, manylinux_X_Y X.Y; linux_x86_64 states none
+// (k_unstated_glibc, after every manylinux). Nothing for another platform.
+constexpr int k_unstated_glibc = 1000000;
+std::optional<int>
+linux_x86_64_glibc(const std::string& platform);
+
+// The oldest glibc a wheel's platform tags ask for, and that tag; nothing
+// when none of its tags is a Linux x86-64 one.
+struct WheelPlatform
+{
+  std::string tag;                // "manylinux_2_27_x86_64"
+  int glibc = 0;                  // as linux_x86_64_glibc
+  std::string glibc_text() const; // "2.27", "" when unstated
+};
+std::optional<WheelPlatform>
+wheel_platform(const WheelName& name);
+
+// The best file for a project version among the Linux x86-64 CPython wheels
+// (any manylinux tag, or linux_x86_64; a free-threaded "cp313t" ABI is not
+// one): the oldest glibc the release offers, then the first python tag of
+// `pythons` (preference order; a CPython the list lacks comes after, oldest
+// first); yanked files last. Nothing when no file fits.
 std::optional<IndexFile>
 pick_wheel(const std::vector<IndexFile>& files, const std::string& project, const std::string& version,
-           const std::vector<std::string>& pythons, const std::vector<std::string>& platforms);
+           const std::vector<std::string>& pythons);
+
+// The platform tags `pip download --platform` is given for a Linux x86-64
+// wheel, the oldest glibc first (pip prefers the tags in the order given and
+// does not widen manylinux_X_Y to older ones itself).
+std::vector<std::string>
+pip_platform_tags();
 
 // The versions of `project` the index has wheels of, oldest first, each
 // once (names whose version does not parse are skipped).

@@ -47,6 +47,14 @@ struct OrderedMap
   }
 };
 
+// pip's strtobool: what a no-index value turns it on with.
+bool
+pip_true(const std::string& value)
+{
+  std::string v = ascii_lower(trim(value));
+  return v == "y" || v == "yes" || v == "t" || v == "true" || v == "on" || v == "1";
+}
+
 // One value as a file gives it.
 struct Found
 {
@@ -182,16 +190,26 @@ pip_index_url(const PipEnvironment& pip)
   OrderedMap<Found> download;
   for (const auto& [file, values] : by_file.items) {
     for (const auto& [key, found] : values.items) {
-      if (key == "global.index-url") {
+      if (key == "global.index-url" || key == "global.no-index") {
         global[key] = found;
-      } else if (key == "download.index-url") {
+      } else if (key == "download.index-url" || key == "download.no-index") {
         download[key] = found;
       }
     }
   }
+  // no-index, as pip's strtobool reads it: [download]'s, else [global]'s, else off.
+  for (OrderedMap<Found>* section : {&global, &download}) {
+    for (const auto& [key, found] : section->items) {
+      if (ends_with(key, ".no-index") && !found.value.empty()) {
+        answer.no_index = pip_true(found.value);
+      }
+    }
+  }
   for (OrderedMap<Found>* section : {&download, &global}) {
-    if (!section->items.empty() && !section->items.front().second.value.empty()) {
-      const Found& found = section->items.front().second;
+    auto url = std::find_if(section->items.begin(), section->items.end(),
+                            [](const auto& item) { return ends_with(item.first, ".index-url"); });
+    if (url != section->items.end() && !url->second.value.empty()) {
+      const Found& found = url->second;
       if (found.multiline) { // only the value pip takes: another may override it
         fail(ExitCode::usage, "{}:{}: [{}] {}: a value on several lines; pip would take it as one URL",
              found.file.string(), found.line, found.section, found.name);
@@ -209,7 +227,14 @@ pip_index_url(const PipEnvironment& pip)
     std::string rest = variable.size() > 4 ? variable.substr(4) : "";
     if (starts_with(variable, "PIP_") && normalize_name(rest) == "index-url") {
       if (std::optional<std::string> value = pip.env.getenv(variable)) {
+        bool no_index = answer.no_index;
         answer = PipIndexUrl{*value, variable, {}, 0, "", "", answer.files};
+        answer.no_index = no_index;
+      }
+    }
+    if (starts_with(variable, "PIP_") && normalize_name(rest) == "no-index") {
+      if (std::optional<std::string> value = pip.env.getenv(variable)) {
+        answer.no_index = pip_true(*value);
       }
     }
   }
@@ -223,7 +248,13 @@ with_pip_index_url(settings::Value value, const PipEnvironment& pip)
     return value;
   }
   PipIndexUrl answer = pip_index_url(pip);
+  if (answer.no_index) {
+    return value; // pip reads no index at all, whatever index-url says: only its find-links (`pip download`'s)
+  }
   if (answer.url.empty()) {
+    value.value = k_pip_default_index;
+    value.source = settings::Source::pip;
+    value.detail = "its default index";
     return value;
   }
   value.value = answer.url;

@@ -37,6 +37,7 @@ struct PipIndexUrl
   std::string section;                      // "download" or "global",
   std::string name;                         // and the name as written ("index_url", lower-cased)
   std::vector<std::filesystem::path> files; // the files pip reads, lowest precedence first
+  bool no_index = false;                    // no-index is on (PIP_NO_INDEX, or a file's): pip reads find-links only
 
   // "/root/.config/pip/pip.conf:3 [download] index_url", "environment (PIP_INDEX_URL)"; "" when unset.
   std::string where() const;
@@ -62,8 +63,14 @@ pip_config_files(const PipEnvironment& environment);
 PipIndexUrl
 pip_index_url(const PipEnvironment& environment);
 
+// The index pip reads when its configuration names none (pip's PyPI.simple_url).
+inline constexpr const char* k_pip_default_index = "https://pypi.org/simple/";
+
 // `value` (the index_url setting) as `sdk fetch` uses it: when opkit's own
-// sources leave it unset, pip's answer, as Source::pip.
+// sources leave it unset, pip's answer, as Source::pip: the index-url its
+// configuration gives, else its default index (detail "its default index"),
+// unless no-index is on (then it stays unset, and `sdk fetch` runs `pip
+// download`, which reads pip's find-links).
 settings::Value
 with_pip_index_url(settings::Value value, const PipEnvironment& environment);
 

@@ -29,6 +29,9 @@ to_json(const Sdk& sdk)
       {"cuda_version", sdk.cuda.cuda_version},
       {"cudnn_version", sdk.cuda.cudnn_version}}},
     {"wheel_tag", sdk.wheel_tag},
+    {"requires_python", sdk.requires_python},
+    {"defines", sdk.defines},
+    {"origins", sdk.origins},
     {"source", sdk.source},
     {"warnings", sdk.warnings},
     {"path", sdk.root.string()},
@@ -60,6 +63,14 @@ sdk_from_json(const Json& json, const std::filesystem::path& root)
     sdk.wheel_tag = json.at("wheel_tag").get<std::string>();
     sdk.source = json.at("source").get<std::string>();
     sdk.warnings = json.at("warnings").get<std::vector<std::string>>();
+    // Recorded since opkit derives facts from the wheel; an older store's SDK has neither.
+    sdk.requires_python = json.value("requires_python", std::string());
+    if (json.contains("defines")) {
+      sdk.defines = json.at("defines").get<std::vector<std::string>>();
+    }
+    if (json.contains("origins")) {
+      sdk.origins = json.at("origins").get<std::map<std::string, std::string>>();
+    }
     return sdk;
   } catch (const Json::exception& e) {
     fail(ExitCode::usage, "{}/sdk.json: malformed: {}", root, e.what());

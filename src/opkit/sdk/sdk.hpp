@@ -4,6 +4,7 @@
 #include "opkit/util/json.hpp"
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,7 +33,17 @@ struct Sdk
   std::string framework_library; // file under lib/
   std::string soname;            // DT_SONAME of that file
   CudaInfo cuda;
-  std::string wheel_tag;             // from dist-info/WHEEL, when imported from a wheel
+  std::string wheel_tag;       // from dist-info/WHEEL, when imported from a wheel
+  std::string requires_python; // dist-info/METADATA's Requires-Python (">=3.10"), "" when it says none
+  // Defines the SDK's headers need from the build (-D, as Bazel's
+  // release_version target gives them): TF 2.20+'s release_version.h stops
+  // with #error without TF_MAJOR_VERSION ... TF_VERSION_SUFFIX.
+  std::vector<std::string> defines;
+  // Where each derived fact came from, by fact ("version", "cxx_standard",
+  // "cxx11_abi", "platform", "framework_library", "python"): "the wheel's
+  // torch/utils/cpp_extension.py", "the table, range >=2.10". Empty in an
+  // SDK imported before opkit recorded them.
+  std::map<std::string, std::string> origins;
   std::string source;                // the wheel or folder it came from
   std::vector<std::string> warnings; // disagreements noticed during import
 

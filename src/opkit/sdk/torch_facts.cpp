@@ -95,6 +95,18 @@ read_staged_file(const std::filesystem::path& path)
   return std::filesystem::is_regular_file(path, ec) ? fs::read_file(path) : std::string();
 }
 
+// "torch/utils/cpp_extension.py": where in the wheel the fact file kept as facts/<name> is.
+std::string
+fact_file_path(const project::SdkLayout& layout, const std::string& name)
+{
+  for (const std::string& fact : layout.fact_files) {
+    if (std::filesystem::path(fact).filename() == name) {
+      return (layout.package_dirs.empty() ? std::string() : layout.package_dirs.front() + "/") + fact;
+    }
+  }
+  return name;
+}
+
 // The ABI counts of the table's abi_libraries, summed, with the names read.
 SpellingCounts
 count_library_spellings(const std::filesystem::path& lib_dir, const project::SdkLayout& layout)
@@ -152,6 +164,99 @@ parse_torch_version_py(const std::string& text)
   info.local = plus == std::string::npos ? std::string() : version->substr(plus + 1);
   info.cuda = cuda;
   return info;
+}
+
+namespace {
+
+bool
+known_standard(int standard)
+{
+  return standard == 11 || standard == 14 || standard == 17 || standard == 20 || standard == 23 || standard == 26;
+}
+
+// The NN of `marker` NN at or after `from` in `line` (marker "-std=c++", or
+// "CXX_STANDARD" then blanks), when it is a known standard.
+std::optional<int>
+standard_after(std::string_view line, std::string_view marker)
+{
+  for (size_t at = line.find(marker); at != std::string_view::npos; at = line.find(marker, at + 1)) {
+    size_t i = skip_blanks(line, at + marker.size());
+    size_t end = i;
+    while (end < line.size() && end - i < 3 && is_ascii_digit(line[end])) {
+      ++end;
+    }
+    if (end == i || (end < line.size() && is_ascii_digit(line[end]))) {
+      continue;
+    }
+    int standard = std::stoi(std::string(line.substr(i, end - i)));
+    if (known_standard(standard)) {
+      return standard;
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether a line is a comment of Python or CMake ('#' first), or a docstring's ("...").
+bool
+comment_line(std::string_view line)
+{
+  size_t i = skip_blanks(line, 0);
+  return i < line.size() && (line[i] == '#' || line.substr(i, 3) == "...");
+}
+
+} // namespace
+
+std::optional<int>
+cxx_standard_from_cpp_extension(const std::string& text)
+{
+  std::optional<int> first;
+  for (const std::string& raw : split(text, '\n')) {
+    std::string_view line = raw;
+    if (comment_line(line) || line.find("``") != std::string_view::npos) {
+      continue; // a comment, or a docstring's example (``-std=c++20``)
+    }
+    std::optional<int> standard = standard_after(line, "-std=c++");
+    if (standard && line.find("common_cflags") != std::string_view::npos) {
+      return standard;
+    }
+    if (standard && !first) {
+      first = standard;
+    }
+  }
+  return first;
+}
+
+std::pair<std::optional<int>, std::string>
+torch_cxx_standard(const std::filesystem::path& staged_root, const project::SdkLayout& layout)
+{
+  for (const auto& [file, read] : {std::pair{"cpp_extension.py", &cxx_standard_from_cpp_extension},
+                                   std::pair{"TorchConfig.cmake", &cxx_standard_from_torch_config}}) {
+    std::string text = read_staged_file(staged_root / "facts" / file);
+    std::optional<int> standard = text.empty() ? std::nullopt : read(text);
+    if (standard) {
+      return {standard, fmt::format("the wheel's {}", fact_file_path(layout, file))};
+    }
+  }
+  return {std::nullopt, ""};
+}
+
+std::optional<int>
+cxx_standard_from_torch_config(const std::string& text)
+{
+  std::optional<int> flag;
+  for (const std::string& raw : split(text, '\n')) {
+    std::string_view line = raw;
+    if (comment_line(line)) {
+      continue;
+    }
+    if (std::optional<int> standard = standard_after(line, "CXX_STANDARD")) {
+      return standard;
+    }
+    if (!flag) {
+      flag = standard_after(line, "-std=c++");
+    }
+  }
+  return flag;
 }
 
 SpellingCounts
@@ -212,8 +317,10 @@ derive_torch_facts(const std::filesystem::path& staged_root, const std::string& 
   sdk.framework = table.framework();
   sdk.source = source;
   sdk.version = info->version;
-  WheelMetadata metadata =
-    from_source([&] { return parse_metadata(read_staged_file(staged_root / "dist-info/METADATA")); });
+  std::string metadata_text = read_staged_file(staged_root / "dist-info/METADATA");
+  WheelMetadata metadata = from_source([&] { return parse_metadata(metadata_text); });
+  from_source([&] { apply_python(sdk, metadata_text); });
+  sdk.origins["version"] = fmt::format("the wheel's {}/{}", layout.package_dirs.front(), layout.version_file);
   sdk.distribution = metadata.name.empty() ? table.framework() : metadata.name;
   std::string full_version = info->version.str() + (info->local.empty() ? "" : "+" + info->local);
   if (!metadata.version.empty() && metadata.version != full_version && metadata.version != info->version.str()) {
@@ -222,6 +329,9 @@ derive_torch_facts(const std::filesystem::path& staged_root, const std::string& 
   }
   std::optional<WheelFileTags> tags = wheel_file_tags(source);
   sdk.wheel_tag = tags ? tags->tag() : parse_wheel_tags(read_staged_file(staged_root / "dist-info/WHEEL"));
+  if (!sdk.wheel_tag.empty()) {
+    sdk.origins["platform"] = tags ? "the wheel's file name" : "the wheel's dist-info/WHEEL";
+  }
   sdk.cuda.is_cuda_build = info->is_cuda_build();
   sdk.cuda.cuda_version = info->cuda;
 
@@ -235,6 +345,7 @@ derive_torch_facts(const std::filesystem::path& staged_root, const std::string& 
   elf::ElfInfo elf = elf::read_elf(library);
   sdk.framework_library = flags.framework_library;
   sdk.soname = elf.soname.empty() ? sdk.framework_library : elf.soname;
+  sdk.origins["framework_library"] = table_origin(sdk.framework, flags);
 
   SpellingCounts counts = count_library_spellings(staged_root / "lib", layout);
   sdk.abi_evidence =
@@ -242,7 +353,8 @@ derive_torch_facts(const std::filesystem::path& staged_root, const std::string& 
                 "spelling",
                 join(layout.abi_namespaces, "/"), join(layout.abi_libraries, ", "), counts.cxx11, counts.old_string);
   decide_abi(sdk, counts, flags, "the libraries' symbols do not show their C++11 ABI", "the libraries are");
-  sdk.cxx_standard = flags.cxx_standard;
+  auto [standard, standard_origin] = torch_cxx_standard(staged_root, layout);
+  decide_standard(sdk, flags, standard, standard_origin);
   sdk.id = torch_sdk_id(*info);
   return sdk;
 }

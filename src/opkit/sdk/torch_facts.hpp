@@ -4,6 +4,7 @@
 // of their texts and symbol names (configs/frameworks/torch.yaml says which
 // files and which namespaces).
 
+#include "opkit/project/framework_table.hpp"
 #include "opkit/project/version.hpp"
 #include "opkit/sdk/facts.hpp"
 
@@ -37,6 +38,25 @@ python_assignment(const std::string& text, const std::string& name);
 // and . _ + -).
 std::optional<TorchVersionInfo>
 parse_torch_version_py(const std::string& text);
+
+// The C++ standard torch.utils.cpp_extension compiles an extension with: the
+// `-std=c++NN` of its `common_cflags +=` line (the flags every extension
+// gets), else its first `-std=c++NN` outside a comment. Nothing when it says
+// none, or a standard that is not 11, 14, 17, 20, 23 or 26.
+std::optional<int>
+cxx_standard_from_cpp_extension(const std::string& text);
+
+// The standard TorchConfig.cmake gives the torch target: `CXX_STANDARD NN`,
+// else an interface `-std=c++NN`. Nothing when it says none.
+std::optional<int>
+cxx_standard_from_torch_config(const std::string& text);
+
+// What a staged torch SDK's fact files (facts/, the table's fact_files) say
+// of its standard, and which said it ("the wheel's
+// torch/utils/cpp_extension.py"): cpp_extension.py, else TorchConfig.cmake;
+// nothing (and "") when neither says one.
+std::pair<std::optional<int>, std::string>
+torch_cxx_standard(const std::filesystem::path& staged_root, const project::SdkLayout& layout);
 
 // The C++11-ABI spellings among the exported symbols that start with one of
 // `namespaces` ("_ZN3c10", "_ZN2at", "_ZN5torch"); the libstdc++ symbols a

@@ -85,6 +85,9 @@ Value::origin() const
     case Source::default_value:
       return "default";
     case Source::pip:
+      if (file.empty() && variable.empty()) {
+        return fmt::format("pip ({}: no index-url in its configuration)", detail);
+      }
       return variable.empty() ? fmt::format("pip ({}:{} {})", file, line, detail)
                               : fmt::format("pip (environment {})", variable);
     case Source::unset:

@@ -24,6 +24,15 @@ struct NetLimits
   double window_s = 30;
 };
 
+// An operation that never reached the server: its name did not resolve, or no
+// connection could be made (a machine offline, a network namespace without
+// a route). Error(system); `sdk fetch` tells it from the server's answers.
+class NetworkError : public Error
+{
+public:
+  using Error::Error;
+};
+
 // "<subject>: <operation> stopped: not done within the setting net_deadline, N s",
 // Error(system): what every network step past its deadline ends with (pip's too).
 Error

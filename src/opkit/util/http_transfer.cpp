@@ -386,6 +386,14 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
       && std::string_view(attempt.error).find("too slow") != std::string::npos) {
     throw too_slow(shown, transfer.operation, options.limits, attempts);
   }
+  if (attempt.code == CURLE_COULDNT_RESOLVE_HOST || attempt.code == CURLE_COULDNT_RESOLVE_PROXY
+      || attempt.code == CURLE_COULDNT_CONNECT) {
+    throw NetworkError(ExitCode::system,
+                       fmt::format("{}: {} failed: the network does not reach it: {}", shown, transfer.operation,
+                                   describe_failure(attempt)),
+                       join(hints, ", ") + (hints.empty() ? "" : "; ")
+                         + "check the network (a proxy: https_proxy), or the URL");
+  }
   throw Error(ExitCode::failed, fmt::format("{}: {} failed: {}", shown, transfer.operation, describe_failure(attempt)),
               join(hints, ", "));
 }
