@@ -186,10 +186,9 @@ apply_abi(Sdk& sdk, const elf::ElfInfo& elf, const project::FrameworkFlags& flag
   decide_standard(sdk, flags, std::nullopt, "");
   bool symbols_say_17 = counts.std_string_view > 0 && counts.absl_string_view == 0;
   bool symbols_say_pre17 = counts.absl_string_view > 0 && counts.std_string_view == 0;
-  if ((symbols_say_17 && flags.cxx_standard < 17) || (symbols_say_pre17 && flags.cxx_standard >= 17)) {
-    sdk.warnings.push_back(fmt::format("the framework library's string_view spelling contradicts C++{} "
-                                       "from configs/frameworks/tensorflow.yaml",
-                                       flags.cxx_standard));
+  if ((symbols_say_17 && sdk.cxx_standard < 17) || (symbols_say_pre17 && sdk.cxx_standard >= 17)) {
+    sdk.warnings.push_back(fmt::format("the framework library's string_view spelling contradicts C++{} from {}",
+                                       sdk.cxx_standard, sdk.origins["cxx_standard"]));
   }
 }
 

@@ -269,17 +269,24 @@ index_url_setting(const std::string& flag)
 
 namespace {
 
+// A fetch's result for an SDK the store has: nothing downloaded.
+FetchResult
+present_result(const Sdk& sdk)
+{
+  FetchResult result;
+  result.sdk = sdk;
+  result.already_present = true;
+  result.sdk_bytes = fs::disk_size(sdk.root);
+  return result;
+}
+
 // The SDK of the store with that id, as a result; nothing when it is not there.
 std::optional<FetchResult>
 already_present(const std::string& sdk_id)
 {
   for (const Sdk& sdk : list_sdks()) {
     if (sdk.id == sdk_id) {
-      FetchResult result;
-      result.sdk = sdk;
-      result.already_present = true;
-      result.sdk_bytes = fs::disk_size(sdk.root);
-      return result;
+      return present_result(sdk);
     }
   }
   return std::nullopt;
@@ -416,11 +423,10 @@ fetch_sdk(const FetchOptions& options)
       }
       log_warning("{} (the index: {}); using the imported {}, the newest {} in the store", trim(options.requirement),
                   e.what(), imported->id, requirement.spec.str());
-      result.sdk = *imported;
-      result.already_present = true;
-      result.offline = true;
-      result.sdk_bytes = fs::disk_size(imported->root);
-      return result;
+      FetchResult offline = present_result(*imported);
+      offline.source = result.source;
+      offline.offline = true;
+      return offline;
     }
     auto [chosen, file] = choose_version(options, requirement, files, wanted.project, result.source);
     wanted = chosen;
