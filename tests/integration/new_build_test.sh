@@ -56,6 +56,32 @@ echo "// touched" >>src/zero_out_kernels.cc
 run_opkit 0 build --tf 2.10
 expect_contains "$work/out" '^tf-2\.10\.1 +built \(1 compiled\)'
 
+# A version range takes every imported SDK in it, oldest first (the store
+# holds 1.12.0, 1.15.5, 2.10.1 and its CUDA build, 2.15.1); one with none in it
+# is exit 3, naming the range and what is imported.
+run_opkit 0 sdk list --json
+python3 - "$work/out" >"$work/in_range" <<'PY'
+import json, sys
+sdks = json.load(open(sys.argv[1]))
+def key(s):
+    return tuple(int(p) for p in s["version"].split("."))
+def admitted(v):
+    return (1, 13) <= v[:2] and v < (2, 11)
+print(" ".join(s["id"] for s in sorted((s for s in sdks if s["framework"] == "tensorflow" and admitted(key(s))),
+                                         key=lambda s: (key(s), s["id"]))))
+PY
+grep -q 'tensorflow-1\.15\.5 tensorflow-2\.10\.1' "$work/in_range" || fail "the store lacks the SDKs of the range: $(cat "$work/in_range")"
+run_opkit 0 build --tf '>=1.13,<2.11' --dry-run --json
+python3 - "$work/out" "$(cat "$work/in_range")" <<'PY'
+import json, sys
+report, expected = json.load(open(sys.argv[1])), sys.argv[2].split()
+got = [t["sdk"] for t in report["targets"]]
+assert got == expected, (got, expected)
+assert report["dry_run"] and all(t["status"] == "planned" for t in report["targets"]), report["targets"]
+PY
+run_opkit 3 build --tf '>=3'
+expect_contains "$work/err" "^opkit: error: --tf '>=3': no imported TensorFlow SDK in the range \(imported: .*1\.12\.0.*\)"
+
 # The probe loads each library into its real framework and reads TF's registries.
 run_opkit 0 test --tf 1.12,2.10.1
 for v in 1.12.0 2.10.1; do

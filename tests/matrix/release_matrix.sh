@@ -2,9 +2,15 @@
 # TensorFlow minor release the index has from 2.4 to the newest, with 1.12 and
 # 1.15, and every torch minor release from 2.5 to the newest, each at its
 # newest patch, read from the index itself (a new release joins by itself):
-#   opkit sdk fetch (by ranges: the fetch summary says so), opkit new with
+#   opkit sdk fetch (by ranges: the fetch's JSON must say so), opkit new with
 #   the framework's template, opkit build, opkit check, opkit test (the load
-#   probe in the real framework library).
+#   probe in the real framework library), and on the oldest and the newest
+#   release of each framework opkit test --python (the template's vectors in
+#   a real venv of that release, from PyPI).
+# It runs as a new user does: no pip configuration (PIP_CONFIG_FILE=/dev/null)
+# and no --index-url, so the fetch finds PyPI by pip's default
+# (OPKIT_MATRIX_INDEX=URL runs it against another index, given to pip as
+# PIP_INDEX_URL).
 # It ends by writing the table of each release's derived facts and results
 # into docs/framework-facts.md (between its matrix markers), dated.
 # MATRIX_ONLY="tensorflow:2.21 torch:2.15" limits it to those (a quick rerun).
@@ -13,6 +19,9 @@ source "$(dirname "$0")/../integration/common.sh"
 export OPKIT_HOME="${OPKIT_MATRIX_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/matrix-home}"
 mkdir -p "$OPKIT_HOME"
 index=${OPKIT_MATRIX_INDEX:-https://pypi.org/simple/}
+export PIP_CONFIG_FILE=/dev/null
+unset PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_NO_INDEX PIP_FIND_LINKS
+[ -z "${OPKIT_MATRIX_INDEX:-}" ] || export PIP_INDEX_URL="$OPKIT_MATRIX_INDEX"
 
 # The minor releases, newest patch of each, that the index has: "framework minor" lines.
 python3 - "$index" "${MATRIX_ONLY:-}" >"$work/releases" <<'PY' || fail "cannot read the release list from $index"
@@ -46,6 +55,8 @@ for framework, names in (("tensorflow", tf), ("torch", torch)):
 PY
 [ -s "$work/releases" ] || fail "no releases to run (MATRIX_ONLY=${MATRIX_ONLY:-})"
 echo "matrix: $(wc -l <"$work/releases") releases: $(tr '\n' ' ' <"$work/releases")" >&2
+# The oldest and the newest of each framework run test --python too.
+python_runs=" $(awk '{ if (!($1 in first)) first[$1] = $2; last[$1] = $2 } END { for (f in first) printf "%s:%s %s:%s ", f, first[f], f, last[f] }' "$work/releases")"
 
 results="$work/results.jsonl"
 : >"$results"
@@ -55,28 +66,48 @@ while read -r framework minor; do
   log="$work/$name.log"
   step=fetch
   status=ok
+  # Each release's steps in a subshell that stops at the first failure (set -e
+  # holds there only outside a condition: its status is read after it).
+  set +e
   (
     set -e
-    "$OPKIT" sdk fetch "$framework==$minor" --index-url "$index" --json >"$work/$name.fetch.json"
+    "$OPKIT" sdk fetch "$framework==$minor" --json >"$work/$name.fetch.json"
+    python3 - "$work/$name.fetch.json" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))
+if not (f["ranged"] or f["already_present"]):
+    sys.exit(f"fetched the whole wheel, not by ranges: {f['wheel']}")
+PY
     id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sdk"]["id"])' "$work/$name.fetch.json")
     "$OPKIT" sdk info "$id" --json >"$work/$name.sdk.json"
+    version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$work/$name.sdk.json")
     project="m_${framework}_${minor//./_}"
     cd "$work"
     rm -rf "$project"
     if [ "$framework" = torch ]; then
-      "$OPKIT" new "$project" -t torch-op --torch "$id" >/dev/null
+      "$OPKIT" new "$project" -t torch-op --torch "$version" >/dev/null
     else
-      "$OPKIT" new "$project" --tf "$id" >/dev/null
+      "$OPKIT" new "$project" --tf "$version" >/dev/null
     fi
     cd "$project"
     echo build >"$work/$name.step"
     "$OPKIT" build
     echo check >"$work/$name.step"
-    "$OPKIT" check
+    libraries=$(find build -mindepth 2 -maxdepth 2 -name '*.so' | sort)
+    [ -n "$libraries" ] || { echo "no library under build/" >&2; exit 1; }
+    # shellcheck disable=SC2086 # one path per line, none with a space
+    "$OPKIT" check $libraries
     echo test >"$work/$name.step"
     "$OPKIT" test
+    if [[ "$python_runs" == *" $framework:$minor "* ]]; then
+      echo "test --python" >"$work/$name.step"
+      "$OPKIT" test --python
+      echo python >"$work/$name.python"
+    fi
     echo done >"$work/$name.step"
-  ) >"$log" 2>&1 || status=failed
+  ) >"$log" 2>&1
+  [ $? -eq 0 ] || status=failed
+  set -e
   step=$(cat "$work/$name.step" 2>/dev/null || echo fetch)
   if [ "$status" != ok ]; then
     failures=$((failures + 1))
@@ -85,10 +116,10 @@ while read -r framework minor; do
   else
     echo "matrix: $name passed" >&2
   fi
-  python3 - "$framework" "$minor" "$status" "$step" "$work/$name.fetch.json" "$work/$name.sdk.json" >>"$results" <<'PY'
+  python3 - "$framework" "$minor" "$status" "$step" "$work/$name.fetch.json" "$work/$name.sdk.json" "$work/$name.python" >>"$results" <<'PY'
 import json, os, sys
-framework, minor, status, step, fetch, info = sys.argv[1:]
-row = {"framework": framework, "minor": minor, "status": status, "step": step}
+framework, minor, status, step, fetch, info, python = sys.argv[1:]
+row = {"framework": framework, "minor": minor, "status": status, "step": step, "python_ran": os.path.exists(python)}
 if os.path.exists(fetch) and os.path.getsize(fetch):
     f = json.load(open(fetch))
     row.update(wheel=f["wheel"], ranged=f["ranged"], wheel_bytes=f["wheel_bytes"], wire_bytes=f["wire_bytes"],
@@ -124,7 +155,8 @@ today = datetime.date.today().isoformat()
 for line in open(results):
     r = json.loads(line)
     o = r.get("origins", {})
-    result = "fetch, build, check, test pass" if r["status"] == "ok" else f"**fails at {r['step']}**"
+    result = (("fetch, build, check, test, test --python pass" if r.get("python_ran") else "fetch, build, check, test pass")
+              if r["status"] == "ok" else f"**fails at {r['step']}**")
     read = (f"{100 * r['wire_bytes'] / r['wheel_bytes']:.0f}% by ranges" if r.get("ranged") and r.get("wheel_bytes")
             else "in the store" if r.get("already") else "whole")
     rows[(r["framework"], r["minor"])] = (

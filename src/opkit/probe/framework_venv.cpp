@@ -27,7 +27,38 @@ distribution_of(const project::FrameworkFlags& flags)
   return flags.cpu_distribution.empty() ? flags.gpu_distribution : flags.cpu_distribution;
 }
 
+// "3.11" of a wheel tag's Python tag "cp311" ("cp36": "3.6"); "" for any other.
+std::string
+python_of_tag(const std::string& wheel_tag)
+{
+  std::string python_tag = wheel_tag.substr(0, wheel_tag.find('-'));
+  if (python_tag.size() < 4 || !starts_with(python_tag, "cp3")) {
+    return "";
+  }
+  std::string minor = python_tag.substr(3);
+  if (!std::all_of(minor.begin(), minor.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return "";
+  }
+  return "3." + minor;
+}
+
 } // namespace
+
+std::optional<VenvRecipe>
+venv_recipe(const sdk::Sdk& sdk, const project::FrameworkFlags& flags)
+{
+  if (flags.python_env) {
+    return VenvRecipe{*flags.python_env, "the table, range >=" + flags.since};
+  }
+  std::string python = python_of_tag(sdk.wheel_tag);
+  if (python.empty()) {
+    return std::nullopt;
+  }
+  project::PythonEnvRecipe recipe;
+  recipe.python = python;
+  recipe.flags = {"--no-cache-dir"};
+  return VenvRecipe{recipe, "the wheel's tag " + sdk.wheel_tag};
+}
 
 stdfs::path
 framework_venvs_dir()
@@ -41,13 +72,15 @@ ensure_framework_venv(const sdk::Sdk& sdk)
   const project::FrameworkTable& table = project::FrameworkTable::get(sdk.framework);
   project::FrameworkFlags flags = table.flags_for(sdk.version);
   std::string what = fmt::format("{} {}", sdk.framework, sdk.version.str());
-  if (!flags.python_env) {
-    throw Error(
-      ExitCode::missing,
-      fmt::format("{}: no verified Python environment recipe in configs/frameworks/{}.yaml", what, sdk.framework),
-      "add a python_env entry to its range (Python version, pins), checked by installing it");
+  std::optional<VenvRecipe> chosen = venv_recipe(sdk, flags);
+  if (!chosen) {
+    throw Error(ExitCode::missing,
+                fmt::format("{}: no Python environment recipe: the SDK came from no wheel (its tag says the Python) "
+                            "and configs/frameworks/{}.yaml's range has no python_env",
+                            what, sdk.framework),
+                "import the SDK from its wheel (opkit sdk fetch), or add a python_env entry to its range");
   }
-  const project::PythonEnvRecipe& recipe = *flags.python_env;
+  const project::PythonEnvRecipe& recipe = chosen->recipe;
   std::string name = fmt::format("{}-{}-py{}", table.short_name(), sdk.version.str(), recipe.python);
   stdfs::path venv = framework_venvs_dir() / name;
   fs::create_dirs(framework_venvs_dir());
@@ -57,7 +90,8 @@ ensure_framework_venv(const sdk::Sdk& sdk)
   }
   std::string requirement = distribution_of(flags) + "==" + sdk.version.str();
   stdfs::path python = find_interpreter(recipe.python, what + " (opkit test --python)");
-  log_info("creating a Python {} environment with {} (once) ...", recipe.python, requirement);
+  log_info("creating a Python {} environment with {} (once; the recipe from {}) ...", recipe.python, requirement,
+           chosen->origin);
   progress::Step step(fmt::format("creating a Python {} environment with {}", recipe.python, requirement));
   const std::string hint = "check the network and PyPI";
   std::error_code ec;
