@@ -91,6 +91,47 @@ if [ "$expected" -eq 1 ]; then
   expect_contains "$work/out" 'loader: illegal instruction \(SIGILL\) while loading: CountLanes\(int\) runs vpbroadcastd zmm0, edi \(avx512f\)'
 fi
 
+# The default CPU of a runtime policy is the least the framework itself
+# starts on: the policy's baseline joined with the floor its wheels are
+# documented to need (AVX, TF since 1.6) and what its framework library runs
+# at load. TF's own framework libraries load by that default.
+for v in 1.12.0 1.15.5 2.10.1; do
+  lib=$(find "$OPKIT_HOME/sdks/tensorflow-$v/lib" -name 'libtensorflow_framework.so*' -type f | head -1)
+  run_opkit 0 check "$lib" --tf "$v"
+  expect_contains "$work/out" "^$lib: loads against tensorflow $v on tensorflow-[0-9.]+$"
+  if grep -q 'cpu-feature-at-load' "$work/out"; then fail "TF $v's own library refused for its load-time code"; fi
+done
+# A constructor that runs AVX, as TF's own build flags make them: it loads
+# wherever TF starts; AVX2 at load is more than TF 2.10.1 needs, and is refused.
+cat >avx_init.cc <<'CC'
+#include <immintrin.h>
+float lanes_f[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+int lanes_i[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+__attribute__((target("avx"), noinline)) void Twice() {
+  __m256 a = _mm256_loadu_ps(lanes_f);
+  _mm256_storeu_ps(lanes_f, _mm256_add_ps(a, a));
+}
+__attribute__((target("avx2"), noinline)) void TwiceWide() {
+  __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes_i));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes_i), _mm256_add_epi32(a, a));
+}
+#ifdef WIDE
+namespace { struct Init { Init() { TwiceWide(); } } init; }
+#else
+namespace { struct Init { Init() { Twice(); } } init; }
+#endif
+CC
+g++ -O2 -shared -fPIC -o libavx_init.so avx_init.cc "${framework[@]}"
+g++ -O2 -shared -fPIC -DWIDE -o libavx2_init.so avx_init.cc "${framework[@]}"
+run_opkit 0 check libavx_init.so --tf 2.10.1
+if grep -q 'cpu-feature-at-load' "$work/out"; then fail "AVX at load refused where TF 2.10.1 itself needs AVX"; fi
+run_opkit 1 check libavx2_init.so --tf 2.10.1
+expect_contains "$work/out" '^  error \[cpu-feature-at-load\] runs avx2 instructions while it loads, which x86-64-v2 with avx \(the least tensorflow 2\.10\.1 itself starts on\) lacks'
+# A CPU the user names is that CPU: x86-64-v2 refuses even TF's own AVX.
+run_opkit 1 check libavx_init.so --tf 2.10.1 --cpu x86-64-v2
+expect_contains "$work/out" '^  error \[cpu-feature-at-load\] runs avx instructions while it loads, which x86-64-v2 lacks'
+run_opkit 0 check libavx2_init.so --tf 2.10.1 --cpu x86-64-v3
+
 # AVX2 outside the load: a warning, not a failure; a library that dispatches
 # on the CPU at run time is told so.
 cat >avx2_kernel.cc <<'CC'
@@ -103,7 +144,7 @@ int Sum(const int* v) { return __builtin_cpu_supports("avx2") ? SumAvx2(v) : v[0
 CC
 g++ -O2 -shared -fPIC -o libavx2_kernel.so avx2_kernel.cc "${framework[@]}"
 run_opkit 0 check libavx2_kernel.so --tf 2.10.1
-expect_contains "$work/out" '^  warning \[cpu-feature\] 1 function uses avx, avx2, which x86-64-v2 lacks|^  warning \[cpu-feature\] 1 function uses avx2, which x86-64-v2 lacks'
+expect_contains "$work/out" '^  warning \[cpu-feature\] 1 function uses avx2, which x86-64-v2 with avx \(the least tensorflow 2\.10\.1 itself starts on\) lacks'
 expect_contains "$work/out" 'SumAvx2\(int const\*\): v'
 expect_contains "$work/out" 'why: the library chooses code at run time'
 run_opkit 0 check libavx2_kernel.so --tf 2.10.1 --cpu x86-64-v3

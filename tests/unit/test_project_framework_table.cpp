@@ -245,3 +245,15 @@ TEST(FrameworkTable, TorchNamesItsProcessAndProbe)
   EXPECT_EQ(tf.flags_for(*opkit::project::parse_version("2.10.1")).process_libraries,
             (std::vector<std::string>{"_pywrap_tensorflow_internal.so", "libtensorflow_cc.so.2"}));
 }
+
+TEST(FrameworkTable, CpuFloorOfEveryTensorflowReleaseIsAvx)
+{
+  // TF's install pages: "Starting with TensorFlow 1.6, binaries use AVX instructions".
+  const auto& tf = opkit::project::FrameworkTable::tensorflow();
+  for (const char* v : {"1.12.0", "1.15.5", "2.10.1", "2.21.0"}) {
+    EXPECT_EQ(tf.flags_for(*opkit::project::parse_version(v)).cpu_floor, std::vector<std::string>{"avx"}) << v;
+  }
+  // torch documents none: what libtorch_cpu runs at load decides alone.
+  const auto& torch = opkit::project::FrameworkTable::get("torch");
+  EXPECT_TRUE(torch.flags_for(*opkit::project::parse_version("2.8.0")).cpu_floor.empty());
+}

@@ -45,6 +45,14 @@ struct ProfileCpu
   std::string baseline;
   std::vector<std::string> flags; // /proc/cpuinfo's names ("avx2", "pni", ...)
   std::string model;              // "AMD EPYC", when read from /proc/cpuinfo
+  // A runtime policy's baseline is a default, not a fleet: checked against a
+  // framework release, it is joined with what that release itself needs to
+  // start (cpu/verdict: the floor its table documents, and the features its
+  // framework library runs at load). Empty for a CPU the user named (--cpu,
+  // a profile, this machine's).
+  std::filesystem::path framework_library;  // scanned for its load-time features
+  std::string framework;                    // "tensorflow 2.10.1"
+  std::vector<std::string> framework_floor; // the table's cpu_floor for the release
   bool known() const { return !baseline.empty() || !flags.empty(); }
 };
 

@@ -80,6 +80,12 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
   project::FrameworkFlags flags = table.flags_for(sdk.version);
   CheckTarget target;
   target.profile = system_profile(runtime.empty() && profile_file.empty() ? flags.runtime : runtime, profile_file);
+  if (profile_file.empty() && runtime != "host" && !target.profile.cpu.baseline.empty()) {
+    // A policy's CPU: joined with what the framework needs to start (cpu/verdict).
+    target.profile.cpu.framework_library = sdk.lib_dir() / sdk.framework_library;
+    target.profile.cpu.framework = fmt::format("{} {}", sdk.framework, sdk.version.str());
+    target.profile.cpu.framework_floor = flags.cpu_floor;
+  }
   target.framework = sdk.framework;
   target.framework_version = sdk.version.str();
   target.cxx11_abi = sdk.cxx11_abi;

@@ -89,12 +89,71 @@ findings_from_json(const Json& json, const std::string& key)
 
 } // namespace
 
+std::set<std::string>
+load_time_features(const std::filesystem::path& library)
+{
+  // Kept beside the findings, keyed by the file's stamp and opkit: a framework
+  // library (libtensorflow_framework.so.2: about a second) is read once.
+  std::filesystem::path absolute = std::filesystem::absolute(library);
+  std::string key = fmt::format("cpu-start 1\n{}\n{}\nopkit {}\n", absolute.string(), fs::file_stamp(absolute),
+                                fs::file_stamp("/proc/self/exe"));
+  std::filesystem::path file = kept_findings_file(absolute);
+  file.replace_extension(".start.json");
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec)) {
+    try {
+      Json kept = Json::parse(fs::read_file(file));
+      if (kept.is_object() && kept.value("key", "") == key) {
+        return kept.at("features").get<std::set<std::string>>();
+      }
+    } catch (const std::exception&) {
+      // unreadable: scanned again and rewritten
+    }
+  }
+  std::set<std::string> features;
+  log_info("reading what {} runs while it loads (once per file) ...", absolute.filename().string());
+  try {
+    features = features_of(scan_library(absolute).load_time);
+  } catch (const Error& error) {
+    log_debug("cpu: {} not scanned: {}", library.string(), error.what());
+    return features;
+  }
+  try {
+    fs::create_dirs(file.parent_path());
+    fs::write_file_atomic(file, json_text(Json{{"key", key}, {"features", features}}) + "\n");
+  } catch (const Error& error) {
+    log_debug("cpu: load-time features of {} not kept: {}", library.string(), error.what());
+  }
+  return features;
+}
+
 std::optional<TargetCpu>
 target_cpu(const check::ProfileCpu& cpu, const std::string& profile_name)
 {
   if (!cpu.baseline.empty()) {
     const project::CpuBaseline& baseline = project::cpu_baseline(cpu.baseline);
-    return TargetCpu{baseline.name, baseline.features};
+    TargetCpu target{baseline.name, baseline.features};
+    if (cpu.framework.empty()) {
+      return target;
+    }
+    // A policy's default: no process of the framework runs on a CPU without
+    // what its wheels are documented to need and what it runs at load.
+    std::set<std::string> needs(cpu.framework_floor.begin(), cpu.framework_floor.end());
+    if (!cpu.framework_library.empty()) {
+      std::set<std::string> at_load = load_time_features(cpu.framework_library);
+      needs.insert(at_load.begin(), at_load.end());
+    }
+    std::set<std::string> added;
+    for (const std::string& feature : needs) {
+      if (target.features.insert(feature).second) {
+        added.insert(feature);
+      }
+    }
+    if (!added.empty()) {
+      target.name =
+        fmt::format("{} with {} (the least {} itself starts on)", baseline.name, features_text(added), cpu.framework);
+    }
+    return target;
   }
   if (cpu.flags.empty()) {
     return std::nullopt;

@@ -22,6 +22,14 @@ struct TargetCpu
   std::set<std::string> features;
 };
 
+// The features a library's load-time code uses (its initializers and what
+// they reach), kept per file in $OPKIT_HOME/cache/cpu; none when it is not
+// x86-64 code opkit reads.
+std::set<std::string>
+load_time_features(const std::filesystem::path& library);
+
+// A baseline joined, for a runtime policy's default checked against a
+// framework release, with what the release needs to start (ProfileCpu).
 std::optional<TargetCpu>
 target_cpu(const check::ProfileCpu& cpu, const std::string& profile_name);
 

@@ -1,4 +1,5 @@
 #include "opkit/project/framework_table.hpp"
+#include "opkit/project/cpu_baselines.hpp"
 
 #include "opkit/project/yaml_util.hpp"
 #include "opkit/util/embedded.hpp"
@@ -26,13 +27,30 @@ parse_quirks(const YAML::Node& range, const std::string& name)
   return quirks;
 }
 
+// A `cpu_floor:` list: features of configs/cpu/baselines.yaml (an unknown
+// name is the table's error, with its line).
+std::vector<std::string>
+cpu_floor_of(const YAML::Node& node, const std::string& name)
+{
+  std::vector<std::string> features = yaml::get_string_list(node, "cpu_floor", name);
+  for (const std::string& feature : features) {
+    bool known = std::any_of(cpu_baselines().begin(), cpu_baselines().end(),
+                             [&](const CpuBaseline& b) { return b.features.count(feature) > 0; });
+    if (!known) {
+      fail(ExitCode::system, "{}: cpu_floor: '{}' is no feature of configs/cpu/baselines.yaml",
+           yaml::where(name, node["cpu_floor"]), feature);
+    }
+  }
+  return features;
+}
+
 FrameworkFlags
 parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::string& name)
 {
   yaml::expect_keys(range,
                     {"since", "verified", "cxx_standard", "cxx_standard_override", "cxx11_abi", "eigen_max_align_bytes",
                      "framework_library", "link", "runtime", "wheels", "quirks", "namespaced_op_names", "python_env",
-                     "framework_global", "gomp_soname"},
+                     "framework_global", "gomp_soname", "cpu_floor"},
                     name);
   FrameworkFlags flags = common;
   flags.since = yaml::get_string(range, "since", name);
@@ -50,6 +68,9 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
   flags.framework_library = yaml::get_string(range, "framework_library", name);
   flags.link = range["link"] || range["eigen_max_align_bytes"] ? yaml::get_string(range, "link", name) : "";
   flags.gomp_soname = yaml::get_string_or(range, "gomp_soname", name, "");
+  if (range["cpu_floor"]) {
+    flags.cpu_floor = cpu_floor_of(range, name);
+  }
   flags.runtime = yaml::get_string(range, "runtime", name);
   flags.namespaced_op_names = yaml::get_bool_or(range, "namespaced_op_names", name, true);
   flags.framework_global = yaml::get_bool_or(range, "framework_global", name, false);
@@ -111,7 +132,7 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   yaml::expect_keys(root,
                     {"framework", "short_name", "label", "symbol_namespaces", "probe", "display_name",
                      "default_targets", "init_template", "wheel_init", "python_module_library", "process_libraries",
-                     "dtypes", "kernels", "sdk", "common", "pch", "cuda", "versions"},
+                     "dtypes", "kernels", "sdk", "common", "pch", "cuda", "versions", "cpu_floor"},
                     name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
@@ -122,6 +143,9 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   common.include_dirs = yaml::get_string_list(common_node, "include_dirs", name);
   common.library_defines = yaml::get_string_list(common_node, "library_defines", name);
   common.process_libraries = yaml::get_string_list(root, "process_libraries", name);
+  if (root["cpu_floor"]) {
+    common.cpu_floor = cpu_floor_of(root, name);
+  }
   YAML::Node cuda = root["cuda"];
   common.cuda_defines = yaml::get_string_list(cuda, "defines", name);
   common.nvcc_flags = yaml::get_string_list(cuda, "nvcc_flags", name);

@@ -61,9 +61,13 @@ struct FrameworkFlags
   std::optional<int> cxx_standard_override;  // wins over what the wheel says (a release whose files are wrong)
   int cxx11_abi = 0;                         // _GLIBCXX_USE_CXX11_ABI
   int eigen_max_align_bytes = 0;
-  std::string framework_library;          // file name in the wheel, also its SONAME
-  std::string link;                       // -ltensorflow_framework or -l:libtensorflow_framework.so.N
-  std::string gomp_soname;                // the libgomp the framework's libraries need, where the table says
+  std::string framework_library; // file name in the wheel, also its SONAME
+  std::string link;              // -ltensorflow_framework or -l:libtensorflow_framework.so.N
+  std::string gomp_soname;       // the libgomp the framework's libraries need, where the table says
+  // The CPU features the release's wheels are documented to need (TF since
+  // 1.6: AVX), joined with what the framework library runs at load to make a
+  // runtime policy's default CPU (cpu/verdict).
+  std::vector<std::string> cpu_floor;
   std::string runtime;                    // the configs/runtimes/ policy the stock wheel assumes
   std::string cpu_distribution;           // the PyPI project of the CPU SDK ("tensorflow-cpu")
   std::string gpu_distribution;           // ... and of the CUDA one ("tensorflow")
