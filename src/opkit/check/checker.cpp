@@ -1,6 +1,8 @@
 #include "opkit/check/checker.hpp"
 
 #include "opkit/check/diagnose.hpp"
+#include "opkit/check/library_search.hpp"
+#include "opkit/elf/elf_file.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/project/runtime_policy.hpp"
 #include "opkit/util/error.hpp"
@@ -44,34 +46,6 @@ struct LoadSet
   }
 };
 
-std::vector<std::string>
-expand_paths(const std::vector<std::string>& paths, const stdfs::path& origin)
-{
-  std::vector<std::string> result;
-  for (std::string path : paths) {
-    for (const char* token : {"$ORIGIN", "${ORIGIN}"}) {
-      for (size_t pos = path.find(token); pos != std::string::npos; pos = path.find(token)) {
-        path.replace(pos, std::string_view(token).size(), origin.string());
-      }
-    }
-    result.push_back(path);
-  }
-  return result;
-}
-
-std::string
-find_file(const std::string& soname, const std::vector<std::string>& dirs)
-{
-  for (const std::string& dir : dirs) {
-    std::error_code ec;
-    stdfs::path candidate = stdfs::path(dir) / soname;
-    if (stdfs::is_regular_file(candidate, ec)) {
-      return candidate.string();
-    }
-  }
-  return {};
-}
-
 std::string
 cuda_soname_for(const std::string& cuda_version)
 {
@@ -90,7 +64,7 @@ cuda_soname_for(const std::string& cuda_version)
 // framework or the CUDA runtime under another soname.
 Finding
 missing_library_finding(const std::string& soname, const LoadSet& set, const CheckTarget& target,
-                        const stdfs::path& op_dir)
+                        const stdfs::path& op_dir, const std::string& machine)
 {
   Finding finding;
   const ProfileLibrary* framework = nullptr;
@@ -113,7 +87,8 @@ missing_library_finding(const std::string& soname, const LoadSet& set, const Che
       fmt::format("build the GPU kernel with CUDA {}'s nvcc, or link cudart statically", target.cuda_version);
   } else {
     std::error_code ec;
-    bool bundled = stdfs::exists(op_dir / soname, ec);
+    // One the loader would take: a 32-bit or aarch64 file of that name it passes over.
+    bool bundled = stdfs::exists(op_dir / soname, ec) && elf::loader_passes_over(op_dir / soname, machine).empty();
     finding.kind = bundled ? "bundled-without-origin" : "missing-library";
     finding.summary = bundled ? fmt::format("needs {}, which sits next to it, but its RUNPATH has no $ORIGIN", soname)
                               : fmt::format("needs {}, which the target does not have", soname);
@@ -191,19 +166,27 @@ add_needed(const elf::ElfInfo& elf, const stdfs::path& path, const CheckTarget& 
       }
       continue;
     }
-    std::string file = find_file(soname, dirs);
+    std::vector<std::string> passed_over;
+    std::string file = find_loadable(soname, dirs, elf.machine, passed_over);
     if (file.empty() && target.profile.search_disk) {
       // This machine: ldconfig's cache, then the default folders.
       auto cached = target.profile.ld_cache.find(soname);
       std::error_code ec;
-      if (cached != target.profile.ld_cache.end() && stdfs::is_regular_file(cached->second, ec)) {
+      if (cached != target.profile.ld_cache.end() && stdfs::is_regular_file(cached->second, ec)
+          && elf::loader_passes_over(cached->second, elf.machine).empty()) {
         file = cached->second;
       } else {
-        file = find_file(soname, target.profile.search_paths);
+        file = find_loadable(soname, target.profile.search_paths, elf.machine, passed_over);
       }
     }
     if (file.empty() || depth > 8) {
-      findings.push_back(missing_library_finding(soname, set, target, origin));
+      Finding finding = missing_library_finding(soname, set, target, origin, elf.machine);
+      if (!passed_over.empty()) {
+        finding.diagnosis += fmt::format("; the loader passes over {}, as glibc does for another ELF class or "
+                                         "machine, and finds no other",
+                                         join(passed_over, ", "));
+      }
+      findings.push_back(std::move(finding));
       continue;
     }
     elf::ElfInfo dep;

@@ -145,6 +145,16 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
       target.profile.libraries.push_back(std::move(*loaded));
     }
   }
+  // This machine as the framework's process: the system libraries it has mapped before an op loads.
+  if (target.profile.search_disk) {
+    for (const std::string& soname : flags.system_process_libraries) {
+      if (target.profile.find(soname) == nullptr) {
+        if (std::optional<ProfileLibrary> loaded = host_library(soname)) {
+          target.profile.libraries.push_back(std::move(*loaded));
+        }
+      }
+    }
+  }
   // A policy or this machine stands for TF's Python process; a captured profile is the process it recorded.
   if (profile_file.empty()) {
     if (std::optional<ProfileLibrary> python = python_interpreter(sdk)) {

@@ -9,6 +9,7 @@
 
 #include <climits>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <optional>
 
@@ -540,6 +541,38 @@ read_elf_bytes(std::string_view bytes, std::string_view name, SymbolScope scope)
 {
   std::string copy(bytes);
   return read_image(copy.data(), copy.size(), scope, name);
+}
+
+std::string
+loader_passes_over_bytes(std::string_view head, const std::string& machine)
+{
+  // e_ident (16 bytes), then e_type and e_machine: the same offsets in 32- and 64-bit headers.
+  if (head.size() < EI_NIDENT + 4 || std::memcmp(head.data(), ELFMAG, SELFMAG) != 0) {
+    return ""; // not ELF, or too short: glibc takes it and fails ("invalid ELF header", "file too short")
+  }
+  if (static_cast<unsigned char>(head[EI_CLASS]) != ELFCLASS64) {
+    return fmt::format("a {} library (ELFCLASS{})", head[EI_CLASS] == ELFCLASS32 ? "32-bit" : "non-64-bit",
+                       head[EI_CLASS] == ELFCLASS32 ? 32 : static_cast<int>(head[EI_CLASS]));
+  }
+  if (static_cast<unsigned char>(head[EI_DATA]) != ELFDATA2LSB) {
+    return ""; // the right class in another encoding: glibc stops the load there ("data encoding")
+  }
+  unsigned em =
+    static_cast<unsigned char>(head[18]) | (static_cast<unsigned>(static_cast<unsigned char>(head[19])) << 8);
+  std::string name = em == EM_X86_64 ? "x86_64" : em == EM_AARCH64 ? "aarch64" : "";
+  if (name == machine) {
+    return "";
+  }
+  return name.empty() ? fmt::format("a library for ELF machine {}", em) : fmt::format("an {} library", name);
+}
+
+std::string
+loader_passes_over(const std::filesystem::path& path, const std::string& machine)
+{
+  std::ifstream in(path, std::ios::binary);
+  char head[EI_NIDENT + 4] = {};
+  in.read(head, sizeof head);
+  return loader_passes_over_bytes(std::string_view(head, static_cast<size_t>(in.gcount())), machine);
 }
 
 } // namespace opkit::elf

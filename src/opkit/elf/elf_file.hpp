@@ -57,6 +57,17 @@ enum class SymbolScope
 ElfInfo
 read_elf(const std::filesystem::path& path, SymbolScope scope = SymbolScope::all);
 
+// Whether glibc's loader, searching for a dependency of a `machine`
+// ("x86_64") process, passes over the file at `path` and searches on, as
+// open_verify does for another ELF class (a 32-bit library) or another
+// machine: why ("a 32-bit library (ELFCLASS32)", "an aarch64 library"), or ""
+// when it takes the file, loadable or not (not ELF, big-endian, truncated:
+// the load then fails there, as read_elf says). Reads the first 20 bytes only.
+std::string
+loader_passes_over(const std::filesystem::path& path, const std::string& machine);
+std::string
+loader_passes_over_bytes(std::string_view head, const std::string& machine);
+
 // The same over bytes in memory; `name` is used in error messages (fuzzing, tests).
 ElfInfo
 read_elf_bytes(std::string_view bytes, std::string_view name, SymbolScope scope = SymbolScope::all);

@@ -130,9 +130,26 @@ FrameworkTable
 FrameworkTable::from_node(YAML::Node root, const std::string& name)
 {
   yaml::expect_keys(root,
-                    {"framework", "short_name", "label", "symbol_namespaces", "probe", "display_name",
-                     "default_targets", "init_template", "wheel_init", "python_module_library", "process_libraries",
-                     "dtypes", "kernels", "sdk", "common", "pch", "cuda", "versions", "cpu_floor"},
+                    {"framework",
+                     "short_name",
+                     "label",
+                     "symbol_namespaces",
+                     "probe",
+                     "display_name",
+                     "default_targets",
+                     "init_template",
+                     "wheel_init",
+                     "python_module_library",
+                     "process_libraries",
+                     "dtypes",
+                     "kernels",
+                     "sdk",
+                     "common",
+                     "pch",
+                     "cuda",
+                     "versions",
+                     "cpu_floor",
+                     "system_process_libraries"},
                     name);
   FrameworkFlags common;
   YAML::Node common_node = root["common"];
@@ -143,6 +160,7 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   common.include_dirs = yaml::get_string_list(common_node, "include_dirs", name);
   common.library_defines = yaml::get_string_list(common_node, "library_defines", name);
   common.process_libraries = yaml::get_string_list(root, "process_libraries", name);
+  common.system_process_libraries = yaml::get_string_list(root, "system_process_libraries", name);
   if (root["cpu_floor"]) {
     common.cpu_floor = cpu_floor_of(root, name);
   }

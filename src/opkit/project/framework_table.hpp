@@ -68,6 +68,12 @@ struct FrameworkFlags
   // 1.6: AVX), joined with what the framework library runs at load to make a
   // runtime policy's default CPU (cpu/verdict).
   std::vector<std::string> cpu_floor;
+  // System libraries every process of the framework has mapped before an op
+  // loads (TF: libz.so.1, through Python's zlib module): the loader takes the
+  // loaded one by soname and never searches, so a sibling of that name is
+  // never read. A policy lists them with their versions; on this machine
+  // (--runtime host) they are this machine's.
+  std::vector<std::string> system_process_libraries;
   std::string runtime;                    // the configs/runtimes/ policy the stock wheel assumes
   std::string cpu_distribution;           // the PyPI project of the CPU SDK ("tensorflow-cpu")
   std::string gpu_distribution;           // ... and of the CUDA one ("tensorflow")

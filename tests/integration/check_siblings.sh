@@ -1,0 +1,102 @@
+# Siblings as glibc's loader treats them (open_verify): beside an op whose
+# RUNPATH is $ORIGIN, a library of another ELF class or machine is passed
+# over and the search goes on; one of the right class in another byte order
+# stops the load. And in a TF process libz.so.1 is already mapped (Python's
+# zlib module), so the loader takes that one by soname and never reads a
+# sibling. The real loader is the judge: plain dlopen (a C harness, no
+# libz loaded) for --runtime host without a framework, and tf.load_op_library
+# in the real TF venv (python_tf fixture) for --tf, with the default runtime
+# and --runtime host.
+source "$(dirname "$0")/common.sh"
+source "$OPKIT_TEST_HOME/python-tf.env" # TF_VERSION, PYTHON
+zlib=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ { print $NF; exit }')
+[ -f "$zlib" ] || fail "no x86-64 libz.so.1 in ldconfig's cache (install zlib1g)"
+
+cat >harness.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char** argv) {
+  void* handle = dlopen(argv[1], RTLD_NOW);
+  if (!handle) { printf("%s\n", dlerror()); return 3; }
+  printf("loaded\n");
+  return 0;
+}
+C
+gcc -o harness harness.c -ldl
+# TF's own loader, as a user's process calls it: exit 0 loaded, 3 refused.
+cat >tf_load.py <<'PY'
+import sys
+import tensorflow as tf
+try:
+    tf.load_op_library(sys.argv[1])
+except tf.errors.NotFoundError as refusal:
+    sys.stdout.write("refused: %s\n" % refusal)
+    raise SystemExit(3)
+print("loaded")
+PY
+cat >op.cc <<'CC'
+extern "C" const char* zlibVersion();
+extern "C" int corpus_dep();
+extern "C" int op_zlib() { return zlibVersion()[0] + corpus_dep(); }
+CC
+echo 'extern "C" int corpus_dep() { return 1; }' >dep.cc
+g++ -shared -fPIC -o libcorpus_dep.so dep.cc
+
+# patch <file> <offset> <bytes as printf escapes>
+patch_bytes() { printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
+# case <folder> <what the sibling is>: the op, linked with libz (and libcorpus_dep.so), and its sibling.
+make_case() {
+  mkdir -p "$1"
+  g++ -shared -fPIC -o "$1/libop.so" op.cc -L. -lz -lcorpus_dep -Wl,-rpath,'$ORIGIN'
+  cp libcorpus_dep.so "$1/"
+}
+make_case class32 && cp "$zlib" class32/libz.so.1 && patch_bytes class32/libz.so.1 4 '\001'
+make_case arm && cp "$zlib" arm/libz.so.1 && patch_bytes arm/libz.so.1 18 '\267\000'
+make_case msb && cp "$zlib" msb/libz.so.1 && patch_bytes msb/libz.so.1 5 '\002'
+make_case armdep && cp libcorpus_dep.so armdep/libcorpus_dep.so && patch_bytes armdep/libcorpus_dep.so 18 '\267\000'
+make_case plain
+readelf -d plain/libop.so >"$work/dynamic"
+expect_contains "$work/dynamic" 'NEEDED.*\[libz\.so\.1\]'
+expect_contains "$work/dynamic" 'NEEDED.*\[libcorpus_dep\.so\]'
+
+# judge <folder> <plain dlopen: loads|fails> <TF: loads|fails>: check agrees with each loader.
+judge() {
+  local dir=$1 plain=$2 in_tf=$3 rc=0 got
+  ./harness "$work/$dir/libop.so" >"$work/load.out" 2>&1 || rc=$?
+  got=$([ "$rc" -eq 0 ] && echo loads || echo fails)
+  [ "$got" = "$plain" ] || fail "$dir: plain dlopen $got ($(cat "$work/load.out")), expected $plain"
+  rc=0
+  "$OPKIT" check "$dir/libop.so" --runtime host >"$work/out" 2>"$work/err" || rc=$?
+  got=$([ "$rc" -eq 0 ] && echo loads || echo fails)
+  [ "$got" = "$plain" ] || { cat "$work/out" >&2; fail "$dir: check --runtime host says $got, dlopen $plain"; }
+  rc=0
+  "$PYTHON" tf_load.py "$work/$dir/libop.so" >"$work/load.out" 2>&1 || rc=$?
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { cat "$work/load.out" >&2; fail "$dir: TF's Python errored ($rc)"; }
+  got=$([ "$rc" -eq 0 ] && echo loads || echo fails)
+  [ "$got" = "$in_tf" ] || fail "$dir: TF $TF_VERSION's loader $got ($(cat "$work/load.out")), expected $in_tf"
+  for runtime in "" host; do
+    rc=0
+    "$OPKIT" check "$dir/libop.so" --tf "$TF_VERSION" ${runtime:+--runtime "$runtime"} >"$work/out" 2>"$work/err" || rc=$?
+    got=$([ "$rc" -eq 0 ] && echo loads || echo fails)
+    [ "$got" = "$in_tf" ] ||
+      { cat "$work/out" >&2; fail "$dir: check --tf $TF_VERSION ${runtime:+--runtime $runtime} says $got, TF $in_tf"; }
+  done
+}
+judge plain loads loads
+# 32-bit and aarch64 libz beside the op: passed over, the system's taken.
+judge class32 loads loads
+judge arm loads loads
+# The right class in big-endian: plain dlopen stops there; in TF the loaded libz is taken.
+judge msb fails loads
+./harness "$work/msb/libop.so" >"$work/load.out" || true
+grep -q 'data encoding not little-endian' "$work/load.out" || fail "plain dlopen failed msb for another reason"
+"$OPKIT" check msb/libop.so --runtime host >"$work/out" 2>&1 || true
+expect_contains "$work/out" 'broken-library\] needs libz\.so\.1, and the loader finds .*/msb/libz\.so\.1'
+# An aarch64 build of a library only the op has: passed over, none found.
+judge armdep fails fails
+./harness "$work/armdep/libop.so" >"$work/load.out" || true
+grep -q 'cannot open shared object file' "$work/load.out" || fail "armdep failed for another reason"
+"$OPKIT" check armdep/libop.so --tf "$TF_VERSION" >"$work/out" 2>&1 || true
+expect_contains "$work/out" 'missing-library\] needs libcorpus_dep\.so, which the target does not have'
+expect_contains "$work/out" 'the loader passes over .*/armdep/libcorpus_dep\.so \(an aarch64 library\)'
+echo "check_siblings: 5 cases agree with plain dlopen and with TF $TF_VERSION's loader" >&2
