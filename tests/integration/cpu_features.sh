@@ -131,6 +131,15 @@ expect_contains "$work/out" '^  error \[cpu-feature-at-load\] runs avx2 instruct
 run_opkit 1 check libavx_init.so --tf 2.10.1 --cpu x86-64-v2
 expect_contains "$work/out" '^  error \[cpu-feature-at-load\] runs avx instructions while it loads, which x86-64-v2 lacks'
 run_opkit 0 check libavx2_init.so --tf 2.10.1 --cpu x86-64-v3
+# Each CPU's findings are kept apart: checks that alternate CPUs read each
+# one's kept file instead of scanning again (one folder per library).
+kept=$({ grep -rlF -- "$work/libavx2_init.so" "$OPKIT_HOME/cache/cpu" || true; } | { grep '/cpu-[0-9a-f]*\.json$' || true; } | sort)
+[ "$(echo "$kept" | wc -l)" -eq 2 ] || fail "expected the findings of two CPUs kept for libavx2_init.so: $kept"
+[ "$(echo "$kept" | xargs -n1 dirname | sort -u | wc -l)" -eq 1 ] || fail "one library's findings in more than one folder: $kept"
+before=$(stat -c %i $kept | md5sum) # an atomic rewrite is a new inode
+run_opkit 1 check libavx2_init.so --tf 2.10.1
+run_opkit 0 check libavx2_init.so --tf 2.10.1 --cpu x86-64-v3
+[ "$(stat -c %i $kept | md5sum)" = "$before" ] || fail "alternating CPUs rewrote the kept findings"
 
 # AVX2 outside the load: a warning, not a failure; a library that dispatches
 # on the CPU at run time is told so.

@@ -33,7 +33,9 @@ remove_kept_findings(const stdfs::path& build_root)
   size_t removed = 0;
   std::error_code ec;
   for (auto it = stdfs::recursive_directory_iterator(build_root, ec); !ec && it != stdfs::end(it); it.increment(ec)) {
-    if (it->is_regular_file(ec) && !it->is_symlink(ec) && stdfs::remove(cpu::kept_findings_file(it->path()), ec)) {
+    std::error_code removing;
+    if (it->is_regular_file(ec) && !it->is_symlink(ec)
+        && stdfs::remove_all(cpu::kept_findings_file(it->path()), removing) > 0) {
       ++removed;
     }
   }

@@ -97,8 +97,7 @@ load_time_features(const std::filesystem::path& library)
   std::filesystem::path absolute = std::filesystem::absolute(library);
   std::string key = fmt::format("cpu-start 1\n{}\n{}\nopkit {}\n", absolute.string(), fs::file_stamp(absolute),
                                 fs::file_stamp("/proc/self/exe"));
-  std::filesystem::path file = kept_findings_file(absolute);
-  file.replace_extension(".start.json");
+  std::filesystem::path file = kept_findings_file(absolute) / "at-load.json";
   std::error_code ec;
   if (std::filesystem::exists(file, ec)) {
     try {
@@ -237,10 +236,10 @@ cpu_findings(const std::filesystem::path& library, const TargetCpu* target)
 std::filesystem::path
 kept_findings_file(const std::filesystem::path& library)
 {
-  // Named by a digest of the path; the key inside decides. Not SHA-256: that
-  // would load libcrypto, a third of a repeat check's time.
+  // Named by a digest of the path; the key inside each file decides. Not
+  // SHA-256: that would load libcrypto, a third of a repeat check's time.
   std::filesystem::path absolute = std::filesystem::absolute(library);
-  return sdk::opkit_home() / "cache" / "cpu" / fmt::format("{:016x}.json", std::hash<std::string>{}(absolute.string()));
+  return sdk::opkit_home() / "cache" / "cpu" / fmt::format("{:016x}", std::hash<std::string>{}(absolute.string()));
 }
 
 void
@@ -256,7 +255,10 @@ add_cpu_findings(check::CheckReport& report, const std::filesystem::path& librar
   std::filesystem::path absolute = std::filesystem::absolute(library);
   std::string key = fmt::format("cpu 1\n{}\n{}\nopkit {}\ncpu {}: {}\n", absolute.string(), fs::file_stamp(absolute),
                                 fs::file_stamp("/proc/self/exe"), target->name, features_text(target->features));
-  std::filesystem::path file = kept_findings_file(absolute);
+  // One file per CPU: checks that alternate runtimes read each one's kept findings.
+  std::string cpu_text = fmt::format("{}: {}", target->name, features_text(target->features));
+  std::filesystem::path file =
+    kept_findings_file(absolute) / fmt::format("cpu-{:016x}.json", std::hash<std::string>{}(cpu_text));
   std::optional<std::vector<check::Finding>> findings;
   std::error_code ec;
   if (std::filesystem::exists(file, ec)) {

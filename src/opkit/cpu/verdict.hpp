@@ -45,7 +45,8 @@ void
 add_cpu_findings(check::CheckReport& report, const std::filesystem::path& library, const check::ProfileCpu& cpu,
                  const std::string& profile_name);
 
-// Where add_cpu_findings keeps `library`'s findings (whether or not it has).
+// The folder where add_cpu_findings keeps `library`'s findings, a file per
+// target CPU, and load_time_features its features at load (whether or not it has).
 std::filesystem::path
 kept_findings_file(const std::filesystem::path& library);
 
