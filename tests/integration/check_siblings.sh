@@ -99,4 +99,22 @@ grep -q 'cannot open shared object file' "$work/load.out" || fail "armdep failed
 "$OPKIT" check armdep/libop.so --tf "$TF_VERSION" >"$work/out" 2>&1 || true
 expect_contains "$work/out" 'missing-library\] needs libcorpus_dep\.so, which the target does not have'
 expect_contains "$work/out" 'the loader passes over .*/armdep/libcorpus_dep\.so \(an aarch64 library\)'
-echo "check_siblings: 5 cases agree with plain dlopen and with TF $TF_VERSION's loader" >&2
+# Two bundled libraries that both need one broken file (as a kafka client's
+# libraries need libcrypto): the loader stops at it once; check reports it
+# once, saying through which library.
+mkdir -p twice
+echo 'extern "C" int shared_helper() { return 1; }' >helper.cc
+g++ -shared -fPIC -Wl,-soname,libbroken.so.1 -o twice/libbroken.so.1 helper.cc
+for name in left right; do
+  echo "extern \"C\" int shared_helper(); extern \"C\" int $name() { return shared_helper(); }" >"$name.cc"
+  g++ -shared -fPIC -o "twice/lib$name.so" "$name.cc" -Ltwice -l:libbroken.so.1 -Wl,-rpath,'$ORIGIN'
+done
+: >twice/libbroken.so.1
+printf '%s\n' 'extern "C" int left(); extern "C" int right();' 'extern "C" int both() { return left() + right(); }' >both.cc
+g++ -shared -fPIC -o twice/libop.so both.cc -Ltwice -lleft -lright -Wl,-rpath,'$ORIGIN'
+./harness "$work/twice/libop.so" >"$work/load.out" || true
+grep -q 'file too short' "$work/load.out" || fail "the loader refused twice/libop.so for another reason: $(cat "$work/load.out")"
+run_opkit 1 check twice/libop.so --runtime host
+[ "$(grep -c 'broken-library\]' "$work/out")" -eq 1 ] || { cat "$work/out" >&2; fail "the broken file is not reported once"; }
+expect_contains "$work/out" 'broken-library\] needs libbroken\.so\.1 \(through libleft\.so\), and the loader finds .*/twice/libbroken\.so\.1, which it cannot load'
+echo "check_siblings: the siblings agree with plain dlopen and with TF $TF_VERSION's loader; a broken file needed twice is one finding" >&2

@@ -30,6 +30,7 @@ struct LoadSet
   std::vector<const ProfileLibrary*> libraries;
   std::vector<std::unique_ptr<ProfileLibrary>> owned; // libraries read while checking
   std::set<const ProfileLibrary*> reached;            // local-scope libraries in the op's DT_NEEDED closure
+  std::set<std::string> unloadable;                   // files found that the loader cannot map: reported once
 
   // Whether the op's symbol lookups see `library`: a global one always, a
   // local-scope one (the framework under TF's Python) only when reached.
@@ -112,11 +113,13 @@ missing_library_finding(const std::string& soname, const LoadSet& set, const Che
 // A dependency the search found but the loader cannot map (empty, not ELF,
 // truncated, damaged): glibc stops the whole load there ("file too short").
 Finding
-broken_library_finding(const std::string& soname, const std::string& file, const std::string& cause)
+broken_library_finding(const std::string& soname, const std::string& file, const std::string& cause,
+                       const std::string& needer)
 {
   Finding finding;
   finding.kind = "broken-library";
-  finding.summary = fmt::format("needs {}, and the loader finds {}, which it cannot load", soname, file);
+  finding.summary = fmt::format("needs {}{}, and the loader finds {}, which it cannot load", soname,
+                                needer.empty() ? "" : " (through " + needer + ")", file);
   finding.diagnosis = fmt::format("the loader takes the first file of that name on its search path and stops the "
                                   "whole load when it is not a loadable library: {}",
                                   cause);
@@ -193,7 +196,10 @@ add_needed(const elf::ElfInfo& elf, const stdfs::path& path, const CheckTarget& 
     try {
       dep = elf::read_elf(file);
     } catch (const Error& e) {
-      findings.push_back(broken_library_finding(soname, file, e.what()));
+      // glibc stops at the first; a second library needing the same file adds nothing.
+      if (set.unloadable.insert(file).second) {
+        findings.push_back(broken_library_finding(soname, file, e.what(), depth > 0 ? path.filename().string() : ""));
+      }
       continue;
     }
     set.owned.push_back(std::make_unique<ProfileLibrary>(library_from_elf(dep, file)));
