@@ -9,7 +9,7 @@
 # and --runtime host.
 source "$(dirname "$0")/common.sh"
 source "$OPKIT_TEST_HOME/python-tf.env" # TF_VERSION, PYTHON
-zlib=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ { print $NF; exit }')
+zlib=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ && !found { print $NF; found = 1 }') # no early exit: ldconfig would die of SIGPIPE
 [ -f "$zlib" ] || fail "no x86-64 libz.so.1 in ldconfig's cache (install zlib1g)"
 
 cat >harness.c <<'C'
