@@ -9,7 +9,6 @@
 #include "opkit/util/format.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 
 namespace opkit::check {
@@ -28,18 +27,6 @@ system_profile(const std::string& runtime, const std::filesystem::path& profile_
   return profile_from_policy(project::load_runtime_policy(runtime));
 }
 
-// "cp310-cp310-manylinux..." -> "3.10"; "" when the tag names no CPython.
-std::string
-python_of_wheel_tag(const std::string& tag)
-{
-  if (tag.size() < 4 || tag.compare(0, 2, "cp") != 0 || !std::isdigit(static_cast<unsigned char>(tag[2]))) {
-    return "";
-  }
-  size_t end = tag.find_first_not_of("0123456789", 2);
-  std::string digits = tag.substr(2, end == std::string::npos ? std::string::npos : end - 2);
-  return digits.size() < 2 ? "" : digits.substr(0, 1) + "." + digits.substr(1);
-}
-
 // TF's Python process: the interpreter is in the global scope, so an op may
 // call the Python C API without linking libpython (configs/python/, made by
 // scripts/python-symbols.sh from the real interpreter). Nothing when the SDK's
@@ -47,7 +34,7 @@ python_of_wheel_tag(const std::string& tag)
 std::optional<ProfileLibrary>
 python_interpreter(const sdk::Sdk& sdk)
 {
-  std::string version = python_of_wheel_tag(sdk.wheel_tag);
+  std::string version = sdk::python_of_wheel_tag(sdk.wheel_tag);
   std::optional<std::string_view> text =
     version.empty() ? std::nullopt : find_embedded("configs/python/cpython-" + version + ".symbols");
   if (!text) {
@@ -171,7 +158,9 @@ apply_cpu_option(Profile& profile, const std::string& cpu)
     profile.cpu = {}; // no CPU check
   } else if (!cpu.empty()) {
     project::cpu_baseline(cpu); // an unknown name is the one error line
-    profile.cpu = ProfileCpu{cpu, {}, ""};
+    ProfileCpu named;           // that CPU alone: nothing of a framework joined
+    named.baseline = cpu;
+    profile.cpu = std::move(named);
   }
 }
 

@@ -27,21 +27,6 @@ distribution_of(const project::FrameworkFlags& flags)
   return flags.cpu_distribution.empty() ? flags.gpu_distribution : flags.cpu_distribution;
 }
 
-// "3.11" of a wheel tag's Python tag "cp311" ("cp36": "3.6"); "" for any other.
-std::string
-python_of_tag(const std::string& wheel_tag)
-{
-  std::string python_tag = wheel_tag.substr(0, wheel_tag.find('-'));
-  if (python_tag.size() < 4 || !starts_with(python_tag, "cp3")) {
-    return "";
-  }
-  std::string minor = python_tag.substr(3);
-  if (!std::all_of(minor.begin(), minor.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return "";
-  }
-  return "3." + minor;
-}
-
 } // namespace
 
 std::optional<VenvRecipe>
@@ -50,7 +35,7 @@ venv_recipe(const sdk::Sdk& sdk, const project::FrameworkFlags& flags)
   if (flags.python_env) {
     return VenvRecipe{*flags.python_env, "the table, range >=" + flags.since};
   }
-  std::string python = python_of_tag(sdk.wheel_tag);
+  std::string python = sdk::python_of_wheel_tag(sdk.wheel_tag);
   if (python.empty()) {
     return std::nullopt;
   }

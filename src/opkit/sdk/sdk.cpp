@@ -91,6 +91,17 @@ parse_sdk_id(const std::string& id)
   return std::nullopt;
 }
 
+std::string
+python_of_wheel_tag(const std::string& tag)
+{
+  if (tag.size() < 4 || tag.compare(0, 2, "cp") != 0 || !std::isdigit(static_cast<unsigned char>(tag[2]))) {
+    return "";
+  }
+  size_t end = tag.find_first_not_of("0123456789", 2);
+  std::string digits = tag.substr(2, end == std::string::npos ? std::string::npos : end - 2);
+  return digits.size() < 2 ? "" : digits.substr(0, 1) + "." + digits.substr(1);
+}
+
 bool
 is_valid_sdk_id(const std::string& id)
 {

@@ -58,6 +58,11 @@ to_json(const Sdk& sdk);
 Sdk
 sdk_from_json(const Json& json, const std::filesystem::path& root);
 
+// The CPython a wheel tag names: "cp310-cp310-manylinux..." is "3.10"; "" when
+// it names none ("py3-none-any", an SDK from a folder: "").
+std::string
+python_of_wheel_tag(const std::string& tag);
+
 // Whether `id` may name a folder of the store: "tensorflow-" (or another
 // framework's name of configs/frameworks/ and '-': "torch-") and then at most
 // 96 letters, digits and . _ + -, with no "..". An id is made from a wheel's
