@@ -64,12 +64,10 @@ findings_json(const std::vector<check::Finding>& findings, const std::string& ke
   return {{"key", key}, {"findings", list}};
 }
 
-std::optional<std::vector<check::Finding>>
-findings_from_json(const Json& json, const std::string& key)
+// The findings a kept file holds (read_kept checked its key); throws on another shape.
+std::vector<check::Finding>
+findings_from_json(const Json& json)
 {
-  if (!json.is_object() || json.value("key", "") != key) {
-    return std::nullopt;
-  }
   std::vector<check::Finding> findings;
   for (const Json& item : json.at("findings")) {
     check::Finding finding;
@@ -87,6 +85,38 @@ findings_from_json(const Json& json, const std::string& key)
   return findings;
 }
 
+// What a kept file of $OPKIT_HOME/cache/cpu holds, when its "key" is `key`:
+// nothing when it is missing, unreadable or made for another file, CPU or opkit.
+std::optional<Json>
+read_kept(const std::filesystem::path& file, const std::string& key)
+{
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) {
+    return std::nullopt;
+  }
+  try {
+    Json kept = Json::parse(fs::read_file(file));
+    if (kept.is_object() && kept.value("key", "") == key) {
+      return kept;
+    }
+  } catch (const std::exception&) {
+    // unreadable: made again and rewritten
+  }
+  return std::nullopt;
+}
+
+// Keeps `value` (with its "key") atomically; a failure only costs a later scan.
+void
+keep(const std::filesystem::path& file, const Json& value, const std::filesystem::path& library)
+{
+  try {
+    fs::create_dirs(file.parent_path());
+    fs::write_file_atomic(file, json_text(value) + "\n");
+  } catch (const Error& error) {
+    log_debug("cpu: {} of {} not kept: {}", file.filename().string(), library.string(), error.what());
+  }
+}
+
 } // namespace
 
 std::set<std::string>
@@ -98,15 +128,11 @@ load_time_features(const std::filesystem::path& library)
   std::string key = fmt::format("cpu-start 1\n{}\n{}\nopkit {}\n", absolute.string(), fs::file_stamp(absolute),
                                 fs::file_stamp("/proc/self/exe"));
   std::filesystem::path file = kept_findings_file(absolute) / "at-load.json";
-  std::error_code ec;
-  if (std::filesystem::exists(file, ec)) {
+  if (std::optional<Json> kept = read_kept(file, key)) {
     try {
-      Json kept = Json::parse(fs::read_file(file));
-      if (kept.is_object() && kept.value("key", "") == key) {
-        return kept.at("features").get<std::set<std::string>>();
-      }
+      return kept->at("features").get<std::set<std::string>>();
     } catch (const std::exception&) {
-      // unreadable: scanned again and rewritten
+      // not a list of names: scanned again and rewritten
     }
   }
   std::set<std::string> features;
@@ -117,12 +143,7 @@ load_time_features(const std::filesystem::path& library)
     log_debug("cpu: {} not scanned: {}", library.string(), error.what());
     return features;
   }
-  try {
-    fs::create_dirs(file.parent_path());
-    fs::write_file_atomic(file, json_text(Json{{"key", key}, {"features", features}}) + "\n");
-  } catch (const Error& error) {
-    log_debug("cpu: load-time features of {} not kept: {}", library.string(), error.what());
-  }
+  keep(file, Json{{"key", key}, {"features", features}}, library);
   return features;
 }
 
@@ -253,29 +274,23 @@ add_cpu_findings(check::CheckReport& report, const std::filesystem::path& librar
   // Kept per library in $OPKIT_HOME/cache/cpu, keyed by the file's stamp,
   // the CPU and opkit: an unchanged library is not read again.
   std::filesystem::path absolute = std::filesystem::absolute(library);
-  std::string key = fmt::format("cpu 1\n{}\n{}\nopkit {}\ncpu {}: {}\n", absolute.string(), fs::file_stamp(absolute),
-                                fs::file_stamp("/proc/self/exe"), target->name, features_text(target->features));
-  // One file per CPU: checks that alternate runtimes read each one's kept findings.
   std::string cpu_text = fmt::format("{}: {}", target->name, features_text(target->features));
+  std::string key = fmt::format("cpu 1\n{}\n{}\nopkit {}\ncpu {}\n", absolute.string(), fs::file_stamp(absolute),
+                                fs::file_stamp("/proc/self/exe"), cpu_text);
+  // One file per CPU: checks that alternate runtimes read each one's kept findings.
   std::filesystem::path file =
     kept_findings_file(absolute) / fmt::format("cpu-{:016x}.json", std::hash<std::string>{}(cpu_text));
   std::optional<std::vector<check::Finding>> findings;
-  std::error_code ec;
-  if (std::filesystem::exists(file, ec)) {
+  if (std::optional<Json> kept = read_kept(file, key)) {
     try {
-      findings = findings_from_json(Json::parse(fs::read_file(file)), key);
+      findings = findings_from_json(*kept);
     } catch (const std::exception&) {
-      // unreadable: scanned again and rewritten
+      // not findings: scanned again and rewritten
     }
   }
   if (!findings) {
     findings = cpu_findings(library, &*target);
-    try {
-      fs::create_dirs(file.parent_path());
-      fs::write_file_atomic(file, json_text(findings_json(*findings, key)) + "\n");
-    } catch (const Error& error) {
-      log_debug("cpu: findings for {} not kept: {}", library.string(), error.what());
-    }
+    keep(file, findings_json(*findings, key), library);
   }
   for (check::Finding& finding : *findings) {
     report.loads = report.loads && !finding.fatal;
