@@ -6,8 +6,9 @@
 #   sh capture.sh [--name NAME] [--lib PATH]... > profile.json
 #   opkit check LIB --tf V --profile profile.json      (back on the build machine)
 #
-# Without --lib it records libc, libm, libpthread, libdl, librt, libstdc++,
-# libgcc_s and the loader, found where opkit looks, and the CPU's flags from
+# It records libc, libm, libpthread, libdl, librt, libstdc++, libgcc_s and the
+# loader, found where opkit looks, after each --lib library (the framework's:
+# a system library of a soname given there is not recorded twice), and the CPU's flags from
 # /proc/cpuinfo (what opkit check holds load-time code to). It runs nothing but Python
 # (2.7 or 3.x, the standard library only): python3, then python, then python2
 # on PATH, or the interpreter named by OPKIT_PYTHON. The libraries are read as
@@ -445,7 +446,13 @@ def main(arguments):
     if name is None:
         sys.stdout.write(USAGE + "\n")
         return 0
-    captured = [library_json(path) for path in (libraries or system_library_paths())]
+    # The libraries named first (the framework's), then the system's, less
+    # those whose soname a named one has: as opkit's own capture.
+    captured = [library_json(path) for path in libraries]
+    for path in system_library_paths():
+        library = library_json(path)
+        if library["soname"] not in [known["soname"] for known in captured]:
+            captured.append(library)
     profile = OrderedDict([
         ("schema", "opkit.profile/1"),
         ("name", text(name)),

@@ -23,17 +23,6 @@ int main(int argc, char** argv) {
 }
 C
 gcc -o harness harness.c -ldl
-# TF's own loader, as a user's process calls it: exit 0 loaded, 3 refused.
-cat >tf_load.py <<'PY'
-import sys
-import tensorflow as tf
-try:
-    tf.load_op_library(sys.argv[1])
-except tf.errors.NotFoundError as refusal:
-    sys.stdout.write("refused: %s\n" % refusal)
-    raise SystemExit(3)
-print("loaded")
-PY
 cat >op.cc <<'CC'
 extern "C" const char* zlibVersion();
 extern "C" int corpus_dep();
@@ -70,7 +59,7 @@ judge() {
   got=$([ "$rc" -eq 0 ] && echo loads || echo fails)
   [ "$got" = "$plain" ] || { cat "$work/out" >&2; fail "$dir: check --runtime host says $got, dlopen $plain"; }
   rc=0
-  "$PYTHON" tf_load.py "$work/$dir/libop.so" >"$work/load.out" 2>&1 || rc=$?
+  "$PYTHON" "$OPKIT_SOURCE_DIR/tests/integration/tf_load.py" "$work/$dir/libop.so" >"$work/load.out" 2>&1 || rc=$?
   [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { cat "$work/load.out" >&2; fail "$dir: TF's Python errored ($rc)"; }
   got=$([ "$rc" -eq 0 ] && echo loads || echo fails)
   [ "$got" = "$in_tf" ] || fail "$dir: TF $TF_VERSION's loader $got ($(cat "$work/load.out")), expected $in_tf"

@@ -65,7 +65,9 @@ run_opkit 0 profile capture --lib "$sdk/lib/libtensorflow_framework.so" -o fw.js
 python3 - <<'PY'
 import json
 system, framework = json.load(open("sys.json")), json.load(open("fw.json"))
-system["libraries"] = framework["libraries"] + system["libraries"]
+# --lib records the framework first, then the system libraries.
+assert [l["soname"] for l in framework["libraries"][1:]] == [l["soname"] for l in system["libraries"]], framework["libraries"]
+system["libraries"] = framework["libraries"]
 system["search_paths"] = []
 json.dump(system, open("both.json", "w"))
 PY

@@ -95,7 +95,10 @@ OPKIT_PYTHON=$python27 sh capture.sh --name picked --lib cxx-alias.so --lib=answ
 same_profile picked-script.json picked-capture.json
 python3 - <<'PY' || fail "picked-script.json did not record the libraries as given"
 import json
-cxx, answer = json.load(open("picked-script.json"))["libraries"]
+libraries = json.load(open("picked-script.json"))["libraries"]
+cxx, answer = libraries[:2]  # the named ones first, then the system's without a second libstdc++
+sonames = [l["soname"] for l in libraries]
+assert sonames.count("libstdc++.so.6") == 1 and "libc.so.6" in sonames, sonames
 assert (cxx["soname"], cxx["path"]) == ("libstdc++.so.6", "cxx-alias.so"), cxx["path"]
 assert (answer["soname"], answer["path"]) == ("answer-link.so", "answer-link.so"), answer["soname"]
 assert ["opkit_answer", "", False] in answer["symbols"], answer["symbols"]

@@ -114,6 +114,13 @@ import json, sys
 report, symbol = json.load(open(sys.argv[1])), sys.argv[2]
 named = {s["mangled"]: f["kind"] for f in report["findings"] for s in f["symbols"]}
 assert named.get(symbol) == "dual-abi-mismatch", (symbol, named)
+# The cause first: the ABI mismatch alone explains the failure; what the other
+# release's toolchain brings (symbol versions) says it follows from it.
+kinds = [f["kind"] for f in report["findings"]]
+assert kinds[0] == "dual-abi-mismatch", kinds
+for f in report["findings"][1:]:
+    if f["severity"] == "error" and f["kind"] in ("version-too-new", "unresolved-symbol", "framework-symbol-missing"):
+        assert "follows from [dual-abi-mismatch] above" in f["diagnosis"], f
 PY
 }
 refused 2.8.0 2.5.1

@@ -109,3 +109,47 @@ TEST(CheckDiagnose, DemangleLeavesCNamesAlone)
   EXPECT_EQ(demangle("memcpy"), "memcpy");
   EXPECT_EQ(demangle("_Zgarbage"), "_Zgarbage");
 }
+
+namespace {
+
+Finding
+finding_of(const std::string& kind, bool fatal = true)
+{
+  Finding finding;
+  finding.kind = kind;
+  finding.fatal = fatal;
+  finding.diagnosis = kind + " why";
+  return finding;
+}
+
+} // namespace
+
+TEST(CheckDiagnose, FindingsOrderedByCause)
+{
+  // A torch 2.8 library against 2.5.1: two symbol versions of the newer
+  // toolchain first, as they were found; the ABI mismatch explains them all.
+  CheckTarget target;
+  target.framework = "torch";
+  target.framework_version = "2.5.1";
+  std::vector<Finding> findings = {finding_of("version-too-new"), finding_of("version-too-new"),
+                                   finding_of("dual-abi-mismatch"), finding_of("cpu-feature", false),
+                                   finding_of("unresolved-symbol")};
+  order_by_cause(findings, target);
+  ASSERT_EQ(findings.size(), 5u);
+  EXPECT_EQ(findings[0].kind, "dual-abi-mismatch");
+  EXPECT_EQ(findings[0].diagnosis, "dual-abi-mismatch why");
+  for (size_t i : {1, 2, 4}) {
+    EXPECT_NE(findings[i].diagnosis.find("follows from [dual-abi-mismatch] above"), std::string::npos)
+      << findings[i].kind << ": " << findings[i].diagnosis;
+    EXPECT_NE(findings[i].diagnosis.find("torch 2.5.1"), std::string::npos) << findings[i].diagnosis;
+  }
+  EXPECT_EQ(findings[1].kind, "version-too-new"); // the rest keep their order
+  EXPECT_EQ(findings[3].kind, "cpu-feature");
+  EXPECT_EQ(findings[3].diagnosis, "cpu-feature why"); // a warning does not follow from it
+
+  // No such cause: nothing moves, nothing is said.
+  std::vector<Finding> plain = {finding_of("version-too-new"), finding_of("missing-library")};
+  order_by_cause(plain, target);
+  EXPECT_EQ(plain[0].kind, "version-too-new");
+  EXPECT_EQ(plain[0].diagnosis, "version-too-new why");
+}

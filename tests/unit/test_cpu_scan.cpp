@@ -334,3 +334,85 @@ TEST(CpuIsa, CpuinfoFlagsMapToFeatureNames)
 }
 
 } // namespace opkit::cpu
+
+namespace opkit::cpu {
+
+namespace {
+
+// Constructors that reach AVX-512 code behind a CPU test (libgcc's
+// __builtin_cpu_supports, cpuid.h, a helper doing either), and two that test
+// the CPU but run it either way: after an unrelated test's `if`, and after
+// an if/else. Each shape compiled at -O0 and -O2.
+constexpr const char* k_guarded_source = R"(
+#include <cpuid.h>
+int lanes, flag;
+__attribute__((target("avx512f"), noinline)) void opkit_wide(int seed)
+{
+  asm volatile("vpbroadcastd %0, %%zmm0" :: "r"(seed) : "xmm0");
+  lanes = seed;
+}
+__attribute__((noinline)) int opkit_has_512(void) { return __builtin_cpu_supports("avx512f"); }
+static int opkit_cpuid_512(void)
+{
+  unsigned a, b, c, d;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F);
+}
+__attribute__((constructor)) static void opkit_init(void)
+{
+#if SHAPE == 0
+  if (__builtin_cpu_supports("avx512f")) opkit_wide(1);
+#elif SHAPE == 1
+  if (opkit_has_512()) opkit_wide(1); else lanes = 1;
+#elif SHAPE == 2
+  if (opkit_cpuid_512()) opkit_wide(1);
+#elif SHAPE == 3
+  if (__builtin_cpu_supports("sse4.2")) flag = 1;
+  opkit_wide(2);
+#else
+  if (__builtin_cpu_supports("avx512f")) flag = 1; else flag = 2;
+  opkit_wide(flag);
+#endif
+}
+)";
+
+CpuScan
+scan_shape(int shape, const char* level)
+{
+  fs::TempDir dir{"opkit-cpu-guard-test"};
+  stdfs::path input = dir.path() / "guarded.c";
+  stdfs::path output = dir.path() / "libguarded.so";
+  fs::write_file_atomic(input, k_guarded_source);
+  std::string command =
+    fmt::format("cc {} -DSHAPE={} -shared -fPIC -o '{}' '{}'", level, shape, output.string(), input.string());
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  return scan_library(output);
+}
+
+} // namespace
+
+TEST(CpuScan, CodeBehindACpuTestAtLoadIsKeptApart)
+{
+  for (const char* level : {"-O0", "-O2"}) {
+    for (int shape = 0; shape < 5; ++shape) {
+      SCOPED_TRACE(fmt::format("shape {} at {}", shape, level));
+      CpuScan scan = scan_shape(shape, level);
+      SCOPED_TRACE("load time:\n" + names(scan.load_time) + "guarded:\n" + names(scan.load_time_guarded));
+      const FunctionUse* unguarded = find(scan.load_time, "opkit_wide");
+      const FunctionUse* guarded = find(scan.load_time_guarded, "opkit_wide");
+      if (shape < 3) {
+        EXPECT_TRUE(unguarded == nullptr || unguarded->features.empty());
+        ASSERT_NE(guarded, nullptr);
+        EXPECT_EQ(guarded->features.count("avx512f"), 1u);
+        EXPECT_FALSE(guarded->test.empty());
+        EXPECT_FALSE(guarded->guarded_by.empty());
+        EXPECT_EQ(find(scan.other, "opkit_wide"), nullptr); // not also a plain warning
+      } else {
+        ASSERT_NE(unguarded, nullptr); // runs on every CPU: still a load-time need
+        EXPECT_EQ(unguarded->features.count("avx512f"), 1u);
+        EXPECT_EQ(guarded, nullptr);
+      }
+    }
+  }
+}
+
+} // namespace opkit::cpu

@@ -31,6 +31,7 @@ struct LoadSet
   std::vector<std::unique_ptr<ProfileLibrary>> owned; // libraries read while checking
   std::set<const ProfileLibrary*> reached;            // local-scope libraries in the op's DT_NEEDED closure
   std::set<std::string> unloadable;                   // files found that the loader cannot map: reported once
+  std::vector<MappedLibrary> mapped;                  // the files read, with who needed them
 
   // Whether the op's symbol lookups see `library`: a global one always, a
   // local-scope one (the framework under TF's Python) only when reached.
@@ -202,6 +203,7 @@ add_needed(const elf::ElfInfo& elf, const stdfs::path& path, const CheckTarget& 
       }
       continue;
     }
+    set.mapped.push_back({file, path.filename().string()});
     set.owned.push_back(std::make_unique<ProfileLibrary>(library_from_elf(dep, file)));
     set.owned.back()->soname = soname;
     set.libraries.push_back(set.owned.back().get());
@@ -513,6 +515,7 @@ check_library(const stdfs::path& library, const CheckTarget& target)
     set.libraries.push_back(&lib);
   }
   add_needed(elf, library, target, set, report.findings, 0, {});
+  report.mapped = set.mapped;
   check_version_needs(elf, set, report.findings);
 
   std::map<std::string, std::string> need_files = need_file_by_version(elf);
@@ -553,6 +556,7 @@ check_library(const stdfs::path& library, const CheckTarget& target)
     report.findings.push_back(std::move(finding));
   }
   add_cuda_finding(elf, target, report.findings);
+  order_by_cause(report.findings, target);
   if (target.prebuilt && !target.framework_version.empty()) {
     report.prebuilt = true;
     report.built_for = prebuilt_provenance(library, elf, target, exporting_versions);

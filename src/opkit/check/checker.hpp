@@ -66,6 +66,13 @@ struct CheckTarget
 std::string
 framework_words(const CheckTarget& target, const std::string& version);
 
+// A library the loader maps for the op, and which library needed it.
+struct MappedLibrary
+{
+  std::string path;
+  std::string needed_by; // file name
+};
+
 struct CheckReport
 {
   std::string library;
@@ -75,6 +82,10 @@ struct CheckReport
   size_t undefined = 0;       // undefined symbols considered
   size_t weak_unresolved = 0; // weak references nothing provides: allowed
   std::vector<std::string> needed;
+  // The files the loader maps with the op that the target does not hold
+  // already (bundled through RUNPATH/RPATH, or found on this machine's disk),
+  // in the order it maps them: their initializers run in dlopen too.
+  std::vector<MappedLibrary> mapped;
   bool prebuilt = false;
   Provenance built_for; // for a prebuilt library: what it shows it was built for
 };

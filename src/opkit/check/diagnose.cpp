@@ -268,4 +268,36 @@ diagnose_unresolved(const std::vector<SymbolRef>& unresolved, const std::vector<
   return findings;
 }
 
+void
+order_by_cause(std::vector<Finding>& findings, const CheckTarget& target)
+{
+  // Most telling first: each alone means "built for another release".
+  static const std::vector<std::string> k_causes = {"dual-abi-mismatch", "cxx-standard-mismatch",
+                                                    "wrong-framework-soname", "framework-version-skew"};
+  static const std::vector<std::string> k_consequences = {"version-too-new", "framework-symbol-missing",
+                                                          "unresolved-symbol"};
+  auto rank = [](const Finding& finding) {
+    auto found = std::find(k_causes.begin(), k_causes.end(), finding.kind);
+    return finding.fatal && found != k_causes.end() ? found - k_causes.begin() : std::ptrdiff_t(k_causes.size());
+  };
+  std::stable_sort(findings.begin(), findings.end(),
+                   [&](const Finding& a, const Finding& b) { return rank(a) < rank(b); });
+  if (findings.empty() || rank(findings.front()) == std::ptrdiff_t(k_causes.size())) {
+    return;
+  }
+  const Finding& cause = findings.front();
+  for (size_t i = 1; i < findings.size(); ++i) {
+    Finding& finding = findings[i];
+    if (!finding.fatal
+        || std::find(k_consequences.begin(), k_consequences.end(), finding.kind) == k_consequences.end()) {
+      continue;
+    }
+    finding.diagnosis += fmt::format(
+      "; this follows from [{}] above: the library was built for another "
+      "release, and one built for {} needs neither",
+      cause.kind,
+      target.framework_version.empty() ? std::string("the target") : framework_words(target, target.framework_version));
+  }
+}
+
 } // namespace opkit::check

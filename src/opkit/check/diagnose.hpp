@@ -14,6 +14,14 @@ std::vector<Finding>
 diagnose_unresolved(const std::vector<SymbolRef>& unresolved, const std::vector<const ProfileLibrary*>& frameworks,
                     const CheckTarget& target);
 
+// Findings ordered by cause: one that alone explains the failure (the
+// library was built for another release: the other C++ ABI or standard,
+// another framework version or soname) comes first, and each fatal finding
+// of what such a build also brings (symbol versions of its newer toolchain,
+// symbols missing) says that it follows from it. Otherwise the order stays.
+void
+order_by_cause(std::vector<Finding>& findings, const CheckTarget& target);
+
 // The `opkit build` command that rebuilds for the target's framework version.
 std::string
 rebuild_command(const CheckTarget& target);

@@ -302,37 +302,49 @@ capture_profile(const std::vector<stdfs::path>& libraries, const std::string& na
   Profile profile;
   profile.name = name;
   profile.search_paths = host_search_paths();
+  // The libraries named first (the framework's), then the system's, less
+  // those whose soname a named one has.
+  auto add = [&profile](ProfileLibrary library, bool named) {
+    bool known = std::any_of(profile.libraries.begin(), profile.libraries.end(),
+                             [&](const ProfileLibrary& other) { return other.soname == library.soname; });
+    if (named || !known) {
+      profile.libraries.push_back(std::move(library));
+    }
+  };
   if (root.empty()) {
-    for (const stdfs::path& path : libraries.empty() ? system_library_paths(profile.search_paths) : libraries) {
-      stdfs::path real = stdfs::weakly_canonical(path);
-      profile.libraries.push_back(library_from_elf(elf::read_elf(real), path));
+    for (const stdfs::path& path : libraries) {
+      add(library_from_elf(elf::read_elf(stdfs::weakly_canonical(path)), path), true);
+    }
+    for (const stdfs::path& path : system_library_paths(profile.search_paths)) {
+      add(library_from_elf(elf::read_elf(stdfs::weakly_canonical(path)), path), false);
     }
     profile.description = fmt::format("{} libraries captured", profile.libraries.size());
     profile.cpu = host_cpu(); // a root is files: its CPU is not this one
     return profile;
   }
-  std::vector<stdfs::path> wanted = libraries;
-  if (wanted.empty()) {
-    for (const std::string& soname : k_system_sonames) {
-      for (const std::string& dir : profile.search_paths) {
-        if (!resolve_in_root(root, stdfs::path(dir) / soname).empty()) {
-          wanted.push_back(stdfs::path(dir) / soname);
-          break;
-        }
+  std::vector<std::pair<stdfs::path, bool>> wanted;
+  for (const stdfs::path& path : libraries) {
+    wanted.emplace_back(path, true);
+  }
+  for (const std::string& soname : k_system_sonames) {
+    for (const std::string& dir : profile.search_paths) {
+      if (!resolve_in_root(root, stdfs::path(dir) / soname).empty()) {
+        wanted.emplace_back(stdfs::path(dir) / soname, false);
+        break;
       }
     }
   }
-  for (const stdfs::path& path : wanted) {
+  for (const auto& [path, named] : wanted) {
     stdfs::path inside = stdfs::path("/") / path.relative_path();
     stdfs::path file = resolve_in_root(root, inside);
     if (file.empty()) {
       fail(ExitCode::usage, "{}: no such library in the root {}", inside, root);
     }
-    profile.libraries.push_back(library_from_elf(elf::read_elf(file), inside));
+    add(library_from_elf(elf::read_elf(file), inside), named);
   }
   bool has_libc = std::any_of(profile.libraries.begin(), profile.libraries.end(),
                               [](const ProfileLibrary& library) { return library.soname == "libc.so.6"; });
-  if (libraries.empty() && !has_libc) {
+  if (!has_libc) {
     fail(ExitCode::usage, "{}: not a system root: no libc.so.6 in {}", root, join(profile.search_paths, ", "));
   }
   profile.description = fmt::format("{} libraries captured from {}", profile.libraries.size(), root.string());

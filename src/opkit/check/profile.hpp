@@ -120,8 +120,9 @@ profile_from_policy(const project::RuntimePolicy& policy);
 Profile
 host_profile();
 
-// A profile of exactly the given libraries (`opkit profile capture --lib`), or
-// of the system libraries when `libraries` is empty: this machine's, or with
+// A profile of the given libraries (`opkit profile capture --lib`: the
+// framework's, say) and the system libraries, less those whose soname a
+// given one has: this machine's, or with
 // `root` those of the system unpacked there (a debootstrap root, a `docker
 // export`), read as files and never run; paths (and symlinks, even absolute
 // ones) are taken inside the root and recorded as the target sees them.

@@ -217,7 +217,7 @@ add_profile_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   CLI::App* capture = cmd->add_subcommand(
     "capture", "Record this machine's libraries (run it on the real target) as a profile for `opkit check --profile`");
   capture->add_option("--lib", libraries,
-                      "A library to record (repeatable; e.g. the framework library). Default: the system libraries");
+                      "A library to record before the system libraries (repeatable; e.g. the framework library)");
   capture->add_option("-o,--output", output, "The profile file to write")->required();
   capture->add_option("--name", name, "The profile's name")->capture_default_str();
   capture->add_option("--root", root,

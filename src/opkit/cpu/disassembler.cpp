@@ -203,6 +203,11 @@ Disassembler::decode(std::string_view code, uint64_t address)
   out.size = instruction.length;
   out.valid = true;
   out.cpuid = instruction.mnemonic == ZYDIS_MNEMONIC_CPUID || instruction.mnemonic == ZYDIS_MNEMONIC_XGETBV;
+  // mod 00, r/m 101 is [rip + disp32] in 64-bit mode: no operand decoding needed.
+  if ((instruction.attributes & ZYDIS_ATTRIB_HAS_MODRM) != 0 && instruction.raw.modrm.mod == 0
+      && instruction.raw.modrm.rm == 5) {
+    out.rip_data = address + instruction.length + static_cast<uint64_t>(instruction.raw.disp.value);
+  }
   read_features(instruction, out);
   bool flow = is_flow(instruction);
   if (instruction.meta.category == ZYDIS_CATEGORY_RET || instruction.mnemonic == ZYDIS_MNEMONIC_UD2

@@ -28,9 +28,10 @@ struct Decoded
   std::vector<std::string_view> features;
   std::string text; // "vpaddd zmm2, zmm1, zmm0"; filled only when `features` is not empty
   Flow flow = Flow::next;
-  uint64_t target = 0; // a direct call/jmp/jcc: where it goes
-  uint64_t slot = 0;   // call/jmp qword ptr [rip + d]: the address of the pointer it reads
-  bool cpuid = false;  // cpuid or xgetbv: the code asks the CPU what it has
+  uint64_t target = 0;   // a direct call/jmp/jcc: where it goes
+  uint64_t slot = 0;     // call/jmp qword ptr [rip + d]: the address of the pointer it reads
+  bool cpuid = false;    // cpuid or xgetbv: the code asks the CPU what it has
+  uint64_t rip_data = 0; // a [rip + d] memory operand of any instruction: the address it reads or writes
 };
 
 class Disassembler

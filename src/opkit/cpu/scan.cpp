@@ -32,9 +32,20 @@ struct Function
   uint64_t size = 0; // 0: unknown, scanned up to a return no branch jumps past
   bool scanned = false;
   bool load_time = false;
+  bool behind_test = false; // reached at load only behind a CPU test
   FunctionUse use;
   std::vector<uint64_t> calls; // direct call and tail-jump targets, PLT slots resolved
+  // Of a function that runs at load: what follows a CPU test's branch.
+  std::map<std::string, Instruction> guarded_features;
+  std::vector<uint64_t> guarded_calls;
+  std::string test;   // that test: "__builtin_cpu_supports", "cpuid", "HasAvx512()"
+  int tests_cpu = -1; // whether its own code asks the CPU (-1: not looked at yet)
 };
+
+// How far a function is read to learn whether it asks the CPU (a helper
+// such as `bool HasAvx512() { return __builtin_cpu_supports("avx512f"); }`).
+constexpr int k_test_instructions = 256;
+constexpr int k_test_depth = 3; // calls followed from such a helper
 
 class Scanner
 {
@@ -63,10 +74,14 @@ public:
   void run()
   {
     scan_load_time();
+    scan_behind_tests();
     for (auto& [address, function] : m_functions) {
       scan(address, function);
-      if (!function.load_time && !function.use.features.empty()) {
-        m_result.other.push_back(function.use);
+      if (!function.load_time && !function.behind_test) {
+        function.use.features.insert(function.guarded_features.begin(), function.guarded_features.end());
+        if (!function.use.features.empty()) {
+          m_result.other.push_back(function.use);
+        }
       }
     }
     scan_gaps();
@@ -202,10 +217,127 @@ private:
       Function& function = m_functions[start];
       scan(start, function);
       m_result.load_time.push_back(function.use);
+      m_load_time_order.push_back(start);
       for (uint64_t target : std::vector<uint64_t>(function.calls)) {
         reach(target);
       }
     }
+  }
+
+  // What load-time code runs only after testing the CPU, and all that the
+  // code reached from there calls (unless it also runs unguarded).
+  void scan_behind_tests()
+  {
+    struct Reached
+    {
+      uint64_t target;
+      std::string by;
+      std::string test;
+    };
+    std::deque<Reached> queue;
+    for (uint64_t start : m_load_time_order) {
+      Function& function = m_functions[start];
+      if (!function.guarded_features.empty()) {
+        m_result.load_time_guarded.push_back(
+          {function.name, start, function.guarded_features, function.name, function.test});
+      }
+      for (uint64_t target : function.guarded_calls) {
+        queue.push_back({target, function.name, function.test});
+      }
+    }
+    while (!queue.empty()) {
+      Reached reached = queue.front();
+      queue.pop_front();
+      std::optional<uint64_t> start = function_at(reached.target);
+      if (!start) {
+        continue;
+      }
+      Function& function = m_functions[*start];
+      if (function.load_time || function.behind_test) {
+        continue;
+      }
+      function.behind_test = true;
+      scan(*start, function);
+      FunctionUse use = function.use;
+      use.features.insert(function.guarded_features.begin(), function.guarded_features.end());
+      use.guarded_by = reached.by;
+      use.test = reached.test;
+      if (!use.features.empty()) {
+        m_result.load_time_guarded.push_back(std::move(use));
+      }
+      for (const auto* calls : {&function.calls, &function.guarded_calls}) {
+        for (uint64_t target : std::vector<uint64_t>(*calls)) {
+          queue.push_back({target, reached.by, reached.test});
+        }
+      }
+    }
+  }
+
+  bool reads_cpu_model(const Decoded& insn) const
+  {
+    if (insn.rip_data == 0 || m_code.cpu_model_data.empty()) {
+      return false;
+    }
+    auto after = m_code.cpu_model_data.upper_bound(insn.rip_data);
+    if (after == m_code.cpu_model_data.begin()) {
+      return false;
+    }
+    auto model = std::prev(after);
+    return insn.rip_data - model->first < model->second;
+  }
+
+  // The CPU test an instruction is, if any: "cpuid" (or xgetbv), a read of
+  // libgcc's __cpu_model, or a call of a function whose own code does either.
+  std::string test_in(const Decoded& insn)
+  {
+    if (insn.cpuid) {
+      return "cpuid";
+    }
+    if (reads_cpu_model(insn)) {
+      return "__builtin_cpu_supports";
+    }
+    if (insn.flow != Flow::call) {
+      return {};
+    }
+    std::optional<uint64_t> callee;
+    if (insn.target != 0) {
+      callee = function_at(insn.target);
+    } else if (insn.slot != 0) {
+      auto own = m_code.own_got_functions.find(insn.slot);
+      callee = own != m_code.own_got_functions.end() ? function_at(own->second) : std::nullopt;
+    }
+    if (!callee) {
+      return {};
+    }
+    Function& function = m_functions[*callee];
+    return asks_cpu(*callee, function) ? function.name : std::string();
+  }
+
+  // Whether a function's first instructions ask the CPU, or call a function
+  // that does (cpuid.h's __get_cpuid_count calls __get_cpuid_max at -O0).
+  bool asks_cpu(uint64_t start, Function& function, int depth = 0)
+  {
+    if (function.tests_cpu >= 0) {
+      return function.tests_cpu == 1;
+    }
+    function.tests_cpu = 0; // a call back into it while it is read answers no
+    std::string_view code = bytes_at(start, function.size != 0 ? start + function.size : UINT64_MAX);
+    uint64_t address = start;
+    bool asks = false;
+    for (int i = 0; i < k_test_instructions && !asks && address - start < code.size() && budget_left(); ++i) {
+      Decoded insn = m_disassembler.decode(code.substr(address - start), address);
+      asks = insn.cpuid || reads_cpu_model(insn);
+      if (!asks && insn.flow == Flow::call && insn.target != 0 && depth < k_test_depth) {
+        std::optional<uint64_t> callee = function_at(insn.target);
+        asks = callee && asks_cpu(*callee, m_functions[*callee], depth + 1);
+      }
+      address += insn.size;
+      if (function.size == 0 && insn.flow == Flow::stop) {
+        break;
+      }
+    }
+    function.tests_cpu = asks ? 1 : 0;
+    return asks;
   }
 
   void scan(uint64_t start, Function& function)
@@ -230,30 +362,69 @@ private:
     std::string_view code = bytes_at(start, end);
     uint64_t address = start;
     uint64_t furthest = start; // the furthest branch target inside the function so far
+    // Load-time code: the code a CPU test's branch decides on is kept apart.
+    // A forward branch after a test guards the code it skips; when that code
+    // ends in a return, the rest of the function is the other answer's (both
+    // are guarded); when it ends in a jump past the target, the target's code
+    // up to there is (if/else). Where the skipped code falls into the target,
+    // the target's code runs either way.
+    bool watch = function.load_time || function.behind_test;
+    std::string test;
+    bool guarded = false;
+    uint64_t target = 0;    // the guarding branch's target, until the sweep reaches it
+    uint64_t guard_end = 0; // where the guarded code ends
+    Decoded previous;
     while (address - start < code.size() && budget_left()) {
+      if (target != 0 && address >= target) {
+        target = 0;
+        if (previous.flow == Flow::stop) {
+          guard_end = UINT64_MAX;
+        } else if (previous.flow == Flow::jump && previous.target > address) {
+          guard_end = previous.target;
+        } else {
+          guard_end = address;
+        }
+      }
+      if (guarded && target == 0 && address >= guard_end) {
+        guarded = false;
+        test.clear();
+      }
       Decoded insn = m_disassembler.decode(code.substr(address - start), address);
       for (std::string_view feature : insn.features) {
-        function.use.features.try_emplace(std::string(feature), Instruction{address, insn.text});
+        (guarded ? function.guarded_features : function.use.features)
+          .try_emplace(std::string(feature), Instruction{address, insn.text});
         m_result.features_all.insert(std::string(feature));
       }
       if (insn.cpuid) {
         evidence(fmt::format("cpuid in {}", function.name));
       }
-      record_branch(insn, start, address + insn.size, function, furthest);
+      if (watch && !guarded) {
+        if (test.empty()) {
+          test = test_in(insn);
+        } else if (insn.flow == Flow::conditional && insn.target > address) {
+          guarded = true;
+          function.test = test;
+          target = insn.target;
+        }
+      }
+      record_branch(insn, start, address + insn.size, guarded ? function.guarded_calls : function.calls, function,
+                    furthest);
       address += insn.size;
       if (until_return && (insn.flow == Flow::stop || insn.flow == Flow::jump) && address > furthest) {
         break;
       }
+      previous = std::move(insn);
     }
     return address;
   }
 
-  void record_branch(const Decoded& insn, uint64_t start, uint64_t after, Function& function, uint64_t& furthest)
+  void record_branch(const Decoded& insn, uint64_t start, uint64_t after, std::vector<uint64_t>& calls,
+                     const Function& function, uint64_t& furthest)
   {
     if (insn.slot != 0 && insn.flow != Flow::conditional) {
       auto own = m_code.own_got_functions.find(insn.slot);
       if (own != m_code.own_got_functions.end()) {
-        function.calls.push_back(own->second);
+        calls.push_back(own->second);
       }
       return;
     }
@@ -262,7 +433,7 @@ private:
     }
     bool inside = insn.target >= start && (function.size == 0 || insn.target - start < function.size);
     if (insn.flow == Flow::call || !inside) {
-      function.calls.push_back(insn.target);
+      calls.push_back(insn.target);
     } else if (insn.target >= after) {
       furthest = std::max(furthest, insn.target + 1);
     }
@@ -286,7 +457,8 @@ private:
           Function piece;
           piece.name = fmt::format("<code at {:#x}>", at);
           piece.size = gap_end - at;
-          piece.use = {piece.name, at, {}};
+          piece.use.function = piece.name;
+          piece.use.address = at;
           sweep(at, gap_end, false, piece);
           if (!piece.use.features.empty()) {
             m_result.other.push_back(std::move(piece.use));
@@ -306,6 +478,7 @@ private:
   detail::Disassembler m_disassembler;
   std::map<uint64_t, Function> m_functions;
   std::vector<uint64_t> m_roots;
+  std::vector<uint64_t> m_load_time_order;              // the functions that run at load, as found
   std::vector<std::pair<uint64_t, uint64_t>> m_covered; // [start, end) scanned
   size_t m_instructions = 0;
 };
@@ -322,7 +495,9 @@ scan_code(const ElfCode& code, const ScanLimits& limits)
 FunctionUse
 outside(const FunctionUse& use, const std::set<std::string>& cpu_features, std::set<std::string>& missing)
 {
-  FunctionUse result{use.function, use.address, {}};
+  FunctionUse result;
+  result.function = use.function;
+  result.address = use.address;
   for (const auto& [feature, instruction] : use.features) {
     if (cpu_features.count(feature) == 0) {
       result.features.emplace(feature, instruction);
@@ -350,11 +525,18 @@ Exceeding
 exceeding(const CpuScan& scan, const std::set<std::string>& cpu_features)
 {
   Exceeding result;
-  for (const auto* list : {&scan.load_time, &scan.other}) {
-    for (const FunctionUse& use : *list) {
+  std::pair<const std::vector<FunctionUse>*, std::vector<FunctionUse>*> lists[] = {
+    {&scan.load_time, &result.load_time},
+    {&scan.load_time_guarded, &result.load_time_guarded},
+    {&scan.other, &result.other},
+  };
+  for (auto [from, to] : lists) {
+    for (const FunctionUse& use : *from) {
       FunctionUse needs = outside(use, cpu_features, result.missing);
       if (!needs.features.empty()) {
-        (list == &scan.load_time ? result.load_time : result.other).push_back(std::move(needs));
+        needs.guarded_by = use.guarded_by;
+        needs.test = use.test;
+        to->push_back(std::move(needs));
       }
     }
   }

@@ -28,6 +28,10 @@ struct FunctionUse
   std::string function; // demangled; "<code at 0x1234>" where no symbol names it
   uint64_t address = 0;
   std::map<std::string, Instruction> features; // feature -> its first instruction in the function
+  // In CpuScan::load_time_guarded: the function whose CPU test the code runs
+  // behind ("Init()"), and the test ("__builtin_cpu_supports", "cpuid").
+  std::string guarded_by;
+  std::string test;
 };
 
 struct CpuScan
@@ -37,6 +41,12 @@ struct CpuScan
   // call or jump (through the PLT only to this library's own functions).
   // Every one is listed, also those that need no extension; roots first.
   std::vector<FunctionUse> load_time;
+  // Code that runs at load only behind a test of the CPU in the same
+  // function (a cpuid or xgetbv, a read of libgcc's __cpu_model, or a call of
+  // a function that does either, and then a conditional branch), and what is
+  // called only from there: run only on a CPU that has what it tests for.
+  // Each function with the features of that part only.
+  std::vector<FunctionUse> load_time_guarded;
   // The other functions that need at least one extension, by address. Code
   // that no symbol covers is scanned too, in pieces named "<code at 0x...>".
   std::vector<FunctionUse> other;
@@ -70,9 +80,10 @@ scan_library_bytes(std::string_view bytes, std::string_view name, const ScanLimi
 // features (and their first instructions).
 struct Exceeding
 {
-  std::vector<FunctionUse> load_time; // the library cannot even be loaded on that CPU
-  std::vector<FunctionUse> other;     // fails when called, unless cpuid_dispatch keeps it from running
-  std::set<std::string> missing;      // every feature outside the set, load-time or not
+  std::vector<FunctionUse> load_time;         // the library cannot even be loaded on that CPU
+  std::vector<FunctionUse> load_time_guarded; // at load, behind a CPU test: runs only where the test allows
+  std::vector<FunctionUse> other;             // fails when called, unless cpuid_dispatch keeps it from running
+  std::set<std::string> missing;              // every feature outside the set, load-time or not
 };
 
 Exceeding

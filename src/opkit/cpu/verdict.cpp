@@ -225,6 +225,27 @@ cpu_findings(const std::filesystem::path& library, const TargetCpu* target)
     }
     findings.push_back(std::move(finding));
   }
+  if (!over.load_time_guarded.empty()) {
+    // Dispatch: the library already does what the at-load remedy says.
+    check::Finding finding;
+    finding.kind = "cpu-dispatch-at-load";
+    finding.fatal = false;
+    const FunctionUse& first = over.load_time_guarded.front();
+    finding.summary =
+      fmt::format("runs {} instructions while it loads only behind a CPU test ({} in {}): on {} "
+                  "the loader skips them, if the test asks for them",
+                  features_text(features_of(over.load_time_guarded)), first.test, first.guarded_by, target->name);
+    finding.diagnosis = fmt::format("the code follows a test of the CPU (cpuid, xgetbv, or libgcc's __cpu_model, "
+                                    "which __builtin_cpu_supports reads) and a branch on its answer; opkit does not "
+                                    "read which feature the test asks for{}",
+                                    partial);
+    finding.remedy = "nothing to change if the test asks for these features; otherwise test for each of them";
+    for (const FunctionUse& use : over.load_time_guarded) {
+      finding.symbols.push_back(
+        function_ref(use, fmt::format(" at load behind {} in {}", use.test, use.guarded_by).c_str()));
+    }
+    findings.push_back(std::move(finding));
+  }
   if (!over.other.empty()) {
     check::Finding finding;
     finding.kind = "cpu-feature";
@@ -263,6 +284,35 @@ kept_findings_file(const std::filesystem::path& library)
   return sdk::opkit_home() / "cache" / "cpu" / fmt::format("{:016x}", std::hash<std::string>{}(absolute.string()));
 }
 
+namespace {
+
+// `library`'s findings against `target`, kept per library in
+// $OPKIT_HOME/cache/cpu, keyed by the file's stamp, the CPU and opkit: an
+// unchanged library is not read again.
+std::vector<check::Finding>
+kept_cpu_findings(const std::filesystem::path& library, const TargetCpu& target)
+{
+  std::filesystem::path absolute = std::filesystem::absolute(library);
+  std::string cpu_text = fmt::format("{}: {}", target.name, features_text(target.features));
+  std::string key = fmt::format("cpu 2\n{}\n{}\nopkit {}\ncpu {}\n", absolute.string(), fs::file_stamp(absolute),
+                                fs::file_stamp("/proc/self/exe"), cpu_text);
+  // One file per CPU: checks that alternate runtimes read each one's kept findings.
+  std::filesystem::path file =
+    kept_findings_file(absolute) / fmt::format("cpu-{:016x}.json", std::hash<std::string>{}(cpu_text));
+  if (std::optional<Json> kept = read_kept(file, key)) {
+    try {
+      return findings_from_json(*kept);
+    } catch (const std::exception&) {
+      // not findings: scanned again and rewritten
+    }
+  }
+  std::vector<check::Finding> findings = cpu_findings(library, &target);
+  keep(file, findings_json(findings, key), library);
+  return findings;
+}
+
+} // namespace
+
 void
 add_cpu_findings(check::CheckReport& report, const std::filesystem::path& library, const check::ProfileCpu& cpu,
                  const std::string& profile_name)
@@ -271,28 +321,21 @@ add_cpu_findings(check::CheckReport& report, const std::filesystem::path& librar
   if (!target) {
     return;
   }
-  // Kept per library in $OPKIT_HOME/cache/cpu, keyed by the file's stamp,
-  // the CPU and opkit: an unchanged library is not read again.
-  std::filesystem::path absolute = std::filesystem::absolute(library);
-  std::string cpu_text = fmt::format("{}: {}", target->name, features_text(target->features));
-  std::string key = fmt::format("cpu 1\n{}\n{}\nopkit {}\ncpu {}\n", absolute.string(), fs::file_stamp(absolute),
-                                fs::file_stamp("/proc/self/exe"), cpu_text);
-  // One file per CPU: checks that alternate runtimes read each one's kept findings.
-  std::filesystem::path file =
-    kept_findings_file(absolute) / fmt::format("cpu-{:016x}.json", std::hash<std::string>{}(cpu_text));
-  std::optional<std::vector<check::Finding>> findings;
-  if (std::optional<Json> kept = read_kept(file, key)) {
-    try {
-      findings = findings_from_json(*kept);
-    } catch (const std::exception&) {
-      // not findings: scanned again and rewritten
+  std::vector<check::Finding> findings = kept_cpu_findings(library, *target);
+  // The libraries the loader maps with it run their initializers in the same
+  // dlopen: what they run at load is the op's load too. What their other
+  // code needs is theirs, called only through the op.
+  for (const check::MappedLibrary& mapped : report.mapped) {
+    for (check::Finding& finding : kept_cpu_findings(mapped.path, *target)) {
+      if (finding.kind == "cpu-feature-at-load" || finding.kind == "cpu-dispatch-at-load") {
+        finding.summary =
+          fmt::format("{}, which the loader maps with it (needed by {}), {}",
+                      std::filesystem::path(mapped.path).filename().string(), mapped.needed_by, finding.summary);
+        findings.push_back(std::move(finding));
+      }
     }
   }
-  if (!findings) {
-    findings = cpu_findings(library, &*target);
-    keep(file, findings_json(*findings, key), library);
-  }
-  for (check::Finding& finding : *findings) {
+  for (check::Finding& finding : findings) {
     report.loads = report.loads && !finding.fatal;
     report.findings.push_back(std::move(finding));
   }

@@ -49,6 +49,9 @@ struct ElfCode
   // library defines: slot address -> the function's address. A call through
   // the PLT or `call *foo@GOTPCREL(%rip)` to the library's own function.
   std::map<uint64_t, uint64_t> own_got_functions;
+  // libgcc's CPU model defined here (__cpu_model, __cpu_features2: what
+  // __builtin_cpu_supports reads): address -> size.
+  std::map<uint64_t, uint64_t> cpu_model_data;
   std::set<std::string> symbol_names; // every name of the symbol table read and .dynsym, defined or not
 };
 
