@@ -32,6 +32,66 @@ drop_callbacks(CLI::App& app)
   }
 }
 
+using AddCommand = void (*)(CLI::App&, GlobalOptions&, int&);
+
+struct Command
+{
+  const char* name;
+  AddCommand add;
+  bool describes_all; // help and completion speak of every command: the whole tree is built for them
+};
+
+constexpr Command k_commands[] = {
+  {"sdk", add_sdk_command, false},         {"new", add_new_command, false},
+  {"init", add_init_command, false},       {"build", add_build_command, false},
+  {"test", add_test_command, false},       {"check", add_check_command, false},
+  {"profile", add_profile_command, false}, {"package", add_package_command, false},
+  {"publish", add_publish_command, false}, {"clean", add_clean_command, false},
+  {"help", add_help_command, true},        {"completion", add_completion_command, true},
+  {"config", add_config_command, false},
+};
+
+// The command an argument line runs: its first argument that is neither a
+// global option nor -C's folder; nullptr when that is no command's name (a
+// typo is answered by the whole tree, with its suggestions).
+const Command*
+named_command(int argc, char** argv)
+{
+  for (int i = 1; i < argc; ++i) {
+    std::string argument = argv[i];
+    if (argument == "-C" || argument == "--directory") {
+      ++i;
+      continue;
+    }
+    if (starts_with(argument, "-")) {
+      continue;
+    }
+    for (const Command& command : k_commands) {
+      if (argument == command.name) {
+        return command.describes_all ? nullptr : &command;
+      }
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+// Only --version (with -v, -q): no command is needed to answer it.
+bool
+version_only(int argc, char** argv)
+{
+  bool version = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string argument = argv[i];
+    version = version || argument == "--version";
+    if (argument != "--version" && argument != "-v" && argument != "--verbose" && argument != "-q"
+        && argument != "--quiet") {
+      return false;
+    }
+  }
+  return version;
+}
+
 } // namespace
 
 bool
@@ -99,19 +159,16 @@ run(int argc, char** argv)
     "-v,--verbose", [] { set_verbosity(Verbosity::verbose); }, "Log every command opkit runs");
   app.add_flag_callback(
     "-q,--quiet", [] { set_verbosity(Verbosity::quiet); }, "Only print results and errors");
-  add_sdk_command(app, global, exit_code);
-  add_new_command(app, global, exit_code);
-  add_init_command(app, global, exit_code);
-  add_build_command(app, global, exit_code);
-  add_test_command(app, global, exit_code);
-  add_check_command(app, global, exit_code);
-  add_profile_command(app, global, exit_code);
-  add_package_command(app, global, exit_code);
-  add_publish_command(app, global, exit_code);
-  add_clean_command(app, global, exit_code);
-  add_help_command(app, global, exit_code);
-  add_completion_command(app, global, exit_code);
-  add_config_command(app, global, exit_code);
+  // Only the command the line names is built (each reads its tables as it
+  // is built: the framework tables for --tf and --torch, the templates...):
+  // the whole tree for help, completion, a line without a command, a typo.
+  if (const Command* named = named_command(argc, argv)) {
+    named->add(app, global, exit_code);
+  } else if (!version_only(argc, argv)) {
+    for (const Command& command : k_commands) {
+      command.add(app, global, exit_code);
+    }
+  }
   if (argc <= 1) { // `opkit` alone: the help, exit 0, as cargo and pip do
     std::fputs(app.help().c_str(), stdout);
     return 0;
