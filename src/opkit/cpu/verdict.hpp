@@ -37,7 +37,10 @@ target_cpu(const check::ProfileCpu& cpu, const std::string& profile_name);
 // load-time code needs more than the CPU has (each function with its first
 // such instruction), and a `cpu-feature` warning for the other functions (a
 // library that chooses code at run time by cpuid is told so). Nothing when
-// the CPU is unknown or the library is not x86-64 code opkit can read. The
+// the CPU is unknown or the library is not x86-64 code opkit can read. Load-
+// time code that runs only behind a CPU test is a `cpu-dispatch-at-load`
+// warning. The libraries the loader maps with it (report.mapped) are scanned
+// too, for what they run at load, each finding naming the library. The
 // findings are kept in $OPKIT_HOME/cache/cpu/ per library, keyed by its stamp,
 // the CPU and opkit: an unchanged library is read once, as the symbol indexes
 // of system libraries are.
