@@ -272,8 +272,10 @@ void
 order_by_cause(std::vector<Finding>& findings, const CheckTarget& target)
 {
   // Most telling first: each alone means "built for another release".
-  static const std::vector<std::string> k_causes = {"dual-abi-mismatch", "cxx-standard-mismatch",
-                                                    "wrong-framework-soname", "framework-version-skew"};
+  // (Another framework soname: built for another major release, which also
+  // explains its ABI and symbols.)
+  static const std::vector<std::string> k_causes = {"wrong-framework-soname", "dual-abi-mismatch",
+                                                    "cxx-standard-mismatch", "framework-version-skew"};
   static const std::vector<std::string> k_consequences = {"version-too-new", "framework-symbol-missing",
                                                           "unresolved-symbol"};
   auto rank = [](const Finding& finding) {
