@@ -7,7 +7,8 @@
 # build of 2.10.1 (`tensorflow`, not `tensorflow-cpu`: GPU kernels register in it), then
 # 2.15.1 for CPython 3.11 (the last Keras 2 release: version skew and the
 # newest layout in the tests), then torch 2.5.1 and 2.8.0, each followed by its
-# CUDA runtime's two wheels (fetch_torch). With
+# CUDA runtime's two wheels (fetch_torch), then tensorflow-addons 0.18.0 for
+# CPython 3.10 (eight third-party op libraries built for TF 2.10). With
 # --demo, only 1.12.0 and 2.10.1; with --torch, only the torch wheels. With a requirement argument
 # (tensorflow-cpu==2.15.1) it fetches that one wheel for this machine's python3.
 set -euo pipefail
@@ -58,6 +59,7 @@ if [ $# -eq 0 ]; then
   fetch tf-2.10.1-cuda tensorflow==2.10.1 3.10 manylinux2014_x86_64 cp310
   fetch tf-2.15.1-cp311 tensorflow-cpu==2.15.1 3.11 manylinux2014_x86_64 cp311
   fetch_torch
+  fetch tfa-0.18.0 tensorflow-addons==0.18.0 3.10 manylinux2014_x86_64 cp310
   exit 0
 fi
 if [ "${1:-}" = --torch ]; then

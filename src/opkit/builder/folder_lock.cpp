@@ -78,6 +78,9 @@ lock_build_folder(const stdfs::path& build_root, bool wait, PlantedLinks links)
     }
     auto lock =
       std::make_unique<fs::FileLock>(folder, k_lock_name, fs::FileLock::Kind::exclusive, fs::FileLock::Wait::give_up);
+    if (lock->folder_gone()) {
+      continue; // `opkit clean` removed it between the open and the lock: made again
+    }
     if (!lock->held()) {
       std::string holder = fs::FileLock::holder(folder, k_lock_name);
       if (!wait) {
@@ -86,7 +89,7 @@ lock_build_folder(const stdfs::path& build_root, bool wait, PlantedLinks links)
              holder);
       }
       log_info("waiting for {} to finish with {} ...", holder, build_root.string());
-      lock = std::make_unique<fs::FileLock>(folder, k_lock_name);
+      lock->wait(); // on the file found held: its removal is seen below
     }
     // `opkit clean` deletes the lock file and the folder while it holds the
     // lock: a lock on a file no longer at its path is taken again.

@@ -27,10 +27,8 @@ system_profile(const std::string& runtime, const std::filesystem::path& profile_
   return profile_from_policy(project::load_runtime_policy(runtime));
 }
 
-// TF's Python process: the interpreter is in the global scope, so an op may
-// call the Python C API without linking libpython (configs/python/, made by
-// scripts/python-symbols.sh from the real interpreter). Nothing when the SDK's
-// wheel names no CPython opkit has the symbols of.
+} // namespace
+
 std::optional<ProfileLibrary>
 python_interpreter(const sdk::Sdk& sdk)
 {
@@ -57,8 +55,6 @@ python_interpreter(const sdk::Sdk& sdk)
   library.symbols = elf::ExportedSymbols(std::move(symbols));
   return library;
 }
-
-} // namespace
 
 CheckTarget
 make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::filesystem::path& profile_file)

@@ -32,6 +32,14 @@ apply_cpu_option(Profile& profile, const std::string& cpu);
 CheckTarget
 make_check_target(const TargetOptions& options);
 
+// The framework's Python process as a library of the profile: the interpreter
+// is in the global scope there, so an op may call the Python C API without
+// linking libpython (configs/python/, made by scripts/python-symbols.sh from
+// the real interpreter). Nothing when the SDK's wheel names no CPython opkit
+// has the symbols of.
+std::optional<ProfileLibrary>
+python_interpreter(const sdk::Sdk& sdk);
+
 // The same, from an SDK already resolved (opkit build).
 CheckTarget
 make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::filesystem::path& profile_file);

@@ -40,11 +40,23 @@ print_target(const probe::TestTarget& target)
   const probe::ProbeReport& report = target.report;
   if (!report.loaded) {
     fmt::print("{}: LOAD FAILED {}\n  loader: {}\n", target.sdk_id, target.library, report.error);
+    if (!report.python_process.empty()) {
+      fmt::print("  loaded in {}\n", report.python_process);
+    }
+    if (!target.check_differs.empty()) {
+      fmt::print("  differs from check: {}\n", target.check_differs);
+    }
     return;
   }
   // "libtensorflow_framework", "libtorch_cpu": the framework library, without its .so suffixes.
   std::string framework = target.framework_library.substr(0, target.framework_library.find(".so"));
   fmt::print("{}: loaded {} into the real {} ({})\n", target.sdk_id, target.library, framework, report.tf_version);
+  if (!report.python_process.empty()) {
+    fmt::print("  in {}\n", report.python_process);
+  }
+  if (!target.check_differs.empty()) {
+    fmt::print("  differs from check: {}\n", target.check_differs);
+  }
   for (const probe::RegisteredOp& op : report.ops) {
     if (!op.schema.empty()) { // torch: the dispatcher's schema says it all
       fmt::print("  op     {}\n", op.schema);

@@ -21,7 +21,9 @@ using elf::CodeRegion;
 using elf::ElfCode;
 
 // libgcc's CPU model, read by __builtin_cpu_supports and target_clones' resolvers.
-constexpr std::string_view k_dispatch_symbols[] = {"__cpu_model", "__cpu_indicator_init", "__cpu_features2"};
+// libgcc's CPU model (elf::k_cpu_model_data) and the function that fills it.
+constexpr std::string_view k_dispatch_symbols[] = {elf::k_cpu_model_data[0], "__cpu_indicator_init",
+                                                   elf::k_cpu_model_data[1]};
 
 // A PLT entry is at most endbr64 (or bnd) and then jmp [rip + d]: a few instructions in.
 constexpr int k_plt_instructions = 2;
@@ -299,13 +301,8 @@ private:
     if (insn.flow != Flow::call) {
       return {};
     }
-    std::optional<uint64_t> callee;
-    if (insn.target != 0) {
-      callee = function_at(insn.target);
-    } else if (insn.slot != 0) {
-      auto own = m_code.own_got_functions.find(insn.slot);
-      callee = own != m_code.own_got_functions.end() ? function_at(own->second) : std::nullopt;
-    }
+    std::optional<uint64_t> target = branch_target(insn);
+    std::optional<uint64_t> callee = target ? function_at(*target) : std::nullopt;
     if (!callee) {
       return {};
     }
@@ -418,13 +415,24 @@ private:
     return address;
   }
 
+  // Where a call or jump leads in this library: its direct target, or this
+  // library's function bound to the GOT slot it goes through; nothing for
+  // another library's.
+  std::optional<uint64_t> branch_target(const Decoded& insn) const
+  {
+    if (insn.slot != 0) {
+      auto own = m_code.own_got_functions.find(insn.slot);
+      return own != m_code.own_got_functions.end() ? std::optional<uint64_t>(own->second) : std::nullopt;
+    }
+    return insn.target != 0 ? std::optional<uint64_t>(insn.target) : std::nullopt;
+  }
+
   void record_branch(const Decoded& insn, uint64_t start, uint64_t after, std::vector<uint64_t>& calls,
                      const Function& function, uint64_t& furthest)
   {
     if (insn.slot != 0 && insn.flow != Flow::conditional) {
-      auto own = m_code.own_got_functions.find(insn.slot);
-      if (own != m_code.own_got_functions.end()) {
-        calls.push_back(own->second);
+      if (std::optional<uint64_t> own = branch_target(insn)) {
+        calls.push_back(*own);
       }
       return;
     }
@@ -491,13 +499,12 @@ scan_code(const ElfCode& code, const ScanLimits& limits)
   return result;
 }
 
-// The features of `use` outside the set; empty when none.
+// `use` with only its features outside the set; none when all are inside.
 FunctionUse
 outside(const FunctionUse& use, const std::set<std::string>& cpu_features, std::set<std::string>& missing)
 {
-  FunctionUse result;
-  result.function = use.function;
-  result.address = use.address;
+  FunctionUse result = use;
+  result.features.clear();
   for (const auto& [feature, instruction] : use.features) {
     if (cpu_features.count(feature) == 0) {
       result.features.emplace(feature, instruction);
@@ -534,8 +541,6 @@ exceeding(const CpuScan& scan, const std::set<std::string>& cpu_features)
     for (const FunctionUse& use : *from) {
       FunctionUse needs = outside(use, cpu_features, result.missing);
       if (!needs.features.empty()) {
-        needs.guarded_by = use.guarded_by;
-        needs.test = use.test;
         to->push_back(std::move(needs));
       }
     }

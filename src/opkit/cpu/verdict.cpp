@@ -286,16 +286,23 @@ kept_findings_file(const std::filesystem::path& library)
 
 namespace {
 
+// What every kept file of one check shares in its key: the CPU as text, and opkit's own stamp.
+struct KeptKey
+{
+  std::string cpu_text;
+  std::string opkit_stamp;
+};
+
 // `library`'s findings against `target`, kept per library in
 // $OPKIT_HOME/cache/cpu, keyed by the file's stamp, the CPU and opkit: an
 // unchanged library is not read again.
 std::vector<check::Finding>
-kept_cpu_findings(const std::filesystem::path& library, const TargetCpu& target)
+kept_cpu_findings(const std::filesystem::path& library, const TargetCpu& target, const KeptKey& common)
 {
   std::filesystem::path absolute = std::filesystem::absolute(library);
-  std::string cpu_text = fmt::format("{}: {}", target.name, features_text(target.features));
+  const std::string& cpu_text = common.cpu_text;
   std::string key = fmt::format("cpu 2\n{}\n{}\nopkit {}\ncpu {}\n", absolute.string(), fs::file_stamp(absolute),
-                                fs::file_stamp("/proc/self/exe"), cpu_text);
+                                common.opkit_stamp, cpu_text);
   // One file per CPU: checks that alternate runtimes read each one's kept findings.
   std::filesystem::path file =
     kept_findings_file(absolute) / fmt::format("cpu-{:016x}.json", std::hash<std::string>{}(cpu_text));
@@ -321,12 +328,14 @@ add_cpu_findings(check::CheckReport& report, const std::filesystem::path& librar
   if (!target) {
     return;
   }
-  std::vector<check::Finding> findings = kept_cpu_findings(library, *target);
+  KeptKey common{fmt::format("{}: {}", target->name, features_text(target->features)),
+                 fs::file_stamp("/proc/self/exe")};
+  std::vector<check::Finding> findings = kept_cpu_findings(library, *target, common);
   // The libraries the loader maps with it run their initializers in the same
   // dlopen: what they run at load is the op's load too. What their other
   // code needs is theirs, called only through the op.
   for (const check::MappedLibrary& mapped : report.mapped) {
-    for (check::Finding& finding : kept_cpu_findings(mapped.path, *target)) {
+    for (check::Finding& finding : kept_cpu_findings(mapped.path, *target, common)) {
       if (finding.kind == "cpu-feature-at-load" || finding.kind == "cpu-dispatch-at-load") {
         finding.summary =
           fmt::format("{}, which the loader maps with it (needed by {}), {}",

@@ -159,7 +159,7 @@ public:
       m_code.symbol_names.insert(*text);
       unsigned char type = GELF_ST_TYPE(symbol.st_info);
       bool defined = symbol.st_shndx != SHN_UNDEF && symbol.st_value != 0;
-      if (defined && type == STT_OBJECT && (*text == "__cpu_model" || *text == "__cpu_features2")) {
+      if (defined && type == STT_OBJECT && (*text == k_cpu_model_data[0] || *text == k_cpu_model_data[1])) {
         m_code.cpu_model_data[symbol.st_value] = std::max<uint64_t>(symbol.st_size, 1);
       }
       if (!defined || (type != STT_FUNC && type != STT_GNU_IFUNC)) {

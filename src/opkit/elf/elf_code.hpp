@@ -55,6 +55,9 @@ struct ElfCode
   std::set<std::string> symbol_names; // every name of the symbol table read and .dynsym, defined or not
 };
 
+// libgcc's CPU model, what __builtin_cpu_supports reads (ElfCode::cpu_model_data).
+constexpr std::string_view k_cpu_model_data[] = {"__cpu_model", "__cpu_features2"};
+
 // Caps on what a hostile file can make the reader do.
 struct ElfCodeLimits
 {

@@ -135,6 +135,8 @@ ensure_probe(const sdk::Sdk& sdk)
   fs::create_dirs(dir);
   const project::FrameworkTable& table = project::FrameworkTable::get(sdk.framework);
   fs::write_file_if_changed(dir / "load_probe.c", require_embedded(k_probe_launcher));
+  // The same load inside the framework's own Python, for a library that needs that process (python_process).
+  fs::write_file_if_changed(dir / "load_in_python.py", require_embedded("templates/probe/load_in_python.py"));
   fs::write_file_if_changed(dir / "probe_report.cc", require_embedded("templates/probe/" + table.probe_reporter()));
   project::FrameworkFlags flags = table.flags_for(sdk.version);
   builder::TargetPlan plan;
@@ -236,7 +238,13 @@ run_probe(const stdfs::path& probe, const stdfs::path& library)
   if (stdfs::is_directory(probe.parent_path() / "runtime", ec)) { // probe_runtime: found as the process finds them
     options.env_set["LD_LIBRARY_PATH"] = (probe.parent_path() / "runtime").string();
   }
-  ProcessResult result = run_process({probe.string(), stdfs::absolute(library).string()}, options);
+  return read_probe_run(run_process({probe.string(), stdfs::absolute(library).string()}, options), probe.string(),
+                        library);
+}
+
+ProbeReport
+read_probe_run(const ProcessResult& result, const std::string& probe, const stdfs::path& library)
+{
   if (result.exit_code != 0 && result.exit_code != 3) {
     // TensorFlow aborts the process when a registration is invalid (LOG(FATAL) at load):
     // the library does not load, and TF's last words say why.

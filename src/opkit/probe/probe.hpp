@@ -2,6 +2,7 @@
 
 #include "opkit/project/manifest.hpp"
 #include "opkit/sdk/sdk.hpp"
+#include "opkit/util/process.hpp"
 
 #include <filesystem>
 #include <string>
@@ -45,6 +46,10 @@ struct ProbeReport
   std::string tf_version; // TF_VERSION_STRING of the framework the probe ran in
   std::vector<RegisteredOp> ops;
   std::vector<RegisteredKernel> kernels;
+  // Where it was loaded: "" for the load probe's own process (the framework
+  // RTLD_LOCAL, as its Python loads it); else why the framework's own Python
+  // (its release's venv) had to stand in (python_process.hpp).
+  std::string python_process = {};
 };
 
 // The probe executable for an SDK (and the reporter library beside it, which
@@ -56,6 +61,13 @@ ensure_probe(const sdk::Sdk& sdk);
 // Runs the probe on a library inside that SDK's real libtensorflow_framework.
 ProbeReport
 run_probe(const std::filesystem::path& probe, const std::filesystem::path& library);
+
+// What one run of a load probe (`probe`, as named in errors) on `library`
+// says: the report it printed (exit 0 or 3), or why it died: TensorFlow's
+// fatal line, or SIGILL with the library's load-time instruction this CPU
+// lacks. Any other death is Error(system).
+ProbeReport
+read_probe_run(const ProcessResult& result, const std::string& probe, const std::filesystem::path& library);
 
 // Parses the probe's JSON output; Error(system) if it is not what the probe prints.
 ProbeReport

@@ -1,7 +1,9 @@
 #include "opkit/probe/tester.hpp"
 
 #include "opkit/builder/builder.hpp"
+#include "opkit/check/target.hpp"
 #include "opkit/probe/lock.hpp"
+#include "opkit/probe/python_process.hpp"
 #include "opkit/project/attr_spec.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/project/version.hpp"
@@ -85,10 +87,58 @@ report_json(const ProbeReport& report)
           {"error", report.error},
           {"tf_version", report.tf_version},
           {"ops", ops},
-          {"kernels", kernels}};
+          {"kernels", kernels},
+          {"python_process", report.python_process}};
 }
 
 const char* k_lock_file = "opkit.lock";
+
+// The library loaded as its framework's process loads it: in the load probe's
+// own process, or in the framework's own Python where only that has what the
+// library needs (python_process).
+ProbeReport
+probe_library(const sdk::Sdk& sdk, const stdfs::path& probe, const stdfs::path& library)
+{
+  std::string reason;
+  try {
+    reason = needs_framework_python(sdk, library);
+  } catch (const Error&) {
+    // not an ELF opkit reads: the loader's own words say why it does not load
+  }
+  if (reason.empty()) {
+    return run_probe(probe, library);
+  }
+  log_info("loading {} in {}'s own Python: {}", library.filename(), sdk.id, reason);
+  return run_probe_in_python(sdk, probe, library, reason);
+}
+
+// check's verdict for this machine as the framework's process, where it is not
+// the probe's: the two should agree, and a user who sees one should know why
+// the other said otherwise.
+std::string
+check_differs(const sdk::Sdk& sdk, const stdfs::path& library, const ProbeReport& probed)
+{
+  check::CheckReport verdict;
+  try {
+    verdict = check::check_library(library, check::make_check_target(sdk, "host", {}));
+  } catch (const Error&) {
+    return ""; // not a library check reads: the loader's words are the whole story
+  }
+  if (verdict.loads == probed.loaded) {
+    return "";
+  }
+  if (verdict.loads) {
+    return "opkit check --runtime host says it loads: it reads the files, the probe ran the load, so what failed "
+           "happened while the library ran at load (a registration the framework refused, an initialiser), or "
+           "the probe's process lacked what the framework's has";
+  }
+  auto first = std::find_if(verdict.findings.begin(), verdict.findings.end(),
+                            [](const check::Finding& finding) { return finding.fatal; });
+  std::string why = first == verdict.findings.end() ? "" : fmt::format(" ([{}] {})", first->kind, first->summary);
+  return fmt::format("opkit check --runtime host refuses it{}: the probe's process had what check does not count "
+                     "on in {}'s process here",
+                     why, sdk.id);
+}
 
 // tensorflow-2.10.1-cuda as (2.10.1, the id): SDK ids in version order.
 std::pair<project::Version, std::string>
@@ -216,7 +266,8 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
       TestTarget target{one.spec, one.sdk.id, one.sdk.version.str(), library->name, path, {}, {}, true, {}, {}};
       target.framework_library = one.sdk.framework_library;
       log_info("probing {} in {} ...", path.filename(), one.sdk.id);
-      target.report = run_probe(ensure_probe(one.sdk), path);
+      target.report = probe_library(one.sdk, ensure_probe(one.sdk), path);
+      target.check_differs = check_differs(one.sdk, path, target.report);
       target.compared = !library->ops.empty(); // no `ops:`: the lock alone is its contract
       if (target.report.loaded && target.compared) {
         target.differences = compare_with_spec(*library, target.report, one.sdk.cuda.is_cuda_build);
@@ -248,7 +299,8 @@ test_libraries(const std::vector<stdfs::path>& libraries, const std::vector<std:
       target.compared = false;
       target.framework_library = sdk.framework_library;
       log_info("probing {} in {} ...", library.filename(), sdk.id);
-      target.report = run_probe(probe, library);
+      target.report = probe_library(sdk, probe, library);
+      target.check_differs = check_differs(sdk, library, target.report);
       report.targets.push_back(target);
     }
   }
@@ -269,7 +321,8 @@ to_json(const TestReport& report)
                        {"differences", target.differences},
                        {"compared", target.compared},
                        {"lock", {{"state", target.lock_state}, {"changes", target.lock_changes}}},
-                       {"probe", report_json(target.report)}});
+                       {"probe", report_json(target.report)},
+                       {"check_differs", target.check_differs}});
   }
   Json json = {{"schema", "opkit.test/1"}, {"ok", report.ok()}, {"targets", targets}, {"skipped", report.skipped}};
   if (!report.lock_file.empty()) {

@@ -28,6 +28,10 @@ struct TestTarget
   std::string lock_state;
   std::vector<std::string> lock_changes;
   std::string framework_library = {}; // what the probe loaded it into ("libtorch_cpu.so")
+  // Where `opkit check --runtime host` (this machine as the framework's
+  // process) and the probe's load disagree: what check says and why they can
+  // differ; "" when they agree.
+  std::string check_differs = {};
   bool ok() const { return report.loaded && differences.empty() && lock_state != "changed"; }
 };
 

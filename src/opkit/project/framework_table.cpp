@@ -187,8 +187,9 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   table.m_label = yaml::get_string_or(root, "label", name, table.m_short_name);
   table.m_symbol_namespaces = yaml::get_string_list(root, "symbol_namespaces", name);
   if (YAML::Node probe = root["probe"]) {
-    yaml::expect_keys(probe, {"reporter", "runtime", "vectors"}, name);
+    yaml::expect_keys(probe, {"reporter", "runtime", "vectors", "module"}, name);
     table.m_probe_reporter = yaml::get_string(probe, "reporter", name);
+    table.m_python_module = yaml::get_string_or(probe, "module", name, table.m_framework);
     table.m_vectors_runner = yaml::get_string_or(probe, "vectors", name, "");
     for (const auto& entry : probe["runtime"]) {
       std::string library = entry.first.Scalar();

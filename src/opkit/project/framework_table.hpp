@@ -146,6 +146,9 @@ public:
 
   // The load probe's reporter (templates/probe/<file>), compiled per SDK.
   const std::string& probe_reporter() const { return m_probe_reporter; }
+  // The module the framework's Python imports it by (`probe.module`: tensorflow,
+  // torch): the load probe imports it first where a library needs that process.
+  const std::string& python_module() const { return m_python_module; }
   // What the framework library needs to load that the SDK does not keep: each
   // library's file name and the distribution that ships it, pinned by the
   // framework wheel's METADATA (torch: libcudart.so.12 from nvidia-cuda-runtime-cu12).
@@ -186,6 +189,7 @@ private:
   std::string m_label = "TF";
   std::vector<std::string> m_symbol_namespaces;
   std::string m_probe_reporter;
+  std::string m_python_module;
   std::vector<std::pair<std::string, std::string>> m_probe_runtime; // (library file, distribution)
   std::string m_vectors_runner;
   std::vector<std::string> m_kernel_keys;

@@ -118,7 +118,7 @@ Folder::child(std::string_view name, std::string_view what, bool create) const
 }
 
 UniqueFd
-Folder::open_file(std::string_view name, int flags, int mode) const
+Folder::open_file(std::string_view name, int flags, int mode, bool* gone) const
 {
   require_plain(name);
   std::string text(name);
@@ -127,6 +127,10 @@ Folder::open_file(std::string_view name, int flags, int mode) const
   UniqueFd fd{::openat(m_fd.get(), text.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode)};
   if (!fd.valid()) {
     int error = errno;
+    if (gone != nullptr && error == ENOENT && (flags & O_CREAT) != 0) {
+      *gone = true;
+      return fd;
+    }
     if (error == ELOOP || is_link_at(m_fd.get(), text.c_str())) {
       refuse_link(path, "files");
     }

@@ -34,7 +34,9 @@ public:
 
   // Opens `name` in this folder with `flags` (O_NOFOLLOW and O_CLOEXEC
   // added). A link there, or anything but a regular file, is Error(usage).
-  UniqueFd open_file(std::string_view name, int flags, int mode = 0644) const;
+  // With `gone` given, this folder removed meanwhile (ENOENT) sets it and
+  // gives an invalid fd instead of an error.
+  UniqueFd open_file(std::string_view name, int flags, int mode = 0644, bool* gone = nullptr) const;
 
   // The file's bytes when `name` is a regular file of at most `max_bytes`;
   // nullopt when there is none (or it is larger: `too_large` then says so).

@@ -529,25 +529,39 @@ FileLock::FileLock(const stdfs::path& path, Kind kind, Wait wait)
 
 FileLock::FileLock(const Folder& folder, std::string_view name, Kind kind, Wait wait)
 {
-  m_fd = folder.open_file(name, O_RDWR | O_CREAT).release();
-  take(kind, wait, folder.path() / std::string(name));
+  bool gone = false;
+  m_fd = folder.open_file(name, O_RDWR | O_CREAT, 0644, &gone).release();
+  if (!gone) {
+    take(kind, wait, folder.path() / std::string(name));
+  }
 }
 
 void
 FileLock::take(Kind kind, Wait wait, const stdfs::path& path)
 {
+  m_kind = kind;
+  m_path = path;
   int operation = (kind == Kind::shared ? LOCK_SH : LOCK_EX) | (wait == Wait::give_up ? LOCK_NB : 0);
   while (::flock(m_fd, operation) != 0) {
     if (errno == EINTR) {
       continue;
     }
     int saved = errno;
+    if (saved == EWOULDBLOCK && wait == Wait::give_up) {
+      return; // open, not held: wait() may block on this same file
+    }
     ::close(m_fd);
     m_fd = -1;
-    if (saved == EWOULDBLOCK && wait == Wait::give_up) {
-      return;
-    }
     fail(ExitCode::system, "{}: cannot lock: {}", path, std::strerror(saved));
+  }
+  m_held = true;
+}
+
+void
+FileLock::wait()
+{
+  if (!m_held && m_fd >= 0) {
+    take(m_kind, Wait::block, m_path);
   }
 }
 
@@ -561,7 +575,7 @@ FileLock::~FileLock()
 void
 FileLock::set_holder(std::string_view holder) const
 {
-  if (m_fd >= 0 && ::ftruncate(m_fd, 0) == 0) {
+  if (m_held && ::ftruncate(m_fd, 0) == 0) {
     ssize_t written = ::pwrite(m_fd, holder.data(), holder.size(), 0);
     (void)written; // the description is a courtesy to a waiter, never needed
   }

@@ -211,17 +211,23 @@ public:
   enum class Wait
   {
     block,   // until the lock is free
-    give_up, // at once when it is held elsewhere: held() is false then
+    give_up, // at once when it is held elsewhere: held() is false then, and wait() waits on the same file
   };
   explicit FileLock(const stdfs::path& path, Kind kind = Kind::exclusive, Wait wait = Wait::block);
   // The lock file `name` in `folder`, opened without following a link (util/folder).
+  // A folder removed meanwhile (by `opkit clean`) leaves it not held, with
+  // folder_gone() true, for the caller to open the folder again.
   FileLock(const Folder& folder, std::string_view name, Kind kind = Kind::exclusive, Wait wait = Wait::block);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
 
-  bool held() const { return m_fd >= 0; }
+  bool held() const { return m_held; }
+  bool folder_gone() const { return m_fd < 0; }
   int fd() const { return m_fd; }
+  // After Wait::give_up found it held: blocks until it is free, on the file
+  // opened then (which its holder may have removed meanwhile: compare it).
+  void wait();
 
   // Who holds it, in words ("opkit build --tf 1.12 (pid 4242)"): written into
   // the lock file by the holder, read by whoever waits for it.
@@ -232,6 +238,9 @@ public:
 private:
   void take(Kind kind, Wait wait, const stdfs::path& path);
   int m_fd = -1;
+  bool m_held = false;
+  Kind m_kind = Kind::exclusive;
+  stdfs::path m_path;
 };
 
 } // namespace opkit::fs
