@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 using opkit::project::FrameworkFlags;
+using opkit::project::FrameworkOptionFacts;
 using opkit::project::FrameworkTable;
 using opkit::project::parse_version;
 
@@ -256,4 +257,17 @@ TEST(FrameworkTable, CpuFloorOfEveryTensorflowReleaseIsAvx)
   // torch documents none: what libtorch_cpu runs at load decides alone.
   const auto& torch = opkit::project::FrameworkTable::get("torch");
   EXPECT_TRUE(torch.flags_for(*opkit::project::parse_version("2.8.0")).cpu_floor.empty());
+}
+
+// The option facts read from the twin alone say what the parsed table says.
+TEST(FrameworkTable, OptionFactsAreTheTablesOwn)
+{
+  for (const std::string& name : FrameworkTable::names()) {
+    FrameworkOptionFacts facts = FrameworkTable::option_facts(name);
+    const FrameworkTable& table = FrameworkTable::get(name);
+    EXPECT_EQ(facts.short_name, table.short_name()) << name;
+    EXPECT_EQ(facts.display_name, table.display_name()) << name;
+    EXPECT_EQ(facts.example_versions, table.example_versions()) << name;
+    EXPECT_EQ(facts.example_versions.size(), 2U) << name;
+  }
 }

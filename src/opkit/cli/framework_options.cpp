@@ -16,16 +16,15 @@ add_framework_versions(CLI::App* cmd, FrameworkVersions& versions, const std::st
                        const std::string& when_none)
 {
   for (const std::string& name : project::FrameworkTable::names()) {
-    const project::FrameworkTable& table = project::FrameworkTable::get(name);
+    project::FrameworkOptionFacts table = project::FrameworkTable::option_facts(name);
     std::vector<std::string>& values = versions.given[name]; // a map's node stays where it is
     if (name == "tensorflow") {
-      cmd->add_option("--" + table.short_name(), values, tf_help);
+      cmd->add_option("--" + table.short_name, values, tf_help);
       continue;
     }
-    cmd->add_option("--" + table.short_name(), values,
-                    fmt::format("{} versions or SDK ids to {}, e.g. {} ({} projects; default: {})",
-                                table.display_name(), verb, join(table.example_versions(), ","), table.display_name(),
-                                when_none));
+    cmd->add_option("--" + table.short_name, values,
+                    fmt::format("{} versions or SDK ids to {}, e.g. {} ({} projects; default: {})", table.display_name,
+                                verb, join(table.example_versions, ","), table.display_name, when_none));
   }
 }
 
@@ -169,13 +168,12 @@ add_framework_version(CLI::App* cmd, FrameworkVersion& version, const std::strin
 {
   std::vector<CLI::Option*> options;
   for (const std::string& name : project::FrameworkTable::names()) {
-    const project::FrameworkTable& table = project::FrameworkTable::get(name);
+    project::FrameworkOptionFacts table = project::FrameworkTable::option_facts(name);
     std::string& value = version.given[name]; // a map's node stays where it is
-    std::string help = name == "tensorflow"
-                         ? tf_help
-                         : fmt::format("The target's {} version (e.g. {}) or SDK id, {}", table.display_name(),
-                                       join(table.example_versions(), ", "), what);
-    CLI::Option* option = cmd->add_option("--" + table.short_name(), value, help);
+    std::string help = name == "tensorflow" ? tf_help
+                                            : fmt::format("The target's {} version (e.g. {}) or SDK id, {}",
+                                                          table.display_name, join(table.example_versions, ", "), what);
+    CLI::Option* option = cmd->add_option("--" + table.short_name, value, help);
     for (CLI::Option* other : options) {
       option->excludes(other);
     }

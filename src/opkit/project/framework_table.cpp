@@ -4,6 +4,7 @@
 #include "opkit/project/yaml_util.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
+#include "opkit/util/json.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
@@ -269,6 +270,42 @@ FrameworkTable::get(const std::string& name)
          join(names(), ", "));
   }
   return tables.emplace(name, from_node(yaml::load_embedded(path), path)).first->second;
+}
+
+FrameworkOptionFacts
+FrameworkTable::option_facts(const std::string& name)
+{
+  std::optional<std::string_view> twin =
+    is_framework_name(name) ? find_embedded("configs/frameworks/" + name + ".yaml.json") : std::nullopt;
+  Json json = twin ? Json::parse(*twin, nullptr, false) : Json();
+  if (!json.is_object() || !json.contains("versions") || !json["versions"].is_array()) {
+    const FrameworkTable& table = get(name); // no twin (or not one opkit reads): the table says it, or why not
+    return {table.short_name(), table.display_name(), table.example_versions()};
+  }
+  auto text = [&](const char* key, const std::string& fallback) {
+    return json.contains(key) && json[key].is_string() ? json[key].get<std::string>() : fallback;
+  };
+  FrameworkOptionFacts facts;
+  std::string framework = text("framework", name);
+  facts.short_name = text("short_name", framework);
+  facts.display_name = text("display_name", framework);
+  std::vector<std::pair<Version, std::string>> since;
+  for (const Json& range : json["versions"]) {
+    if (range.is_object() && range.contains("since") && range["since"].is_string()) {
+      std::string version = range["since"].get<std::string>();
+      if (std::optional<Version> parsed = parse_version(version)) {
+        since.emplace_back(*parsed, version);
+      }
+    }
+  }
+  std::stable_sort(since.begin(), since.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (!since.empty()) {
+    facts.example_versions.push_back(since.front().second);
+  }
+  if (since.size() > 1) {
+    facts.example_versions.push_back(since.back().second);
+  }
+  return facts;
 }
 
 std::vector<std::string>

@@ -104,6 +104,15 @@ struct FrameworkFlags
   std::vector<Quirk> quirks;
 };
 
+// What a command's --tf / --torch option says of a framework: its flag, its
+// name in words, and the first and last versions of its table.
+struct FrameworkOptionFacts
+{
+  std::string short_name;
+  std::string display_name;
+  std::vector<std::string> example_versions;
+};
+
 // The whole table, parsed once.
 class FrameworkTable
 {
@@ -117,6 +126,10 @@ public:
   static const FrameworkTable& get(const std::string& name);
   // The frameworks opkit has a table for, by name ("tensorflow", "torch").
   static std::vector<std::string> names();
+  // option_facts of a framework, read from its table's JSON twin without
+  // parsing the whole table (every command builds an option per framework,
+  // and a command line uses one of them); the parsed table's without a twin.
+  static FrameworkOptionFacts option_facts(const std::string& name);
 
   // The `framework:` the table names ("tensorflow", "torch").
   const std::string& framework() const { return m_framework; }

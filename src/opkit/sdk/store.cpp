@@ -46,6 +46,38 @@ sdk_store_dir()
   return opkit_home() / "sdks";
 }
 
+namespace {
+
+// The SDK whose record is <dir>/sdk.json; nothing when there is none (or it
+// went while read). A record opkit did not write is Error(usage).
+std::optional<Sdk>
+read_sdk_record(const std::filesystem::path& dir)
+{
+  std::error_code ec;
+  std::filesystem::path json_path = dir / "sdk.json";
+  if (!std::filesystem::is_regular_file(json_path, ec)) {
+    return std::nullopt;
+  }
+  std::ifstream in(json_path, std::ios::binary);
+  if (!in) {
+    return std::nullopt; // swapped out or removed while listing: not there any more
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Json json = Json::parse(text, nullptr, false);
+  if (!json.is_object() || !json.contains("id") || !json["id"].is_string()) {
+    fail(ExitCode::usage, "{}: not an SDK record opkit wrote (damaged?); `opkit sdk remove` it and import it again",
+         json_path);
+  }
+  try {
+    return sdk_from_json(json, dir);
+  } catch (const Json::exception& e) {
+    fail(ExitCode::usage, "{}: not an SDK record opkit wrote ({}); `opkit sdk remove` it and import it again",
+         json_path, e.what());
+  }
+}
+
+} // namespace
+
 std::vector<Sdk>
 list_sdks()
 {
@@ -61,26 +93,12 @@ list_sdks()
          store, ec.message());
   }
   for (const auto& entry : it) {
-    std::filesystem::path json_path = entry.path() / "sdk.json";
     // Staging folders start with '.', and have no sdk.json until committed anyway.
-    if (entry.path().filename().string().front() == '.' || !std::filesystem::is_regular_file(json_path, ec)) {
+    if (entry.path().filename().string().front() == '.') {
       continue;
     }
-    std::ifstream in(json_path, std::ios::binary);
-    if (!in) {
-      continue; // swapped out or removed while listing: not there any more
-    }
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    Json json = Json::parse(text, nullptr, false);
-    if (!json.is_object() || !json.contains("id") || !json["id"].is_string()) {
-      fail(ExitCode::usage, "{}: not an SDK record opkit wrote (damaged?); `opkit sdk remove` it and import it again",
-           json_path);
-    }
-    try {
-      sdks.push_back(sdk_from_json(json, entry.path()));
-    } catch (const Json::exception& e) {
-      fail(ExitCode::usage, "{}: not an SDK record opkit wrote ({}); `opkit sdk remove` it and import it again",
-           json_path, e.what());
+    if (std::optional<Sdk> sdk = read_sdk_record(entry.path())) {
+      sdks.push_back(std::move(*sdk));
     }
   }
   std::sort(sdks.begin(), sdks.end(),
@@ -237,6 +255,22 @@ fetch_command(const std::string& id_or_spec, const std::string& framework)
 Sdk
 resolve_sdk(const std::string& spec, const std::string& framework)
 {
+  // The common case read alone: an exact version (2.10.1), whose CPU build is
+  // <framework>-2.10.1, or an id, each a folder of the store by that name.
+  std::optional<project::Version> exact = project::parse_version(spec);
+  bool full_version = exact && exact->parts.size() == 3 && exact->suffix.empty();
+  if (full_version || is_valid_sdk_id(spec)) {
+    std::string id = full_version ? framework + "-" + spec : spec;
+    if (is_valid_sdk_id(id)) {
+      if (std::optional<Sdk> sdk = read_sdk_record(sdk_store_dir() / id)) {
+        bool fits = full_version ? sdk->framework == framework && sdk->version == *exact && !sdk->cuda.is_cuda_build
+                                 : sdk->id == spec && sdk->framework == framework;
+        if (fits) {
+          return *sdk;
+        }
+      }
+    }
+  }
   std::vector<Sdk> sdks = list_sdks();
   if (starts_with(spec, "tensorflow-") || is_valid_sdk_id(spec)) { // an id, of any framework
     for (const Sdk& sdk : sdks) {
