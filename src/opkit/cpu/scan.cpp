@@ -20,8 +20,8 @@ using detail::Flow;
 using elf::CodeRegion;
 using elf::ElfCode;
 
-// libgcc's CPU model, read by __builtin_cpu_supports and target_clones' resolvers.
-// libgcc's CPU model (elf::k_cpu_model_data) and the function that fills it.
+// libgcc's CPU model (elf::k_cpu_model_data), read by __builtin_cpu_supports and
+// target_clones' resolvers, and the function that fills it.
 constexpr std::string_view k_dispatch_symbols[] = {elf::k_cpu_model_data[0], "__cpu_indicator_init",
                                                    elf::k_cpu_model_data[1]};
 
