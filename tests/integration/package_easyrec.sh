@@ -157,7 +157,8 @@ mkdir -p "$cache"
   flock 9
   if [ ! -f "$pvenv/.opkit-complete" ]; then
     rm -rf "$pvenv"
-    py36=$(readlink -f "$tf112/bin/python3.6") || fail "protoc venv: no Python 3.6 behind $tf112"
+    py36=$(readlink -e "$tf112/bin/python") && "$py36" -c "import sys; assert sys.version_info[:2] == (3, 6)" ||
+      fail "protoc venv: no Python 3.6 behind $tf112/bin/python (a venv of 3.6 has no bin/python3.6)"
     "$py36" -m venv "$pvenv" || fail "protoc venv: $py36 -m venv $pvenv failed"
     "$pvenv/bin/pip" install --quiet grpcio-tools==1.15.0 grpcio==1.15.0 protobuf==3.6.1 >&2 ||
       fail "protoc venv: pip install grpcio-tools==1.15.0 grpcio==1.15.0 protobuf==3.6.1 failed"
