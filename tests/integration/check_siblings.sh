@@ -5,10 +5,21 @@
 # zlib module), so the loader takes that one by soname and never reads a
 # sibling. The real loader is the judge: plain dlopen (a C harness, no
 # libz loaded) for --runtime host without a framework, and tf.load_op_library
-# in the real TF venv (python_tf fixture) for --tf, with the default runtime
-# and --runtime host.
+# in the real TF venvs for --tf, with the default runtime and --runtime host:
+# TF 2.15.1 (python_tf fixture), 1.12.0 and 2.10.1 (the venvs of `opkit test
+# --python`, made once in the shared cache).
 source "$(dirname "$0")/common.sh"
 source "$OPKIT_TEST_HOME/python-tf.env" # TF_VERSION, PYTHON
+run_opkit 0 new sibling_venvs --tf 1.12,2.10.1
+cd sibling_venvs
+run_opkit 0 build
+run_opkit 0 test --python
+cd "$work"
+releases=("$TF_VERSION=$PYTHON" "1.12.0=$OPKIT_VENVS/tf-1.12.0-py3.6/bin/python"
+  "2.10.1=$OPKIT_VENVS/tf-2.10.1-py3.10/bin/python")
+for release in "${releases[@]}"; do
+  [ -x "${release#*=}" ] || fail "no TF ${release%%=*} venv at ${release#*=} after opkit test --python"
+done
 zlib=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ && !found { print $NF; found = 1 }') # no early exit: ldconfig would die of SIGPIPE
 [ -f "$zlib" ] || fail "no x86-64 libz.so.1 in ldconfig's cache (install zlib1g)"
 
@@ -58,17 +69,20 @@ judge() {
   "$OPKIT" check "$dir/libop.so" --runtime host >"$work/out" 2>"$work/err" || rc=$?
   got=$([ "$rc" -eq 0 ] && echo loads || echo fails)
   [ "$got" = "$plain" ] || { cat "$work/out" >&2; fail "$dir: check --runtime host says $got, dlopen $plain"; }
-  rc=0
-  "$PYTHON" "$OPKIT_SOURCE_DIR/tests/integration/tf_load.py" "$work/$dir/libop.so" >"$work/load.out" 2>&1 || rc=$?
-  [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { cat "$work/load.out" >&2; fail "$dir: TF's Python errored ($rc)"; }
-  got=$([ "$rc" -eq 0 ] && echo loads || echo fails)
-  [ "$got" = "$in_tf" ] || fail "$dir: TF $TF_VERSION's loader $got ($(cat "$work/load.out")), expected $in_tf"
-  for runtime in "" host; do
-    rc=0
-    "$OPKIT" check "$dir/libop.so" --tf "$TF_VERSION" ${runtime:+--runtime "$runtime"} >"$work/out" 2>"$work/err" || rc=$?
+  local release version python
+  for release in "${releases[@]}"; do
+    version=${release%%=*} python=${release#*=} rc=0
+    "$python" "$OPKIT_SOURCE_DIR/tests/integration/tf_load.py" "$work/$dir/libop.so" >"$work/load.out" 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { cat "$work/load.out" >&2; fail "$dir: TF $version's Python errored ($rc)"; }
     got=$([ "$rc" -eq 0 ] && echo loads || echo fails)
-    [ "$got" = "$in_tf" ] ||
-      { cat "$work/out" >&2; fail "$dir: check --tf $TF_VERSION ${runtime:+--runtime $runtime} says $got, TF $in_tf"; }
+    [ "$got" = "$in_tf" ] || fail "$dir: TF $version's loader $got ($(cat "$work/load.out")), expected $in_tf"
+    for runtime in "" host; do
+      rc=0
+      "$OPKIT" check "$dir/libop.so" --tf "$version" ${runtime:+--runtime "$runtime"} >"$work/out" 2>"$work/err" || rc=$?
+      got=$([ "$rc" -eq 0 ] && echo loads || echo fails)
+      [ "$got" = "$in_tf" ] ||
+        { cat "$work/out" >&2; fail "$dir: check --tf $version ${runtime:+--runtime $runtime} says $got, TF $in_tf"; }
+    done
   done
 }
 judge plain loads loads
@@ -106,4 +120,4 @@ grep -q 'file too short' "$work/load.out" || fail "the loader refused twice/libo
 run_opkit 1 check twice/libop.so --runtime host
 [ "$(grep -c 'broken-library\]' "$work/out")" -eq 1 ] || { cat "$work/out" >&2; fail "the broken file is not reported once"; }
 expect_contains "$work/out" 'broken-library\] needs libbroken\.so\.1 \(through libleft\.so\), and the loader finds .*/twice/libbroken\.so\.1, which it cannot load'
-echo "check_siblings: the siblings agree with plain dlopen and with TF $TF_VERSION's loader; a broken file needed twice is one finding" >&2
+echo "check_siblings: the siblings agree with plain dlopen and with the loaders of TF ${releases[*]%%=*}; a broken file needed twice is one finding" >&2
