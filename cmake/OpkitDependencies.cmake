@@ -3,17 +3,23 @@
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 
+# fmt, yaml-cpp and libelf (with its libz) are linked statically, and the
+# opkit binary takes libstdc++ and libgcc statically too (CMakeLists.txt): with
+# the lazily opened libraries below, opkit maps only libc and libm at start-up,
+# and relocates its own symbols alone (docs/benchmarks.md, opkit's start).
 find_package(fmt 9 REQUIRED)
 add_library(dep_fmt INTERFACE)
-target_link_libraries(dep_fmt INTERFACE fmt::fmt)
+target_link_libraries(dep_fmt INTERFACE fmt::fmt-header-only)
 
 find_package(CLI11 REQUIRED)
 add_library(dep_cli11 INTERFACE)
 target_link_libraries(dep_cli11 INTERFACE CLI11::CLI11)
 
 find_package(yaml-cpp REQUIRED)
+find_library(YAML_CPP_STATIC_LIBRARY NAMES libyaml-cpp.a REQUIRED)
 add_library(dep_yaml_cpp INTERFACE)
-target_link_libraries(dep_yaml_cpp INTERFACE yaml-cpp)
+target_include_directories(dep_yaml_cpp INTERFACE $<TARGET_PROPERTY:yaml-cpp,INTERFACE_INCLUDE_DIRECTORIES>)
+target_link_libraries(dep_yaml_cpp INTERFACE ${YAML_CPP_STATIC_LIBRARY})
 
 # libarchive, libcurl and libcrypto are opened on first use, not linked
 # (src/opkit/util/lazy_library.hpp says why): opkit compiles against their
@@ -33,15 +39,20 @@ endfunction()
 find_package(LibArchive REQUIRED)
 opkit_lazy_dependency(dep_archive ${LibArchive_LIBRARIES} "${LibArchive_INCLUDE_DIRS}" OPKIT_ARCHIVE_SONAME)
 
-pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
+pkg_check_modules(LIBELF REQUIRED libelf)
+find_library(LIBELF_STATIC_LIBRARY NAMES libelf.a HINTS ${LIBELF_LIBRARY_DIRS} REQUIRED)
+find_library(ZLIB_STATIC_LIBRARY NAMES libz.a REQUIRED)
 add_library(dep_elf INTERFACE)
-target_link_libraries(dep_elf INTERFACE PkgConfig::LIBELF)
+target_include_directories(dep_elf INTERFACE ${LIBELF_INCLUDE_DIRS})
+target_link_libraries(dep_elf INTERFACE ${LIBELF_STATIC_LIBRARY} ${ZLIB_STATIC_LIBRARY})
 
 # Zydis decodes x86-64 code for the CPU-feature scan (src/opkit/cpu/disassembler, its only user):
-# five times capstone 4's speed, and every AVX-512 encoding.
+# five times capstone 4's speed, and every AVX-512 encoding. Opened on first use
+# (src/opkit/cpu/lazy_zydis.cpp), like the libraries below.
 find_package(zydis REQUIRED CONFIG)
-add_library(dep_zydis INTERFACE)
-target_link_libraries(dep_zydis INTERFACE Zydis::Zydis)
+find_library(ZYDIS_LIBRARY NAMES Zydis REQUIRED)
+opkit_lazy_dependency(dep_zydis ${ZYDIS_LIBRARY} "$<TARGET_PROPERTY:Zydis::Zydis,INTERFACE_INCLUDE_DIRECTORIES>"
+                      OPKIT_ZYDIS_SONAME)
 
 find_package(nlohmann_json 3 REQUIRED)
 add_library(dep_json INTERFACE)

@@ -42,7 +42,7 @@ install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING 
 set(OPKIT_LAZY_PACKAGES "")
 find_program(DPKG_QUERY dpkg-query)
 if(DPKG_QUERY)
-  foreach(library ${LibArchive_LIBRARIES} ${CURL_LIBRARIES} ${OPENSSL_CRYPTO_LIBRARY} ${LIBXML2_LIBRARY})
+  foreach(library ${LibArchive_LIBRARIES} ${ZYDIS_LIBRARY} ${CURL_LIBRARIES} ${OPENSSL_CRYPTO_LIBRARY} ${LIBXML2_LIBRARY})
     file(REAL_PATH ${library} real)
     execute_process(COMMAND ${DPKG_QUERY} -S ${real} OUTPUT_VARIABLE owner RESULT_VARIABLE rc ERROR_QUIET)
     if(rc EQUAL 0 AND owner MATCHES "^([^:,]+)")

@@ -57,9 +57,13 @@ expect_contains "$work/info" '^ Version: 0\.1\.0$'
 expect_contains "$work/info" '^ Section: devel$'
 expect_contains "$work/info" '^ Maintainer: .+<.+@.+>$'
 expect_contains "$work/info" '^ Description: build, check and ship custom TensorFlow ops'
-# Linked libraries through dpkg-shlibdeps, the ones opened on first use named too.
-for dep in libc6 'libstdc\+\+6' libelf1 'libyaml-cpp0\.7' libarchive13 libcurl4 'libssl3' libxml2 ninja-build; do
+# Linked libraries through dpkg-shlibdeps, the ones opened on first use named too;
+# none of those linked statically (cmake/OpkitDependencies.cmake).
+for dep in libc6 libgcc-s1 'libzydis4\.0' libarchive13 libcurl4 'libssl3' libxml2 ninja-build; do
   grep -E '^ Depends: ' "$work/info" | grep -Eq "(^|[ ,])$dep( |,|$)" || fail "the .deb does not depend on $dep: $(grep Depends "$work/info")"
+done
+for dep in 'libstdc\+\+6' libelf1 'libyaml-cpp0\.7' 'libfmt9' zlib1g; do
+  grep -E '^ Depends: ' "$work/info" | grep -Eq "(^|[ ,])$dep( |,|$)" && fail "the .deb depends on $dep, which opkit links statically: $(grep Depends "$work/info")"
 done
 dpkg-deb -c "$deb" >"$work/contents"
 expect_contains "$work/contents" '\./usr/bin/opkit$'

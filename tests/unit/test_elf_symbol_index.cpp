@@ -358,3 +358,22 @@ TEST(ElfSymbolIndex, TheFuzzSeedsReadAsTheyAreMeantTo)
     EXPECT_FALSE(opened.index->verify()) << name;
   }
 }
+
+TEST(NameListTable, FindsTheNamesOfItsLinesAndSkipsComments)
+{
+  // Unsorted on purpose: the table sorts what it is given.
+  const std::string text = "# a comment\nPy_Initialize\nPyLong_FromLong\n\nPyArg_Parse";
+  NameListTable table(text);
+  EXPECT_EQ(table.size(), 3U);
+  EXPECT_EQ(table.find("PyLong_FromLong").size(), 1U);
+  EXPECT_EQ(table.find("PyArg_Parse").size(), 1U);
+  EXPECT_TRUE(table.find("# a comment").empty());
+  EXPECT_TRUE(table.find("PyLong").empty());
+  EXPECT_TRUE(table.find("").empty());
+  std::vector<std::string> seen;
+  table.for_each([&](std::string_view name, const SymbolDefinition& definition) {
+    EXPECT_TRUE(definition.version.empty());
+    seen.emplace_back(name);
+  });
+  EXPECT_EQ(seen, (std::vector<std::string>{"PyArg_Parse", "PyLong_FromLong", "Py_Initialize"}));
+}

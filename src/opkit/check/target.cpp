@@ -41,18 +41,7 @@ python_interpreter(const sdk::Sdk& sdk)
   ProfileLibrary library;
   library.soname = "python" + version + " (the interpreter)";
   library.symbols_known = true;
-  std::vector<elf::ExportedSymbol> symbols;
-  size_t start = 0;
-  while (start < text->size()) {
-    size_t end = text->find('\n', start);
-    end = end == std::string_view::npos ? text->size() : end;
-    std::string_view line = text->substr(start, end - start);
-    if (!line.empty() && line[0] != '#') {
-      symbols.push_back({std::string(line), "", false});
-    }
-    start = end + 1;
-  }
-  library.symbols = elf::ExportedSymbols(std::move(symbols));
+  library.symbols = elf::ExportedSymbols(std::make_shared<elf::NameListTable>(*text));
   return library;
 }
 

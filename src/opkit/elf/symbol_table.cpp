@@ -34,6 +34,38 @@ MemorySymbolTable::for_each(const std::function<void(std::string_view, const Sym
   }
 }
 
+NameListTable::NameListTable(std::string_view text)
+{
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    end = end == std::string_view::npos ? text.size() : end;
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line[0] != '#') {
+      m_names.push_back(line);
+    }
+    start = end + 1;
+  }
+  if (!std::is_sorted(m_names.begin(), m_names.end())) {
+    std::sort(m_names.begin(), m_names.end());
+  }
+}
+
+std::vector<SymbolDefinition>
+NameListTable::find(std::string_view name) const
+{
+  auto [first, last] = std::equal_range(m_names.begin(), m_names.end(), name);
+  return std::vector<SymbolDefinition>(static_cast<size_t>(last - first));
+}
+
+void
+NameListTable::for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const
+{
+  for (std::string_view name : m_names) {
+    visit(name, {});
+  }
+}
+
 ExportedSymbols::ExportedSymbols()
 {
   // Policy libraries export nothing known; they all share one empty table.

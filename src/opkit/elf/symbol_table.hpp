@@ -65,6 +65,21 @@ private:
   std::vector<size_t> m_by_name;         // indices into m_symbols, sorted by name
 };
 
+// Unversioned names, one per line of a text that outlives the table (an
+// embedded file); lines starting with '#' are comments. Made without copying a
+// name: a check reads the interpreter's 1,700 names this way.
+class NameListTable : public SymbolTable
+{
+public:
+  explicit NameListTable(std::string_view text);
+  size_t size() const override { return m_names.size(); }
+  std::vector<SymbolDefinition> find(std::string_view name) const override;
+  void for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override;
+
+private:
+  std::vector<std::string_view> m_names; // sorted
+};
+
 // What a profile library exports: a value sharing one immutable table, so
 // profiles copy cheaply whether the table is in memory or a mapped index.
 class ExportedSymbols

@@ -14,6 +14,7 @@
 #include "opkit/util/log.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace opkit::probe {
 
@@ -112,15 +113,31 @@ probe_library(const sdk::Sdk& sdk, const stdfs::path& probe, const stdfs::path& 
   return run_probe_in_python(sdk, probe, library, reason);
 }
 
-// check's verdict for this machine as the framework's process, where it is not
-// the probe's: the two should agree, and a user who sees one should know why
-// the other said otherwise.
-std::string
-check_differs(const sdk::Sdk& sdk, const stdfs::path& library, const ProbeReport& probed)
+// check's target for this machine as the SDK's framework process, made once
+// per SDK for all of its libraries; none where check cannot make one.
+std::optional<check::CheckTarget>
+host_target(const sdk::Sdk& sdk)
 {
+  try {
+    return check::make_check_target(sdk, "host", {});
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// check's verdict for this machine as the framework's process (`host`, the
+// SDK's), where it is not the probe's: the two should agree, and a user who
+// sees one should know why the other said otherwise.
+std::string
+check_differs(const std::optional<check::CheckTarget>& host, const sdk::Sdk& sdk, const stdfs::path& library,
+              const ProbeReport& probed)
+{
+  if (!host) {
+    return "";
+  }
   check::CheckReport verdict;
   try {
-    verdict = check::check_library(library, check::make_check_target(sdk, "host", {}));
+    verdict = check::check_library(library, *host);
   } catch (const Error&) {
     return ""; // not a library check reads: the loader's words are the whole story
   }
@@ -262,12 +279,13 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
     if (one.nothing_built()) {
       report.skipped.push_back(one.skip_line("test"));
     }
+    std::optional<check::CheckTarget> host = one.libraries.empty() ? std::nullopt : host_target(one.sdk);
     for (const auto& [library, path] : one.libraries) {
       TestTarget target{one.spec, one.sdk.id, one.sdk.version.str(), library->name, path, {}, {}, true, {}, {}};
       target.framework_library = one.sdk.framework_library;
       log_info("probing {} in {} ...", path.filename(), one.sdk.id);
       target.report = probe_library(one.sdk, ensure_probe(one.sdk), path);
-      target.check_differs = check_differs(one.sdk, path, target.report);
+      target.check_differs = check_differs(host, one.sdk, path, target.report);
       target.compared = !library->ops.empty(); // no `ops:`: the lock alone is its contract
       if (target.report.loaded && target.compared) {
         target.differences = compare_with_spec(*library, target.report, one.sdk.cuda.is_cuda_build);
@@ -294,13 +312,14 @@ test_libraries(const std::vector<stdfs::path>& libraries, const std::vector<std:
     sdk::Sdk sdk = sdk::resolve_sdk(spec, framework);
     std::shared_ptr<const fs::FileLock> in_use = sdk::use_sdk(sdk);
     stdfs::path probe = ensure_probe(sdk);
+    std::optional<check::CheckTarget> host = host_target(sdk);
     for (const stdfs::path& library : libraries) {
       TestTarget target{spec, sdk.id, sdk.version.str(), library.filename().string(), library, {}, {}, false, {}, {}};
       target.compared = false;
       target.framework_library = sdk.framework_library;
       log_info("probing {} in {} ...", library.filename(), sdk.id);
       target.report = probe_library(sdk, probe, library);
-      target.check_differs = check_differs(sdk, library, target.report);
+      target.check_differs = check_differs(host, sdk, library, target.report);
       report.targets.push_back(target);
     }
   }

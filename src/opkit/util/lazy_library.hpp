@@ -3,11 +3,12 @@
 namespace opkit {
 
 // A shared library opened on first use (dlopen) instead of at start-up.
-// libcurl, libarchive and libcrypto are loaded this way: with their own
-// dependencies they are 40 of the 47 libraries opkit would otherwise map and
-// relocate on every run, while most commands (opkit check) call none of them.
-// util/lazy_curl.cpp, lazy_archive.cpp and lazy_crypto.cpp define the
-// functions opkit calls, each forwarding to the library's own.
+// libcurl, libarchive, libcrypto, libxml2 and libZydis are loaded this way:
+// with their own dependencies they are 40 of the 47 libraries opkit would
+// otherwise map and relocate on every run, while most commands (opkit check)
+// call none of them. util/lazy_curl.cpp, lazy_archive.cpp, lazy_crypto.cpp,
+// lazy_xml.cpp and cpu/lazy_zydis.cpp define the functions opkit calls, each
+// forwarding to the library's own.
 class LazyLibrary
 {
 public:
