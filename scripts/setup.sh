@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config binutils git
   libcli11-dev libyaml-cpp-dev libfmt-dev libarchive-dev libcurl4-openssl-dev
-  nlohmann-json3-dev libelf-dev libzydis-dev libssl-dev libkainjow-mustache-dev libgtest-dev
+  nlohmann-json3-dev libelf-dev zlib1g-dev libzydis-dev libssl-dev libkainjow-mustache-dev libgtest-dev
   python3 python3-pip python3-venv
   clang libclang-rt-14-dev clang-format clang-tidy
   nginx openssl patch make curl
