@@ -3,7 +3,7 @@
 //
 // Every malformed input must become opkit::Error (a "file:line:col: cause"
 // line); only that exception is swallowed. Another exception type (a
-// YAML::Exception that escaped, std::out_of_range from a number), a sanitizer
+// yaml-cpp exception that escaped, std::out_of_range from a number), a sanitizer
 // report, a crash, a hang (an alias bomb) or unbounded memory is a finding.
 
 #include "opkit/project/manifest.hpp"

@@ -17,7 +17,7 @@ const char* const k_compat_file = "configs/adopt/compat.yaml";
 const char* const k_build_files = "configs/adopt/build_files.yaml";
 
 void
-require_dtype(const YAML::Node& node, const std::string& dtype)
+require_dtype(const Node& node, const std::string& dtype)
 {
   const std::vector<std::string>& known = known_dtypes();
   if (std::find(known.begin(), known.end(), dtype) == known.end()) {
@@ -28,26 +28,26 @@ require_dtype(const YAML::Node& node, const std::string& dtype)
 void
 load_dtypes(AdoptRules& rules)
 {
-  YAML::Node root = yaml::load(std::string(require_embedded(k_dtypes_file)), k_dtypes_file);
+  Node root = yaml::load(std::string(require_embedded(k_dtypes_file)), k_dtypes_file);
   for (const auto& entry : root["cpp_types"]) {
-    std::string dtype = entry.first.as<std::string>();
+    std::string dtype = entry.first.scalar();
     require_dtype(entry.first, dtype);
     for (const std::string& spelling : yaml::get_string_list(root["cpp_types"], dtype.c_str(), k_dtypes_file)) {
       rules.cpp_types[spelling] = dtype;
     }
   }
   for (const auto& entry : root["type_shorthands"]) {
-    std::string shorthand = entry.first.as<std::string>();
+    std::string shorthand = entry.first.scalar();
     rules.type_shorthands[shorthand] = yaml::get_string_list(root["type_shorthands"], shorthand.c_str(), k_dtypes_file);
     for (const std::string& dtype : rules.type_shorthands[shorthand]) {
       require_dtype(entry.second, dtype);
     }
   }
   for (const auto& entry : root["tf_call"]) {
-    rules.tf_call[entry.first.as<std::string>()] = entry.second.as<std::string>();
+    rules.tf_call[entry.first.scalar()] = entry.second.scalar();
   }
   for (const auto& entry : root["tf_call_groups"]) {
-    std::string group = entry.first.as<std::string>();
+    std::string group = entry.first.scalar();
     rules.tf_call_groups[group] = yaml::get_string_list(root["tf_call_groups"], group.c_str(), k_dtypes_file);
     for (const std::string& name : rules.tf_call_groups[group]) {
       if (rules.tf_call.count(name) == 0) {
@@ -61,8 +61,8 @@ load_dtypes(AdoptRules& rules)
 void
 load_compat(AdoptRules& rules)
 {
-  YAML::Node root = yaml::load(std::string(require_embedded(k_compat_file)), k_compat_file);
-  for (const YAML::Node& node : root["identifiers"]) {
+  Node root = yaml::load(std::string(require_embedded(k_compat_file)), k_compat_file);
+  for (const Node& node : root["identifiers"]) {
     AdoptRules::IdentifierRule rule{
       yaml::get_string(node, "identifier", k_compat_file), yaml::get_string(node, "tensorflow", k_compat_file),
       yaml::get_string(node, "compat", k_compat_file), yaml::get_string_or(node, "why", k_compat_file, "")};
@@ -72,14 +72,14 @@ load_compat(AdoptRules& rules)
     rules.identifiers.push_back(rule);
   }
   for (const auto& entry : root["shims"]) {
-    rules.shims[entry.first.Scalar()] = entry.second.Scalar();
+    rules.shims[entry.first.scalar()] = entry.second.scalar();
   }
   for (const AdoptRules::IdentifierRule& rule : rules.identifiers) {
     if (rules.shims.count(rule.compat) == 0) {
       fail(ExitCode::system, "{}: identifier {} names no shim '{}'", k_compat_file, rule.identifier, rule.compat);
     }
   }
-  for (const YAML::Node& node : root["include_notes"]) {
+  for (const Node& node : root["include_notes"]) {
     rules.include_notes.push_back(
       {yaml::get_string(node, "include", k_compat_file), yaml::get_string(node, "note", k_compat_file)});
   }
@@ -90,7 +90,7 @@ load_compat(AdoptRules& rules)
 BuildFileRules
 load_build_files()
 {
-  YAML::Node root = yaml::load(std::string(require_embedded(k_build_files)), k_build_files);
+  Node root = yaml::load(std::string(require_embedded(k_build_files)), k_build_files);
   BuildFileRules rules;
   int max_bytes = yaml::get_int(root, "max_bytes", k_build_files);
   if (max_bytes <= 0) {
@@ -105,9 +105,9 @@ load_build_files()
     }
     *into = static_cast<size_t>(value);
   }
-  YAML::Node bazel = root["bazel"];
+  Node bazel = root["bazel"];
   rules.bazel_files = yaml::get_string_list(bazel, "files", k_build_files);
-  for (const YAML::Node& node : bazel["shared_libraries"]) {
+  for (const Node& node : bazel["shared_libraries"]) {
     rules.bazel_shared.push_back({yaml::get_string(node, "rule", k_build_files),
                                   yaml::get_string_or(node, "gpu_sources", k_build_files, ""),
                                   yaml::get_string_or(node, "requires", k_build_files, "")});

@@ -16,10 +16,10 @@ const char* k_file = "configs/cpu/baselines.yaml";
 std::vector<CpuBaseline>
 load_baselines()
 {
-  YAML::Node root = yaml::load_embedded(k_file);
+  Node root = yaml::load_embedded(k_file);
   yaml::expect_keys(root, {"baselines"}, k_file);
   std::vector<CpuBaseline> baselines;
-  for (const YAML::Node& node : yaml::get_list(root, "baselines", k_file)) {
+  for (const Node& node : yaml::get_list(root, "baselines", k_file)) {
     yaml::expect_keys(node, {"name", "march", "extends", "description", "features"}, k_file);
     CpuBaseline baseline;
     baseline.name = yaml::get_string(node, "name", k_file);

@@ -4,7 +4,6 @@
 #include "opkit/project/yaml_util.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
-#include "opkit/util/json.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
@@ -18,10 +17,10 @@ namespace stdfs = std::filesystem;
 namespace {
 
 std::vector<Quirk>
-parse_quirks(const YAML::Node& range, const std::string& name)
+parse_quirks(const Node& range, const std::string& name)
 {
   std::vector<Quirk> quirks;
-  for (const YAML::Node& node : range["quirks"]) {
+  for (const Node& node : range["quirks"]) {
     quirks.push_back({yaml::get_string(node, "id", name), yaml::get_string(node, "description", name),
                       yaml::get_string(node, "workaround", name)});
   }
@@ -31,7 +30,7 @@ parse_quirks(const YAML::Node& range, const std::string& name)
 // A `cpu_floor:` list: features of configs/cpu/baselines.yaml (an unknown
 // name is the table's error, with its line).
 std::vector<std::string>
-cpu_floor_of(const YAML::Node& node, const std::string& name)
+cpu_floor_of(const Node& node, const std::string& name)
 {
   std::vector<std::string> features = yaml::get_string_list(node, "cpu_floor", name);
   for (const std::string& feature : features) {
@@ -46,7 +45,7 @@ cpu_floor_of(const YAML::Node& node, const std::string& name)
 }
 
 FrameworkFlags
-parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::string& name)
+parse_range(const Node& range, const FrameworkFlags& common, const std::string& name)
 {
   yaml::expect_keys(range,
                     {"since", "verified", "cxx_standard", "cxx_standard_override", "cxx11_abi", "eigen_max_align_bytes",
@@ -75,13 +74,13 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
   flags.runtime = yaml::get_string(range, "runtime", name);
   flags.namespaced_op_names = yaml::get_bool_or(range, "namespaced_op_names", name, true);
   flags.framework_global = yaml::get_bool_or(range, "framework_global", name, false);
-  if (YAML::Node env = range["python_env"]) {
+  if (Node env = range["python_env"]) {
     yaml::expect_keys(env, {"python", "pip", "pins", "flags"}, name);
     flags.python_env =
       PythonEnvRecipe{yaml::get_string(env, "python", name), yaml::get_string_or(env, "pip", name, ""),
                       yaml::get_string_list(env, "pins", name), yaml::get_string_list(env, "flags", name)};
   }
-  YAML::Node wheels = range["wheels"];
+  Node wheels = range["wheels"];
   yaml::expect_keys(wheels, {"cpu", "gpu", "pythons"}, name);
   flags.cpu_distribution = yaml::get_string_or(wheels, "cpu", name, ""); // none: only a CUDA build is published
   flags.gpu_distribution = yaml::get_string(wheels, "gpu", name);
@@ -91,7 +90,7 @@ parse_range(const YAML::Node& range, const FrameworkFlags& common, const std::st
 }
 
 SdkLayout
-parse_sdk_layout(const YAML::Node& sdk, const std::string& name)
+parse_sdk_layout(const Node& sdk, const std::string& name)
 {
   yaml::expect_keys(sdk,
                     {"package_dirs", "include_dir", "library_dir", "libraries", "version_file", "fact_files",
@@ -128,7 +127,7 @@ FrameworkTable::parse(const std::string& text, const std::string& name)
 }
 
 FrameworkTable
-FrameworkTable::from_node(YAML::Node root, const std::string& name)
+FrameworkTable::from_node(Node root, const std::string& name)
 {
   yaml::expect_keys(root,
                     {"framework",
@@ -153,7 +152,7 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
                      "system_process_libraries"},
                     name);
   FrameworkFlags common;
-  YAML::Node common_node = root["common"];
+  Node common_node = root["common"];
   common.compile_flags = yaml::get_string_list(common_node, "compile_flags", name);
   common.warning_flags = yaml::get_string_list(common_node, "warning_flags", name);
   common.link_flags = yaml::get_string_list(common_node, "link_flags", name);
@@ -165,16 +164,16 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   if (root["cpu_floor"]) {
     common.cpu_floor = cpu_floor_of(root, name);
   }
-  YAML::Node cuda = root["cuda"];
+  Node cuda = root["cuda"];
   common.cuda_defines = yaml::get_string_list(cuda, "defines", name);
   common.nvcc_flags = yaml::get_string_list(cuda, "nvcc_flags", name);
   common.cuda_link_flags = yaml::get_string_list(cuda, "link_flags", name);
   common.cuda_static_libraries = yaml::get_string_list(cuda, "static_libraries", name);
   for (const auto& entry : cuda["include_map"]) {
-    std::string prefix = entry.first.Scalar();
+    std::string prefix = entry.first.scalar();
     common.cuda_include_map.emplace_back(prefix, yaml::get_string_list(cuda["include_map"], prefix.c_str(), name));
   }
-  if (YAML::Node pch = root["pch"]) {
+  if (Node pch = root["pch"]) {
     yaml::expect_keys(pch, {"headers", "defines", "include_prefixes"}, name);
     common.pch_headers = yaml::get_string_list(pch, "headers", name);
     common.pch_defines = yaml::get_string_list(pch, "defines", name);
@@ -187,13 +186,13 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   table.m_display_name = yaml::get_string_or(root, "display_name", name, table.m_framework);
   table.m_label = yaml::get_string_or(root, "label", name, table.m_short_name);
   table.m_symbol_namespaces = yaml::get_string_list(root, "symbol_namespaces", name);
-  if (YAML::Node probe = root["probe"]) {
+  if (Node probe = root["probe"]) {
     yaml::expect_keys(probe, {"reporter", "runtime", "vectors", "module"}, name);
     table.m_probe_reporter = yaml::get_string(probe, "reporter", name);
     table.m_python_module = yaml::get_string_or(probe, "module", name, table.m_framework);
     table.m_vectors_runner = yaml::get_string_or(probe, "vectors", name, "");
     for (const auto& entry : probe["runtime"]) {
-      std::string library = entry.first.Scalar();
+      std::string library = entry.first.scalar();
       table.m_probe_runtime.emplace_back(library, yaml::get_string(probe["runtime"], library.c_str(), name));
     }
   }
@@ -201,27 +200,27 @@ FrameworkTable::from_node(YAML::Node root, const std::string& name)
   table.m_init_template = yaml::get_string_or(root, "init_template", name, "tensorflow-op");
   table.m_wheel_init = yaml::get_string_or(root, "wheel_init", name, "__init__.py");
   table.m_python_module_library = yaml::get_string_or(root, "python_module_library", name, "");
-  if (YAML::Node kernels = root["kernels"]) {
+  if (Node kernels = root["kernels"]) {
     yaml::expect_keys(kernels, {"keys", "gpu"}, name);
     table.m_kernel_keys = yaml::get_string_list(kernels, "keys", name);
     table.m_gpu_kernel_key = yaml::get_string(kernels, "gpu", name);
   }
-  if (YAML::Node sdk = root["sdk"]) {
+  if (Node sdk = root["sdk"]) {
     table.m_sdk_layout = parse_sdk_layout(sdk, name);
   }
-  YAML::Node dtypes = root["dtypes"];
-  if (dtypes.IsDefined() && !dtypes.IsNull() && !dtypes.IsMap()) {
+  Node dtypes = root["dtypes"];
+  if (dtypes.is_defined() && !dtypes.is_null() && !dtypes.is_map()) {
     fail(ExitCode::usage, "{}: 'dtypes' must map each dtype to its other spellings", yaml::where(name, dtypes));
   }
   for (const auto& entry : dtypes) {
-    std::string dtype = entry.first.Scalar();
+    std::string dtype = entry.first.scalar();
     table.m_dtypes.push_back(dtype);
     for (const std::string& spelling : yaml::get_string_list(dtypes, dtype.c_str(), name)) {
       table.m_dtype_spellings[spelling] = dtype;
     }
     table.m_dtype_spellings[dtype] = dtype;
   }
-  for (const YAML::Node& range : root["versions"]) {
+  for (const Node& range : root["versions"]) {
     FrameworkFlags flags = parse_range(range, common, name);
     std::optional<Version> since = parse_version(flags.since);
     if (!since) {
@@ -275,24 +274,23 @@ FrameworkTable::get(const std::string& name)
 FrameworkOptionFacts
 FrameworkTable::option_facts(const std::string& name)
 {
-  std::optional<std::string_view> twin =
-    is_framework_name(name) ? find_embedded("configs/frameworks/" + name + ".yaml.json") : std::nullopt;
-  Json json = twin ? Json::parse(*twin, nullptr, false) : Json();
-  if (!json.is_object() || !json.contains("versions") || !json["versions"].is_array()) {
+  std::string path = "configs/frameworks/" + name + ".yaml";
+  Node root = is_framework_name(name) && find_embedded(path + ".json") ? yaml::load_embedded(path) : Node();
+  if (!root.is_map() || !root["versions"].is_sequence()) {
     const FrameworkTable& table = get(name); // no twin (or not one opkit reads): the table says it, or why not
     return {table.short_name(), table.display_name(), table.example_versions()};
   }
   auto text = [&](const char* key, const std::string& fallback) {
-    return json.contains(key) && json[key].is_string() ? json[key].get<std::string>() : fallback;
+    return root[key].is_scalar() ? root[key].scalar() : fallback;
   };
   FrameworkOptionFacts facts;
   std::string framework = text("framework", name);
   facts.short_name = text("short_name", framework);
   facts.display_name = text("display_name", framework);
   std::vector<std::pair<Version, std::string>> since;
-  for (const Json& range : json["versions"]) {
-    if (range.is_object() && range.contains("since") && range["since"].is_string()) {
-      std::string version = range["since"].get<std::string>();
+  for (const Node& range : root["versions"]) {
+    if (range["since"].is_scalar()) {
+      const std::string& version = range["since"].scalar();
       if (std::optional<Version> parsed = parse_version(version)) {
         since.emplace_back(*parsed, version);
       }

@@ -1,13 +1,11 @@
 #pragma once
 
+#include "opkit/project/node.hpp"
 #include "opkit/project/version.hpp"
 
 #include <map>
 #include <optional>
 
-namespace YAML {
-class Node;
-}
 #include <string>
 #include <vector>
 
@@ -194,7 +192,7 @@ public:
 
 private:
   // By value, as yaml::load returns it: a missing key then reads as an empty node.
-  static FrameworkTable from_node(YAML::Node root, const std::string& name);
+  static FrameworkTable from_node(Node root, const std::string& name);
 
   std::string m_framework = "tensorflow";
   std::string m_short_name = "tf";

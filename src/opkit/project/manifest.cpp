@@ -26,7 +26,7 @@ namespace {
 const std::vector<std::string> k_setting_keys = {"include_dirs", "defines", "cflags", "ldflags", "libs", "compat"};
 
 void
-check_inside(const YAML::Node& node, const std::vector<std::string>& paths, const char* what, const std::string& name)
+check_inside(const Node& node, const std::vector<std::string>& paths, const char* what, const std::string& name)
 {
   for (const std::string& path : paths) {
     if (!fs::stays_inside(path)) {
@@ -39,10 +39,10 @@ check_inside(const YAML::Node& node, const std::vector<std::string>& paths, cons
 // line of build.ninja, so a newline or another control byte in one is refused
 // where it is written ("opkit.yaml:7:14: define 'A=a\nb': ...").
 std::vector<std::string>
-build_values(const YAML::Node& node, const char* key, const char* what, const std::string& name)
+build_values(const Node& node, const char* key, const char* what, const std::string& name)
 {
   std::vector<std::string> values = yaml::get_string_list(node, key, name);
-  std::vector<YAML::Node> items = yaml::get_list(node, key, name);
+  std::vector<Node> items = yaml::get_list(node, key, name);
   for (size_t i = 0; i < values.size(); ++i) {
     if (has_control(values[i])) {
       fail(ExitCode::usage, "{}: {} '{}': a build value must be one line without control characters",
@@ -55,7 +55,7 @@ build_values(const YAML::Node& node, const char* key, const char* what, const st
 // The settings of one block (sources only where `with_sources`); its `when:`
 // condition is the caller's.
 SettingsBlock
-parse_settings(const YAML::Node& node, const std::string& name, bool with_sources)
+parse_settings(const Node& node, const std::string& name, bool with_sources)
 {
   SettingsBlock block;
   if (with_sources) {
@@ -102,10 +102,10 @@ parse_settings(const YAML::Node& node, const std::string& name, bool with_source
 // A block's `when:` entries: [{tensorflow: "<2.4", device: gpu, defines: [...]}, ...]; the
 // version key is the project's framework's name (tensorflow, torch).
 void
-parse_when(const YAML::Node& node, const std::string& name, bool with_sources, const std::string& framework,
+parse_when(const Node& node, const std::string& name, bool with_sources, const std::string& framework,
            std::vector<SettingsBlock>& blocks)
 {
-  for (const YAML::Node& item : yaml::get_list(node, "when", name)) {
+  for (const Node& item : yaml::get_list(node, "when", name)) {
     std::vector<std::string> keys = k_setting_keys;
     keys.insert(keys.end(), {framework, "device"});
     if (with_sources) {
@@ -130,7 +130,7 @@ parse_when(const YAML::Node& node, const std::string& name, bool with_sources, c
 }
 
 std::string
-library_name(const YAML::Node& node, const std::string& name)
+library_name(const Node& node, const std::string& name)
 {
   std::string library = yaml::get_string(node, "name", name);
   ProjectNames names;
@@ -145,7 +145,7 @@ library_name(const YAML::Node& node, const std::string& name)
 }
 
 LibrarySpec
-parse_library(const YAML::Node& node, const std::string& name, const std::string& framework)
+parse_library(const Node& node, const std::string& name, const std::string& framework)
 {
   yaml::expect_keys(node,
                     {"name", "output", framework, "sources", "include_dirs", "defines", "cflags", "ldflags", "libs",
@@ -172,7 +172,7 @@ parse_library(const YAML::Node& node, const std::string& name, const std::string
   if (!any_source) {
     fail(ExitCode::usage, "{}: library '{}' lists no sources", yaml::where(name, node), library.name);
   }
-  for (const YAML::Node& op : yaml::get_list(node, "ops", name)) {
+  for (const Node& op : yaml::get_list(node, "ops", name)) {
     library.ops.push_back(parse_op(op, name, framework));
   }
   return library;
@@ -180,7 +180,7 @@ parse_library(const YAML::Node& node, const std::string& name, const std::string
 
 // build: {cache, cache_remote, distcc_hosts} and the settings every library gets.
 void
-parse_build(const YAML::Node& build, const std::string& name, Manifest& manifest)
+parse_build(const Node& build, const std::string& name, Manifest& manifest)
 {
   std::vector<std::string> keys = k_setting_keys;
   keys.insert(keys.end(), {"cache", "cache_remote", "distcc_hosts", "when"});
@@ -198,7 +198,7 @@ parse_build(const YAML::Node& build, const std::string& name, Manifest& manifest
 }
 
 void
-check_unique_names(const Manifest& manifest, const YAML::Node& doc, const std::string& name)
+check_unique_names(const Manifest& manifest, const Node& doc, const std::string& name)
 {
   std::vector<std::string> libraries;
   std::vector<std::string> outputs;
@@ -235,33 +235,11 @@ canonical_dtype(const std::string& spelling)
   return FrameworkTable::tensorflow().canonical_dtype(spelling);
 }
 
-namespace {
-
-Manifest
-parse_manifest_document(const std::string& text, const std::string& name, const std::filesystem::path& root);
-
-} // namespace
-
 Manifest
 parse_manifest(const std::string& text, const std::string& name, const std::filesystem::path& root)
 {
-  try {
-    return parse_manifest_document(text, name, root);
-  } catch (const YAML::Exception& e) {
-    // A node of another kind than the reader checked for (a scalar where a
-    // mapping belongs, deep inside): still one line naming the file, never an abort.
-    fail(ExitCode::usage, "{}: a value has the wrong kind (a list, mapping or text where another belongs): {}",
-         yaml::at(name, e.mark), e.msg);
-  }
-}
-
-namespace {
-
-Manifest
-parse_manifest_document(const std::string& text, const std::string& name, const std::filesystem::path& root)
-{
-  YAML::Node doc = yaml::load(text, name);
-  if (!doc.IsMap()) {
+  Node doc = yaml::load(text, name);
+  if (!doc.is_map()) {
     fail(ExitCode::usage, "{}: expected a mapping at the top level", yaml::where(name, doc));
   }
   yaml::expect_keys(
@@ -288,21 +266,21 @@ parse_manifest_document(const std::string& text, const std::string& name, const 
   TemplateSpec spec = load_template_spec(manifest.template_name);
   bool compiled = spec.kind == TemplateKind::compiled;
   manifest.framework = compiled ? spec.framework : "tensorflow";
-  if (doc["libraries"].IsDefined()) {
+  if (doc["libraries"].is_defined()) {
     for (const char* key : {"op", "sources", "when"}) {
-      if (doc[key].IsDefined()) {
+      if (doc[key].is_defined()) {
         fail(ExitCode::usage, "{}: '{}' belongs inside a library when 'libraries' is given",
              yaml::where(name, doc[key]), key);
       }
     }
-    for (const YAML::Node& item : yaml::get_list(doc, "libraries", name)) {
+    for (const Node& item : yaml::get_list(doc, "libraries", name)) {
       manifest.libraries.push_back(parse_library(item, name, manifest.framework));
     }
     if (manifest.libraries.empty()) {
       fail(ExitCode::usage, "{}: 'libraries' must list at least one library", yaml::where(name, doc["libraries"]));
     }
   } else {
-    if (!doc["op"].IsDefined()) {
+    if (!doc["op"].is_defined()) {
       fail(ExitCode::usage, "{}: missing required key 'op' (or 'libraries')", yaml::where(name, doc));
     }
     LibrarySpec library;
@@ -320,8 +298,8 @@ parse_manifest_document(const std::string& text, const std::string& name, const 
     manifest.libraries.push_back(library);
   }
   check_unique_names(manifest, doc, name);
-  YAML::Node targets = doc["targets"];
-  if (targets.IsDefined()) {
+  Node targets = doc["targets"];
+  if (targets.is_defined()) {
     yaml::expect_keys(targets, {manifest.framework, "runtime", "cpu"}, name);
     manifest.target_versions = yaml::get_string_list(targets, manifest.framework.c_str(), name);
     manifest.runtime = yaml::get_string_or(targets, "runtime", name, "");
@@ -345,7 +323,7 @@ parse_manifest_document(const std::string& text, const std::string& name, const 
       }
     }
   }
-  if (YAML::Node build = doc["build"]) {
+  if (Node build = doc["build"]) {
     parse_build(build, name, manifest);
   }
   manifest.project_settings = parse_project_settings(doc, name);
@@ -369,8 +347,6 @@ parse_manifest_document(const std::string& text, const std::string& name, const 
   }
   return manifest;
 }
-
-} // namespace
 
 const LibrarySpec&
 Manifest::primary_library() const

@@ -34,7 +34,7 @@ contains(const std::vector<std::string>& list, const std::string& value)
 // is float; torch: "float" is float32); any other spelling is Error(usage) at
 // `where`, calling it an unknown `kind`.
 std::string
-dtype_named(const std::string& spelling, const YAML::Node& where, const std::string& name,
+dtype_named(const std::string& spelling, const Node& where, const std::string& name,
             const FrameworkTable& table = FrameworkTable::tensorflow(), const char* kind = "dtype")
 {
   std::string dtype = table.canonical_dtype(spelling);
@@ -48,36 +48,36 @@ dtype_named(const std::string& spelling, const YAML::Node& where, const std::str
 
 // "name:line:col" of the byte `offset` of a scalar's spec (a quoted scalar starts one column later).
 std::string
-where_in(const std::string& name, const YAML::Node& node, size_t offset)
+where_in(const std::string& name, const Node& node, size_t offset)
 {
-  YAML::Mark mark = node.Mark();
+  NodeMark mark = node.mark();
   if (mark.is_null()) {
     return name;
   }
-  mark.column += static_cast<int>(offset) + (node.Tag() == "!" ? 1 : 0);
+  mark.column += static_cast<int>(offset) + (node.quoted() ? 1 : 0);
   return yaml::at(name, mark);
 }
 
 // A spec item in TensorFlow's REGISTER_OP grammar (project/attr_spec), or its error at file:line:col.
 template<typename Parse>
 auto
-parse_spec(const YAML::Node& item, const char* what, const std::string& name, Parse parse)
+parse_spec(const Node& item, const char* what, const std::string& name, Parse parse)
 {
   try {
-    return parse(item.Scalar());
+    return parse(item.scalar());
   } catch (const project::SpecError& e) {
-    fail(ExitCode::usage, "{}: {} '{}': {}", where_in(name, item, e.offset), what, item.Scalar(), e.what());
+    fail(ExitCode::usage, "{}: {} '{}': {}", where_in(name, item, e.offset), what, item.scalar(), e.what());
   }
 }
 
 // - {name: T, type: type, allowed: [float, int32]}
 // - "clip: float = 100.0"      (TensorFlow's attr grammar: defaults, enums, minimums)
 std::vector<OpAttr>
-parse_attrs(const YAML::Node& op, const std::string& name)
+parse_attrs(const Node& op, const std::string& name)
 {
   std::vector<OpAttr> attrs;
-  for (const YAML::Node& item : yaml::get_list(op, "attrs", name)) {
-    if (item.IsScalar()) {
+  for (const Node& item : yaml::get_list(op, "attrs", name)) {
+    if (item.is_scalar()) {
       attrs.push_back(parse_spec(item, "attr", name, parse_attr_spec));
       continue;
     }
@@ -100,18 +100,18 @@ parse_attrs(const YAML::Node& op, const std::string& name)
 }
 
 std::vector<OpArg>
-parse_args(const YAML::Node& op, const char* key, const std::vector<OpAttr>& attrs, const std::string& name)
+parse_args(const Node& op, const char* key, const std::vector<OpAttr>& attrs, const std::string& name)
 {
   std::vector<OpArg> args;
-  for (const YAML::Node& item : yaml::get_list(op, key, name)) {
+  for (const Node& item : yaml::get_list(op, key, name)) {
     OpArg arg;
-    if (item.IsScalar()) {
+    if (item.is_scalar()) {
       arg = parse_spec(item, "argument", name, parse_arg_spec); // "keys: string", "values: N * T"
     } else {
       yaml::expect_keys(item, {"name", "type"}, name);
       arg = {yaml::get_string(item, "name", name), yaml::get_string(item, "type", name)};
     }
-    auto at = [&](const char* field) { return yaml::where(name, item.IsScalar() ? item : item[field]); };
+    auto at = [&](const char* field) { return yaml::where(name, item.is_scalar() ? item : item[field]); };
     if (!is_valid_arg_name(arg.name)) {
       fail(ExitCode::usage, "{}: invalid argument name '{}'", at("name"), arg.name);
     }
@@ -135,15 +135,15 @@ parse_args(const YAML::Node& op, const char* key, const std::vector<OpAttr>& att
 
 // {file: data/vocab.txt}: a file of the project, which the op reads; the op gets its absolute path.
 bool
-is_file_value(const YAML::Node& node)
+is_file_value(const Node& node)
 {
-  return node.IsMap() && node["file"].IsDefined();
+  return node.is_map() && node["file"].is_defined();
 }
 
 // `file:`'s path: relative, and inside the project once "." and ".." apply
 // (a symlink out of it is refused where the file is read, python_vectors).
 std::string
-project_file(const YAML::Node& node, const std::string& name)
+project_file(const Node& node, const std::string& name)
 {
   std::string path = yaml::get_string(node, "file", name);
   if (path.empty() || !fs::stays_inside(path)) {
@@ -154,7 +154,7 @@ project_file(const YAML::Node& node, const std::string& name)
 }
 
 TestVector::Value
-file_value(const std::string& arg, const std::string& type, const YAML::Node& node, const std::string& name)
+file_value(const std::string& arg, const std::string& type, const Node& node, const std::string& name)
 {
   yaml::expect_keys(node, {"file"}, name);
   return {arg, type, "", project_file(node, name), yaml::where(name, node["file"])};
@@ -163,30 +163,30 @@ file_value(const std::string& arg, const std::string& type, const YAML::Node& no
 // A torch tensor argument: the value alone (torch.tensor infers its dtype, as
 // in Python) or {dtype: int32, value: ...}, dtype by torch's names.
 TestVector::Value
-parse_torch_tensor(const OpArg& arg, const YAML::Node& node, const std::string& name)
+parse_torch_tensor(const OpArg& arg, const Node& node, const std::string& name)
 {
-  if (!node.IsMap()) {
+  if (!node.is_map()) {
     return {arg.name, "", yaml::to_json_text(node), "", yaml::where(name, node)};
   }
   yaml::expect_keys(node, {"dtype", "value"}, name);
-  if (!node["value"].IsDefined()) {
+  if (!node["value"].is_defined()) {
     fail(ExitCode::usage, "{}: input '{}' needs value: (and may give dtype:)", yaml::where(name, node), arg.name);
   }
-  std::string dtype = node["dtype"].IsDefined() ? dtype_named(yaml::get_string(node, "dtype", name), node["dtype"],
-                                                              name, FrameworkTable::get("torch"), "torch dtype")
-                                                : "";
+  std::string dtype = node["dtype"].is_defined() ? dtype_named(yaml::get_string(node, "dtype", name), node["dtype"],
+                                                               name, FrameworkTable::get("torch"), "torch dtype")
+                                                 : "";
   return {arg.name, dtype, yaml::to_json_text(node["value"]), "", yaml::where(name, node["value"])};
 }
 
 // An input: {dtype: string, value: [...]}, {dtype: string, file: path}, or the
 // value alone when the op's input has a fixed dtype (torch: parse_torch_tensor).
 TestVector::Value
-parse_input_value(const OpArg& arg, const YAML::Node& node, const std::string& name)
+parse_input_value(const OpArg& arg, const Node& node, const std::string& name)
 {
   if (arg.type == "Tensor" || arg.type == "Tensor[]") {
     return parse_torch_tensor(arg, node, name);
   }
-  if (!node.IsMap()) {
+  if (!node.is_map()) {
     if (!contains(known_dtypes(), arg.type)) {
       fail(ExitCode::usage, "{}: input '{}' has the type of attr {}: give {{dtype: ..., value: ...}}",
            yaml::where(name, node), arg.name, arg.type);
@@ -194,12 +194,12 @@ parse_input_value(const OpArg& arg, const YAML::Node& node, const std::string& n
     return {arg.name, arg.type, yaml::to_json_text(node), "", yaml::where(name, node)};
   }
   yaml::expect_keys(node, {"dtype", "value", "file"}, name);
-  std::string dtype = dtype_named(node["dtype"].IsDefined() ? yaml::get_string(node, "dtype", name) : arg.type,
-                                  node["dtype"].IsDefined() ? node["dtype"] : node, name);
-  if (node["value"].IsDefined() == node["file"].IsDefined()) {
+  std::string dtype = dtype_named(node["dtype"].is_defined() ? yaml::get_string(node, "dtype", name) : arg.type,
+                                  node["dtype"].is_defined() ? node["dtype"] : node, name);
+  if (node["value"].is_defined() == node["file"].is_defined()) {
     fail(ExitCode::usage, "{}: input '{}' needs exactly one of value: and file:", yaml::where(name, node), arg.name);
   }
-  if (node["file"].IsDefined()) {
+  if (node["file"].is_defined()) {
     if (dtype != "string") {
       fail(ExitCode::usage, "{}: input '{}' names a file, so its dtype must be string", yaml::where(name, node),
            arg.name);
@@ -211,19 +211,18 @@ parse_input_value(const OpArg& arg, const YAML::Node& node, const std::string& n
 
 // A map from the op's argument (or attr) names to values: every name must be one of them.
 void
-expect_names(const YAML::Node& map, const std::vector<std::string>& known, const std::string& what,
-             const std::string& name)
+expect_names(const Node& map, const std::vector<std::string>& known, const std::string& what, const std::string& name)
 {
-  if (!map.IsDefined()) {
+  if (!map.is_defined()) {
     return;
   }
-  if (!map.IsMap()) {
+  if (!map.is_map()) {
     fail(ExitCode::usage, "{}: test vector {} must map names to values", yaml::where(name, map), what);
   }
   for (const auto& entry : map) {
-    if (!contains(known, entry.first.Scalar())) {
+    if (!contains(known, entry.first.scalar())) {
       fail(ExitCode::usage, "{}: the op has no {} '{}' (it has: {})", yaml::where(name, entry.first), what,
-           entry.first.Scalar(), known.empty() ? "none" : join(known, ", "));
+           entry.first.scalar(), known.empty() ? "none" : join(known, ", "));
     }
   }
 }
@@ -248,7 +247,7 @@ names_of(const std::vector<T>& items)
 // A torch op's vector gives every argument of its schema under `inputs:`
 // (tensors and the rest alike) and its results under `outputs:`.
 TestVector
-parse_test_vector(const YAML::Node& item, const OpSpec& op, const std::string& name)
+parse_test_vector(const Node& item, const OpSpec& op, const std::string& name)
 {
   bool torch = !op.schema.empty();
   if (torch) {
@@ -268,32 +267,32 @@ parse_test_vector(const YAML::Node& item, const OpSpec& op, const std::string& n
   expect_names(item["inputs"], input_names, "input", name);
   expect_names(item["outputs"], names_of(op.outputs), "output", name);
   // yaml-cpp: indexing a missing node throws; a missing map stands for all its missing entries.
-  auto entry = [](const YAML::Node& map, const std::string& key) { return map.IsDefined() ? map[key] : map; };
-  const YAML::Node attrs = torch ? item["inputs"] : item["attrs"];
-  const YAML::Node inputs = item["inputs"];
-  const YAML::Node outputs = item["outputs"];
+  auto entry = [](const Node& map, const std::string& key) { return map.is_defined() ? map[key] : map; };
+  const Node attrs = torch ? item["inputs"] : item["attrs"];
+  const Node inputs = item["inputs"];
+  const Node outputs = item["outputs"];
   for (const OpAttr& attr : op.attrs) {
-    YAML::Node value = entry(attrs, attr.name);
-    if (value.IsDefined()) {
+    Node value = entry(attrs, attr.name);
+    if (value.is_defined()) {
       vector.attrs.push_back(is_file_value(value) ? file_value(attr.name, attr.type, value, name)
                                                   : TestVector::Value{attr.name, attr.type, yaml::to_json_text(value),
                                                                       "", yaml::where(name, value)});
     }
   }
   for (const OpArg& arg : op.inputs) {
-    YAML::Node value = entry(inputs, arg.name);
-    if (!value.IsDefined() && arg.optional) {
+    Node value = entry(inputs, arg.name);
+    if (!value.is_defined() && arg.optional) {
       continue; // the op's default (or None)
     }
-    if (!value.IsDefined()) {
+    if (!value.is_defined()) {
       fail(ExitCode::usage, "{}: test vector lacks input '{}'", yaml::where(name, item), arg.name);
     }
     vector.inputs.push_back(parse_input_value(arg, value, name));
   }
-  vector.expects_error = item["error"].IsDefined();
+  vector.expects_error = item["error"].is_defined();
   if (vector.expects_error) {
     vector.error = yaml::get_string(item, "error", name);
-    if (item["outputs"].IsDefined()) {
+    if (item["outputs"].is_defined()) {
       fail(ExitCode::usage, "{}: a test vector expects either outputs or an error, not both",
            yaml::where(name, item["outputs"]));
     }
@@ -302,14 +301,14 @@ parse_test_vector(const YAML::Node& item, const OpSpec& op, const std::string& n
     if (vector.expects_error) {
       break;
     }
-    YAML::Node value = entry(outputs, arg.name);
-    if (!value.IsDefined()) {
+    Node value = entry(outputs, arg.name);
+    if (!value.is_defined()) {
       fail(ExitCode::usage, "{}: test vector lacks output '{}' (or error: if the op must fail)",
            yaml::where(name, item), arg.name);
     }
     vector.outputs.push_back({arg.name, "", yaml::to_json_text(value), "", yaml::where(name, value)});
   }
-  if (item["tolerance"].IsDefined()) {
+  if (item["tolerance"].is_defined()) {
     std::string text = yaml::get_string(item, "tolerance", name);
     char* end = nullptr;
     vector.tolerance = std::strtod(text.c_str(), &end);
@@ -324,7 +323,7 @@ parse_test_vector(const YAML::Node& item, const OpSpec& op, const std::string& n
 // - device: CPU
 //   constraints: {T: [float, int32]}
 KernelSpec
-parse_kernel(const YAML::Node& item, const std::string& name)
+parse_kernel(const Node& item, const std::string& name)
 {
   yaml::expect_keys(item, {"device", "constraints"}, name);
   KernelSpec kernel{yaml::get_string(item, "device", name), {}};
@@ -333,13 +332,13 @@ parse_kernel(const YAML::Node& item, const std::string& name)
     fail(ExitCode::usage, "{}: kernel device must be {}, got '{}'", yaml::where(name, item["device"]),
          join(devices, " or "), kernel.device);
   }
-  YAML::Node constraints = item["constraints"];
-  if (constraints.IsDefined() && !constraints.IsMap()) {
+  Node constraints = item["constraints"];
+  if (constraints.is_defined() && !constraints.is_map()) {
     fail(ExitCode::usage, "{}: constraints must map attr names to dtype lists, e.g. {{T: [float, int32]}}",
          yaml::where(name, constraints));
   }
   for (const auto& entry : constraints) {
-    std::string attr = entry.first.as<std::string>();
+    std::string attr = entry.first.scalar();
     std::vector<std::string> dtypes = yaml::get_string_list(constraints, attr.c_str(), name);
     for (std::string& dtype : dtypes) {
       dtype = dtype_named(dtype, entry.second, name);
@@ -353,10 +352,10 @@ parse_kernel(const YAML::Node& item, const std::string& name)
 //   kernels: [CPU, Autograd]
 //   tests: [...]
 OpSpec
-parse_torch_op(const YAML::Node& node, const std::string& name)
+parse_torch_op(const Node& node, const std::string& name)
 {
   yaml::expect_keys(node, {"schema", "kernels", "tests"}, name);
-  if (!node["schema"].IsDefined()) {
+  if (!node["schema"].is_defined()) {
     fail(ExitCode::usage, "{}: a torch op is declared by its schema, e.g. schema: \"ns::op(Tensor x) -> Tensor\"",
          yaml::where(name, node));
   }
@@ -392,7 +391,7 @@ parse_torch_op(const YAML::Node& node, const std::string& name)
     }
     op.kernels.push_back({key, {}});
   }
-  for (const YAML::Node& item : yaml::get_list(node, "tests", name)) {
+  for (const Node& item : yaml::get_list(node, "tests", name)) {
     op.tests.push_back(parse_test_vector(item, op, name));
   }
   return op;
@@ -401,7 +400,7 @@ parse_torch_op(const YAML::Node& node, const std::string& name)
 } // namespace
 
 OpSpec
-parse_op(const YAML::Node& node, const std::string& name, const std::string& framework)
+parse_op(const Node& node, const std::string& name, const std::string& framework)
 {
   if (framework == "torch") {
     return parse_torch_op(node, name);
@@ -421,10 +420,10 @@ parse_op(const YAML::Node& node, const std::string& name, const std::string& fra
   op.attrs = parse_attrs(node, name);
   op.inputs = parse_args(node, "inputs", op.attrs, name);
   op.outputs = parse_args(node, "outputs", op.attrs, name);
-  for (const YAML::Node& item : yaml::get_list(node, "kernels", name)) {
+  for (const Node& item : yaml::get_list(node, "kernels", name)) {
     op.kernels.push_back(parse_kernel(item, name));
   }
-  for (const YAML::Node& item : yaml::get_list(node, "tests", name)) {
+  for (const Node& item : yaml::get_list(node, "tests", name)) {
     op.tests.push_back(parse_test_vector(item, op, name));
   }
   return op;

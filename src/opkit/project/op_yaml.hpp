@@ -13,6 +13,6 @@ namespace opkit::project {
 // kernels (dispatch keys) and test vectors. Every problem is Error(usage)
 // "name:line:col: cause".
 OpSpec
-parse_op(const YAML::Node& node, const std::string& name, const std::string& framework = "tensorflow");
+parse_op(const Node& node, const std::string& name, const std::string& framework = "tensorflow");
 
 } // namespace opkit::project

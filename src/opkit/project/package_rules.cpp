@@ -11,7 +11,7 @@ namespace opkit::project {
 namespace {
 
 Version
-parse_config_version(const YAML::Node& node, const char* key, const std::string& name)
+parse_config_version(const Node& node, const char* key, const std::string& name)
 {
   std::string text = yaml::get_string(node, key, name);
   std::optional<Version> version = parse_version(text);
@@ -28,9 +28,9 @@ easyrec_rules()
 {
   static const EasyRecRules rules = [] {
     const char* name = "configs/packages/easyrec.yaml";
-    YAML::Node root = yaml::load_embedded(name);
+    Node root = yaml::load_embedded(name);
     EasyRecRules parsed;
-    for (const YAML::Node& node : root["ops_dirs"]) {
+    for (const Node& node : root["ops_dirs"]) {
       parsed.ops_dirs.push_back({yaml::get_string(node, "tf", name), yaml::get_string(node, "flavor", name),
                                  yaml::get_string(node, "dir", name), yaml::get_string(node, "why", name),
                                  yaml::get_bool_or(node, "default", name, false)});
@@ -39,12 +39,12 @@ easyrec_rules()
     parsed.reserved_libraries = yaml::get_string_list(root, "reserved_libraries", name);
     parsed.third_party = yaml::get_string_list(root, "third_party", name);
     parsed.version_pattern = yaml::get_string(root, "version_pattern", name);
-    for (const YAML::Node& node : root["protobuf"]) {
+    for (const Node& node : root["protobuf"]) {
       parsed.protobuf.push_back({parse_config_version(node, "since", name), parse_config_version(node, "min", name)});
     }
     parsed.protoc_min = parse_config_version(root, "protoc_min", name);
     parsed.protoc_install = yaml::get_string(root, "protoc_install", name);
-    for (const YAML::Node& node : root["releases"]) {
+    for (const Node& node : root["releases"]) {
       parsed.releases.push_back(
         {parse_config_version(node, "since", name), yaml::get_bool_or(node, "components", name, false),
          yaml::get_bool_or(node, "raw_input", name, false), yaml::get_string(node, "route", name)});

@@ -15,19 +15,19 @@ const char* k_dir = "configs/runtimes/";
 const char* k_versions_file = "configs/runtimes/symbol-versions.yaml";
 
 RuntimePolicy
-policy_from_node(YAML::Node root, const std::string& name)
+policy_from_node(Node root, const std::string& name)
 {
   yaml::expect_keys(root, {"name", "description", "search_paths", "libraries", "wheel_tags", "cpu"}, name);
   RuntimePolicy policy;
   policy.name = yaml::get_string(root, "name", name);
   policy.description = yaml::get_string(root, "description", name);
   policy.search_paths = yaml::get_string_list(root, "search_paths", name);
-  for (const YAML::Node& node : root["libraries"]) {
+  for (const Node& node : root["libraries"]) {
     yaml::expect_keys(node, {"soname", "ceilings", "extra_versions", "optional_package"}, name);
     PolicyLibrary library;
     library.soname = yaml::get_string(node, "soname", name);
     for (const auto& entry : node["ceilings"]) {
-      library.ceilings[entry.first.Scalar()] = entry.second.Scalar();
+      library.ceilings[entry.first.scalar()] = entry.second.scalar();
     }
     library.extra_versions = yaml::get_string_list(node, "extra_versions", name);
     library.optional_package = yaml::get_string_or(node, "optional_package", name, "");
@@ -84,12 +84,12 @@ release_of_version(const std::string& version)
   if (family == "GCC") {
     return "GCC " + number + " (libgcc_s)";
   }
-  static const YAML::Node table = [] {
-    return find_embedded(k_versions_file) ? yaml::load_embedded(k_versions_file) : YAML::Node();
+  static const Node table = [] {
+    return find_embedded(k_versions_file) ? yaml::load_embedded(k_versions_file) : Node();
   }();
-  YAML::Node releases = table[family];
-  if (releases.IsMap() && releases[number].IsScalar()) {
-    return releases[number].Scalar();
+  Node releases = table[family];
+  if (releases.is_map() && releases[number].is_scalar()) {
+    return releases[number].scalar();
   }
   return std::nullopt;
 }

@@ -32,7 +32,7 @@ is_version_suffix(std::string_view text)
 }
 
 SettingSpec
-parse_spec(const YAML::Node& node, const std::string& name)
+parse_spec(const Node& node, const std::string& name)
 {
   yaml::expect_keys(
     node, {"key", "env", "type", "choices", "max", "default", "unset", "flag", "description", "project"}, name);
@@ -58,22 +58,22 @@ parse_spec(const YAML::Node& node, const std::string& name)
 
 // A value as text: a scalar, or (for a list) a sequence of scalars joined by spaces.
 std::string
-value_text(const SettingSpec& spec, const YAML::Node& node, const std::string& label, const std::string& name)
+value_text(const SettingSpec& spec, const Node& node, const std::string& label, const std::string& name)
 {
-  if (node.IsScalar()) {
-    return node.Scalar();
+  if (node.is_scalar()) {
+    return node.scalar();
   }
-  if (node.IsSequence() && spec.type == "list") {
+  if (node.is_sequence() && spec.type == "list") {
     std::vector<std::string> items;
-    for (const YAML::Node& item : node) {
-      if (!item.IsScalar()) {
+    for (const Node& item : node) {
+      if (!item.is_scalar()) {
         fail(ExitCode::usage, "{}: {}: each item must be a single value", yaml::where(name, item), label);
       }
-      items.push_back(item.Scalar());
+      items.push_back(item.scalar());
     }
     return join(items, " ");
   }
-  if (node.IsNull()) {
+  if (node.is_null()) {
     fail(ExitCode::usage, "{}: {} has no value", yaml::where(name, node), label);
   }
   fail(ExitCode::usage, "{}: {} must be {}", yaml::where(name, node), label,
@@ -81,10 +81,10 @@ value_text(const SettingSpec& spec, const YAML::Node& node, const std::string& l
 }
 
 SettingEntry
-parse_entry(const YAML::Node& key_node, const YAML::Node& value, const std::string& label_prefix,
-            const std::string& name, bool project_only)
+parse_entry(const Node& key_node, const Node& value, const std::string& label_prefix, const std::string& name,
+            bool project_only)
 {
-  std::string key = key_node.Scalar();
+  std::string key = key_node.scalar();
   const SettingSpec* spec = find_setting_spec(key);
   if (spec == nullptr) {
     fail_unknown_setting(yaml::where(name, key_node), key);
@@ -95,8 +95,8 @@ parse_entry(const YAML::Node& key_node, const YAML::Node& value, const std::stri
          yaml::where(name, key_node), key, spec->env.empty() ? "" : spec->env.front());
   }
   std::string label = label_prefix + key;
-  SettingEntry entry{key, value_text(*spec, value, label, name), name, key_node.Mark().line + 1,
-                     key_node.Mark().column + 1};
+  SettingEntry entry{key, value_text(*spec, value, label, name), name, key_node.mark().line + 1,
+                     key_node.mark().column + 1};
   if (std::string problem = setting_value_problem(*spec, entry.value); !problem.empty()) {
     fail(ExitCode::usage, "{}: {} {}", yaml::where(name, value), label, problem);
   }
@@ -123,7 +123,7 @@ setting_specs()
   static const std::vector<SettingSpec> specs = [] {
     const char* name = "configs/settings.yaml";
     std::vector<SettingSpec> parsed;
-    for (const YAML::Node& node : yaml::load_embedded(name)["settings"]) {
+    for (const Node& node : yaml::load_embedded(name)["settings"]) {
       parsed.push_back(parse_spec(node, name));
     }
     return parsed;
@@ -189,12 +189,12 @@ setting_value_problem(const SettingSpec& spec, const std::string& value)
 std::vector<SettingEntry>
 parse_settings_file(const std::string& text, const std::string& name)
 {
-  YAML::Node doc = yaml::load(text, name);
+  Node doc = yaml::load(text, name);
   std::vector<SettingEntry> entries;
-  if (doc.IsNull() || !doc.IsDefined()) {
+  if (doc.is_null() || !doc.is_defined()) {
     return entries; // an empty file
   }
-  if (!doc.IsMap()) {
+  if (!doc.is_map()) {
     fail(ExitCode::usage, "{}: expected a mapping of settings (key: value)", yaml::where(name, doc));
   }
   for (const auto& item : doc) {
@@ -204,23 +204,23 @@ parse_settings_file(const std::string& text, const std::string& name)
 }
 
 std::vector<SettingEntry>
-parse_project_settings(const YAML::Node& doc, const std::string& name)
+parse_project_settings(const Node& doc, const std::string& name)
 {
   std::vector<SettingEntry> entries;
-  if (!doc.IsMap()) {
+  if (!doc.is_map()) {
     return entries;
   }
-  if (YAML::Node section = doc["settings"]; section.IsDefined() && !section.IsNull()) {
-    if (!section.IsMap()) {
+  if (Node section = doc["settings"]; section.is_defined() && !section.is_null()) {
+    if (!section.is_map()) {
       fail(ExitCode::usage, "{}: settings: expected a mapping (key: value)", yaml::where(name, section));
     }
     for (const auto& item : section) {
       entries.push_back(parse_entry(item.first, item.second, "settings.", name, true));
     }
   }
-  if (YAML::Node build = doc["build"]; build.IsDefined() && build.IsMap()) {
+  if (Node build = doc["build"]; build.is_defined() && build.is_map()) {
     for (const auto& item : build) {
-      std::string key = item.first.Scalar();
+      std::string key = item.first.scalar();
       if (key != "cache" && key != "cache_remote" && key != "distcc_hosts") {
         continue;
       }
@@ -259,11 +259,11 @@ set_setting_in_text(const std::string& text, const std::string& name, const std:
     lines.pop_back();
   }
   std::optional<size_t> first;
-  YAML::Node doc = yaml::load(text, name);
-  if (doc.IsMap()) {
+  Node doc = yaml::load(text, name);
+  if (doc.is_map()) {
     for (const auto& item : doc) {
-      if (item.first.Scalar() == key) {
-        first = item.first.Mark().line;
+      if (item.first.scalar() == key) {
+        first = item.first.mark().line;
       }
     }
   }

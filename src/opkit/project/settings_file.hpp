@@ -3,12 +3,9 @@
 // opkit's settings as data (configs/settings.yaml) and the YAML files that set
 // them: the user's config file and opkit.yaml's `settings:` section. The
 // precedence between the sources is settings/'s; this side only reads YAML.
+#include "opkit/project/node.hpp"
 #include <string>
 #include <vector>
-
-namespace YAML {
-class Node;
-}
 
 namespace opkit::project {
 
@@ -65,7 +62,7 @@ parse_settings_file(const std::string& text, const std::string& name);
 // spelling; setting one in both places is an error). Only keys marked
 // `project: true` are accepted.
 std::vector<SettingEntry>
-parse_project_settings(const YAML::Node& doc, const std::string& name);
+parse_project_settings(const Node& doc, const std::string& name);
 
 // The same from opkit.yaml's text, reading nothing else of it.
 std::vector<SettingEntry>

@@ -14,7 +14,7 @@ namespace {
 
 // `kind:` a framework's name (tensorflow, torch: opkit compiles the op for it), python or popart.
 TemplateKind
-parse_kind(const YAML::Node& root, const std::string& name, std::string& framework)
+parse_kind(const Node& root, const std::string& name, std::string& framework)
 {
   std::string kind = yaml::get_string_or(root, "kind", name, "tensorflow");
   std::vector<std::string> frameworks = FrameworkTable::names();
@@ -33,7 +33,7 @@ parse_kind(const YAML::Node& root, const std::string& name, std::string& framewo
 }
 
 TemplateSpec
-spec_from_node(const YAML::Node& root, const std::string& name)
+spec_from_node(const Node& root, const std::string& name)
 {
   yaml::expect_keys(root, {"description", "kind", "requirements", "test", "op", "flags", "easyrec", "files"}, name);
   TemplateSpec spec;
@@ -48,7 +48,7 @@ spec_from_node(const YAML::Node& root, const std::string& name)
     fail(ExitCode::usage, "{}: a {} template needs a test script ('test')", yaml::where(name, root),
          yaml::get_string(root, "kind", name));
   }
-  for (const YAML::Node& file : root["files"]) {
+  for (const Node& file : root["files"]) {
     yaml::expect_keys(file, {"source", "dest", "when"}, name);
     spec.files.push_back({yaml::get_string(file, "source", name), yaml::get_string(file, "dest", name),
                           yaml::get_string_or(file, "when", name, "")});

@@ -4,17 +4,20 @@
 #include "opkit/util/error.hpp"
 #include "opkit/util/json.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
 #include <cstdlib>
 
 namespace opkit::project::yaml {
 
 std::string
-at(const std::string& name, const YAML::Mark& mark)
+at(const std::string& name, const NodeMark& mark)
 {
   if (mark.is_null()) {
     return name;
@@ -24,72 +27,115 @@ at(const std::string& name, const YAML::Mark& mark)
 
 namespace {
 
-YAML::Node
-require(const YAML::Node& map, const char* key, const std::string& name)
+Node
+require(const Node& map, const char* key, const std::string& name)
 {
-  if (!map.IsMap()) {
+  if (!map.is_map()) {
     fail(ExitCode::usage, "{}: expected a mapping", where(name, map));
   }
-  YAML::Node node = map[key];
-  if (!node.IsDefined() || node.IsNull()) {
+  Node node = map[key];
+  if (!node.is_defined() || node.is_null()) {
     fail(ExitCode::usage, "{}: missing required key '{}'", where(name, map), key);
   }
   return node;
 }
 
 std::string
-scalar(const YAML::Node& node, const char* key, const std::string& name)
+scalar(const Node& node, const char* key, const std::string& name)
 {
-  if (!node.IsScalar()) {
+  if (!node.is_scalar()) {
     fail(ExitCode::usage, "{}: '{}' must be a single value", where(name, node), key);
   }
-  return node.Scalar();
+  return node.scalar();
 }
 
-// Fills `node` (a node of the document being built) with a twin's JSON as
-// yaml-cpp would have parsed the YAML: every scalar a string. Each child is made
-// in place, in the document's own memory, so no subtree is copied into its parent's.
-void
-fill_from_json(YAML::Node node, const Json& json)
+// Reads a twin's JSON straight into nodes, as yaml-cpp would have parsed the
+// YAML: every scalar a string (the twin writes them so), null a null.
+class TwinReader : public nlohmann::json_sax<Json>
 {
-  if (json.is_object()) {
-    if (json.empty()) {
-      node = YAML::Node(YAML::NodeType::Map);
-    }
-    for (const auto& [key, value] : json.items()) {
-      fill_from_json(node[key], value);
-    }
-  } else if (json.is_array()) {
-    if (json.empty()) {
-      node = YAML::Node(YAML::NodeType::Sequence);
-    }
-    for (size_t i = 0; i < json.size(); ++i) {
-      fill_from_json(node[i], json[i]); // node[size()] appends
-    }
-  } else if (json.is_string()) {
-    node = json.get_ref<const std::string&>();
-  } else {
-    node = YAML::Node(YAML::NodeType::Null);
+public:
+  explicit TwinReader(std::string name)
+    : m_name(std::move(name))
+  {
   }
-}
 
-YAML::Node
-from_json(const Json& json)
-{
-  YAML::Node root(YAML::NodeType::Null); // a node of its own, which the fills below share
-  fill_from_json(root, json);
-  return root;
-}
+  bool null() override { return add(NodeData(NodeKind::null)); }
+  bool boolean(bool value) override { return add_scalar(value ? "true" : "false"); }
+  bool number_integer(number_integer_t value) override { return add_scalar(std::to_string(value)); }
+  bool number_unsigned(number_unsigned_t value) override { return add_scalar(std::to_string(value)); }
+  bool number_float(number_float_t, const string_t& text) override { return add_scalar(text); }
+  bool string(string_t& value) override { return add_scalar(std::move(value)); }
+  bool binary(binary_t&) override { return false; }
+  bool start_object(size_t) override { return open(NodeKind::map); }
+  bool key(string_t& value) override { return add_scalar(std::move(value)); }
+  bool end_object() override { return close(); }
+  bool start_array(size_t) override { return open(NodeKind::sequence); }
+  bool end_array() override { return close(); }
+  bool parse_error(size_t, const std::string&, const nlohmann::detail::exception& error) override
+  {
+    fail(ExitCode::system, "{}: the embedded twin is not JSON: {}", m_name, error.what());
+  }
+
+  NodeData take() { return std::move(m_root); }
+
+private:
+  bool add_scalar(std::string text)
+  {
+    NodeData node(NodeKind::scalar);
+    node.text = std::move(text);
+    return add(std::move(node));
+  }
+  bool add(NodeData node)
+  {
+    if (m_open.empty()) {
+      m_root = std::move(node);
+    } else {
+      m_open.back().children.push_back(std::move(node));
+    }
+    return true;
+  }
+  bool open(NodeKind kind)
+  {
+    m_open.emplace_back(kind);
+    return true;
+  }
+  bool close()
+  {
+    NodeData done = std::move(m_open.back());
+    m_open.pop_back();
+    return add(std::move(done));
+  }
+
+  std::string m_name;
+  std::vector<NodeData> m_open;
+  NodeData m_root = NodeData(NodeKind::null);
+};
 
 } // namespace
 
-YAML::Node
+Node
 load_embedded(const std::string& path)
 {
-  if (std::optional<std::string_view> twin = find_embedded(path + ".json")) {
-    return from_json(Json::parse(*twin));
+  // The binary's own files never change: each is read once per process, and
+  // its nodes, which nothing can modify, are shared by every reader.
+  static std::mutex mutex;
+  static std::map<std::string, Node, std::less<>> loaded;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto found = loaded.find(path); found != loaded.end()) {
+      return found->second;
+    }
   }
-  return load(std::string(require_embedded(path)), path);
+  Node root;
+  if (std::optional<std::string_view> twin = find_embedded(path + ".json")) {
+    TwinReader reader(path + ".json");
+    Json::sax_parse(twin->begin(), twin->end(), &reader);
+    root = Node(reader.take());
+  } else {
+    root = load(std::string(require_embedded(path)), path);
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  return loaded.emplace(path, root).first->second;
 }
 
 namespace {
@@ -99,75 +145,107 @@ namespace {
 constexpr size_t k_max_nodes = 100000;
 constexpr size_t k_max_depth = 64;
 
-// Refuses duplicate keys (yaml-cpp keeps the first silently) and documents
-// that expand past the limits, counting every path as the readers walk them.
-void
-check_document(const YAML::Node& node, const std::string& name, size_t depth, size_t& nodes)
+NodeMark
+mark_of(const YAML::Node& node)
+{
+  YAML::Mark mark = node.Mark();
+  if (mark.is_null()) {
+    return {};
+  }
+  return {mark.line, mark.column};
+}
+
+// Makes opkit's nodes of a yaml-cpp document, refusing duplicate keys (yaml-cpp
+// keeps the first silently) and documents that expand past the limits,
+// counting every path as the copy walks it.
+NodeData
+convert(const YAML::Node& node, const std::string& name, size_t depth, size_t& nodes)
 {
   if (++nodes > k_max_nodes) {
     fail(ExitCode::usage, "{}: the document expands to more than {} nodes (aliases repeating aliases?)",
-         at(name, node.Mark()), k_max_nodes);
+         at(name, mark_of(node)), k_max_nodes);
   }
   if (depth > k_max_depth) {
-    fail(ExitCode::usage, "{}: nested more than {} levels deep", at(name, node.Mark()), k_max_depth);
+    fail(ExitCode::usage, "{}: nested more than {} levels deep", at(name, mark_of(node)), k_max_depth);
   }
-  if (node.IsSequence()) {
-    for (const YAML::Node& item : node) {
-      check_document(item, name, depth + 1, nodes);
-    }
-  } else if (node.IsMap()) {
-    std::set<std::string> keys;
-    for (const auto& entry : node) {
-      if (entry.first.IsScalar() && !keys.insert(entry.first.Scalar()).second) {
-        fail(ExitCode::usage, "{}: duplicate key '{}'", at(name, entry.first.Mark()), entry.first.Scalar());
+  NodeData data;
+  data.mark = mark_of(node);
+  switch (node.Type()) {
+    case YAML::NodeType::Undefined:
+      data.kind = NodeKind::undefined;
+      break;
+    case YAML::NodeType::Null:
+      data.kind = NodeKind::null;
+      break;
+    case YAML::NodeType::Scalar:
+      data.kind = NodeKind::scalar;
+      data.text = node.Scalar();
+      data.quoted = node.Tag() == "!";
+      break;
+    case YAML::NodeType::Sequence:
+      data.kind = NodeKind::sequence;
+      data.children.reserve(node.size());
+      for (const YAML::Node& item : node) {
+        data.children.push_back(convert(item, name, depth + 1, nodes));
       }
-      check_document(entry.first, name, depth + 1, nodes);
-      check_document(entry.second, name, depth + 1, nodes);
+      break;
+    case YAML::NodeType::Map: {
+      data.kind = NodeKind::map;
+      data.children.reserve(node.size() * 2);
+      std::set<std::string> keys;
+      for (const auto& entry : node) {
+        if (entry.first.IsScalar() && !keys.insert(entry.first.Scalar()).second) {
+          fail(ExitCode::usage, "{}: duplicate key '{}'", at(name, mark_of(entry.first)), entry.first.Scalar());
+        }
+        data.children.push_back(convert(entry.first, name, depth + 1, nodes));
+        data.children.push_back(convert(entry.second, name, depth + 1, nodes));
+      }
+      break;
     }
   }
+  return data;
 }
 
 } // namespace
 
-YAML::Node
+Node
 load(const std::string& text, const std::string& name)
 {
   YAML::Node doc;
   try {
     doc = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    fail(ExitCode::usage, "{}: invalid YAML: {}", at(name, e.mark), e.msg);
+    fail(ExitCode::usage, "{}: invalid YAML: {}", at(name, {e.mark.line, e.mark.column}), e.msg);
   }
   size_t nodes = 0;
-  check_document(doc, name, 0, nodes);
-  return doc;
+  return Node(convert(doc, name, 0, nodes));
 }
 
 std::string
-where(const std::string& name, const YAML::Node& node)
+where(const std::string& name, const Node& node)
 {
-  return at(name, node.Mark());
+  return at(name, node.mark());
 }
 
 std::string
-get_string(const YAML::Node& map, const char* key, const std::string& name)
+get_string(const Node& map, const char* key, const std::string& name)
 {
   return scalar(require(map, key, name), key, name);
 }
 
 std::string
-get_string_or(const YAML::Node& map, const char* key, const std::string& name, const std::string& fallback)
+get_string_or(const Node& map, const char* key, const std::string& name, const std::string& fallback)
 {
-  if (!map[key].IsDefined() || map[key].IsNull()) {
+  if (!map[key].is_defined() || map[key].is_null()) {
     return fallback;
   }
   return scalar(map[key], key, name);
 }
 
 int
-get_int(const YAML::Node& map, const char* key, const std::string& name)
+get_int(const Node& map, const char* key, const std::string& name)
 {
-  YAML::Node node = require(map, key, name);
+  Node node = require(map, key, name);
   std::string text = scalar(node, key, name);
   try {
     size_t used = 0;
@@ -181,10 +259,10 @@ get_int(const YAML::Node& map, const char* key, const std::string& name)
 }
 
 bool
-get_bool_or(const YAML::Node& map, const char* key, const std::string& name, bool fallback)
+get_bool_or(const Node& map, const char* key, const std::string& name, bool fallback)
 {
-  YAML::Node node = map[key];
-  if (!node.IsDefined() || node.IsNull()) {
+  Node node = map[key];
+  if (!node.is_defined() || node.is_null()) {
     return fallback;
   }
   std::string text = scalar(node, key, name);
@@ -197,24 +275,24 @@ get_bool_or(const YAML::Node& map, const char* key, const std::string& name, boo
   fail(ExitCode::usage, "{}: '{}' must be true or false, got '{}'", where(name, node), key, text);
 }
 
-std::vector<YAML::Node>
-get_list(const YAML::Node& map, const char* key, const std::string& name)
+std::vector<Node>
+get_list(const Node& map, const char* key, const std::string& name)
 {
-  YAML::Node node = map[key];
-  if (!node.IsDefined() || node.IsNull()) {
+  Node node = map[key];
+  if (!node.is_defined() || node.is_null()) {
     return {};
   }
-  if (!node.IsSequence()) {
+  if (!node.is_sequence()) {
     fail(ExitCode::usage, "{}: '{}' must be a list", where(name, node), key);
   }
   return {node.begin(), node.end()};
 }
 
 std::vector<std::string>
-get_string_list(const YAML::Node& map, const char* key, const std::string& name)
+get_string_list(const Node& map, const char* key, const std::string& name)
 {
   std::vector<std::string> result;
-  for (const YAML::Node& item : get_list(map, key, name)) {
+  for (const Node& item : get_list(map, key, name)) {
     result.push_back(scalar(item, key, name));
   }
   return result;
@@ -225,10 +303,10 @@ namespace {
 // A plain scalar that reads as a decimal number or a bool is one; a quoted
 // one ("1") and everything else is a string.
 Json
-scalar_json(const YAML::Node& node)
+scalar_json(const Node& node)
 {
-  const std::string& value = node.Scalar();
-  if (node.Tag() == "!") {
+  const std::string& value = node.scalar();
+  if (node.quoted()) {
     return value;
   }
   if (value == "true" || value == "false") {
@@ -259,41 +337,41 @@ scalar_json(const YAML::Node& node)
 }
 
 Json
-node_json(const YAML::Node& node)
+node_json(const Node& node)
 {
-  if (node.IsSequence()) {
+  if (node.is_sequence()) {
     Json list = Json::array();
-    for (const YAML::Node& item : node) {
+    for (const Node& item : node) {
       list.push_back(node_json(item));
     }
     return list;
   }
-  if (node.IsMap()) {
+  if (node.is_map()) {
     Json map = Json::object();
     for (const auto& entry : node) {
-      map[entry.first.Scalar()] = node_json(entry.second);
+      map[entry.first.scalar()] = node_json(entry.second);
     }
     return map;
   }
-  return node.IsScalar() ? scalar_json(node) : Json();
+  return node.is_scalar() ? scalar_json(node) : Json();
 }
 
 } // namespace
 
 std::string
-to_json_text(const YAML::Node& node)
+to_json_text(const Node& node)
 {
   return json_text(node_json(node));
 }
 
 void
-expect_keys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& name)
+expect_keys(const Node& map, const std::vector<std::string>& allowed, const std::string& name)
 {
-  if (!map.IsMap()) {
+  if (!map.is_map()) {
     fail(ExitCode::usage, "{}: expected a mapping", where(name, map));
   }
   for (const auto& entry : map) {
-    const std::string key = entry.first.Scalar();
+    const std::string key = entry.first.scalar();
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       fail(ExitCode::usage, "{}: unknown key '{}' (expected one of: {})", where(name, entry.first), key,
            fmt::join(allowed, ", "));
