@@ -222,6 +222,12 @@ case "$commit" in
   "$head_commit"*) ;;
   *) fail "opkit --version --verbose says commit $commit, the source is at $head_commit" ;;
 esac
+run_opkit 0 -q --version
+[ "$(cat "$work/out")" = "opkit 0.1.0" ] || fail "opkit -q --version said: $(cat "$work/out")"
+# What every start maps: libc and libgcc_s alone (libstdc++, fmt, yaml-cpp and
+# libelf are inside the binary, libm is not needed, the rest is opened on use).
+needed=$(readelf -d "$OPKIT" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' | sort | tr '\n' ' ')
+[ "$needed" = "ld-linux-x86-64.so.2 libc.so.6 libgcc_s.so.1 " ] || fail "opkit needs at start: $needed"
 
 # --- --json on new and profile list, against their schemas
 run_opkit 0 new json_op --json --tf 2.10.1

@@ -227,8 +227,8 @@ TEST(ElfSymbolIndex, ForeignAndOtherFormatFilesAreRefused)
   EXPECT_EQ(SymbolIndex::parse(std::string(200, 'x')).problem, "not an opkit symbol index");
   std::string bytes = build_symbol_index(read_library(system_library("libdl.so.2")), {});
   std::string future = bytes;
-  future[8] = 4; // format version
-  EXPECT_EQ(SymbolIndex::parse(future).problem, "format version 4, not 3");
+  future[8] = 5; // format version
+  EXPECT_EQ(SymbolIndex::parse(future).problem, "format version 5, not 4");
   EXPECT_EQ(SymbolIndex::open("/nonexistent/x.idx", {}).problem, "missing");
 }
 
@@ -294,7 +294,7 @@ TEST(ElfSymbolIndex, ACorruptEntryMetByALookupFallsBackToTheElf)
   std::memcpy(&buckets, bytes.data() + 12, 4); // the bucket count (the tests run on little-endian hosts)
   size_t entries = 64 + (size_t{buckets} + 1) * 4;
   for (size_t e = 0; e < sound->size(); ++e) {
-    bytes.replace(entries + e * 16 + 4, 4, "\xff\xff\xff\x7f");
+    bytes.replace(entries + e * 20 + 8, 4, "\xff\xff\xff\x7f");
   }
   fs::write_file_atomic(place.file, bytes);
   ProfileLibrary mapped = indexed_library(lib, place);
@@ -346,9 +346,9 @@ TEST(ElfSymbolIndex, TheFuzzSeedsReadAsTheyAreMeantTo)
   EXPECT_EQ(lookup(*seed.index, "seed_add"), (Definitions{{"SEED_1.0", true}, {"SEED_2.0", false}}));
   EXPECT_EQ(lookup(*seed.index, "_Znwm"), (Definitions{{"", false}}));
   EXPECT_TRUE(open("empty-table.idx").index);
-  EXPECT_NE(open("truncated.idx").problem.find("corrupt: 271 bytes where its header describes 272"), std::string::npos);
+  EXPECT_NE(open("truncated.idx").problem.find("corrupt: 291 bytes where its header describes 292"), std::string::npos);
   EXPECT_EQ(open("checksum-bad.idx").problem, "corrupt: header checksum mismatch");
-  EXPECT_EQ(open("format-1.idx").problem, "format version 1, not 3");
+  EXPECT_EQ(open("format-1.idx").problem, "format version 1, not 4");
   EXPECT_EQ(open("buckets-not-power-of-two.idx").problem, "corrupt: impossible table sizes");
   EXPECT_EQ(open("version-name-changed.idx").problem, "corrupt: the version tables do not match their check");
   for (const char* name : {"bucket-start-past-end.idx", "entry-name-outside.idx", "entry-version-bad.idx",
@@ -357,6 +357,33 @@ TEST(ElfSymbolIndex, TheFuzzSeedsReadAsTheyAreMeantTo)
     ASSERT_TRUE(opened.index) << name << ": " << opened.problem; // met where it is read
     EXPECT_FALSE(opened.index->verify()) << name;
   }
+}
+
+TEST(ElfSymbolIndex, AKeptIndexOfTheFormatBeforeIsRemadeInTheCurrentOne)
+{
+  // An SDK imported by an older opkit keeps its process libraries' indexes in
+  // format 3 (this one written by that format's seed writer).
+  fs::TempDir dir;
+  IndexPlace place{dir.path() / "libseed.so.1.idx", dir.path() / "lock"};
+  stdfs::path old = stdfs::path(OPKIT_TEST_SOURCE_DIR) / "tests/fixtures/symbol-index/seed-format-3.idx";
+  fs::write_file_atomic(place.file, fs::read_file(old));
+  EXPECT_EQ(SymbolIndex::open(place.file, std::nullopt).problem, "format version 3, not 4");
+  std::optional<ProfileLibrary> kept = index_only_library(place);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->soname, "libseed.so.1");
+  EXPECT_EQ(kept->versions, (std::vector<std::string>{"SEED_1.0", "SEED_2.0"}));
+  EXPECT_EQ(definitions(kept->symbols.find("seed_add")), (Definitions{{"SEED_1.0", true}, {"SEED_2.0", false}}));
+  EXPECT_EQ(kept->symbols.size(), 5U);
+  SymbolIndex::Opened now = SymbolIndex::open(place.file, std::nullopt);
+  ASSERT_TRUE(now.index) << now.problem; // rewritten in the current format
+  EXPECT_TRUE(now.index->source() == (SourceStamp{1234, 5678}));
+  EXPECT_TRUE(now.index->verify());
+  // A damaged one of that format is not used, and not rewritten.
+  std::string damaged = fs::read_file(old);
+  damaged[damaged.rfind("seed_value")] ^= 0x20; // a letter of a symbol's name
+  fs::write_file_atomic(place.file, damaged);
+  EXPECT_FALSE(index_only_library(place));
+  EXPECT_EQ(fs::read_file(place.file), damaged);
 }
 
 TEST(NameListTable, FindsTheNamesOfItsLinesAndSkipsComments)

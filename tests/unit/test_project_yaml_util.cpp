@@ -51,7 +51,7 @@ TEST(ProjectYamlUtil, EveryEmbeddedConfigLoadsFromItsTwinAsFromItsYaml)
     if (!config && !template_spec) {
       continue;
     }
-    ASSERT_TRUE(find_embedded(path + ".json")) << path << " has no JSON twin";
+    ASSERT_TRUE(find_embedded(path + ".msgpack")) << path << " has no MessagePack twin";
     project::Node from_yaml = project::yaml::load(std::string(file.content), path);
     project::Node from_twin = project::yaml::load_embedded(path);
     EXPECT_EQ(text_tree(from_twin), text_tree(from_yaml)) << path;

@@ -1,4 +1,5 @@
 #include "opkit/builder/report_json.hpp"
+#include "opkit/util/whole_numbers.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -49,7 +50,7 @@ target_json(const TargetResult& target, bool dry_run)
           {"up_to_date", target.up_to_date},
           {"compiled", target.compiled},
           {"pch_compiles", target.pch_compiles},
-          {"seconds", std::round(target.seconds * 1000) / 1000},
+          {"seconds", static_cast<double>(rounded(target.seconds * 1000)) / 1000},
           {"log", target.log_file.empty() ? Json(nullptr) : Json(target.log_file.string())},
           {"libraries", libraries},
           {"skipped", target.skipped},

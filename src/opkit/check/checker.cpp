@@ -216,27 +216,45 @@ add_needed(const elf::ElfInfo& elf, const stdfs::path& path, const CheckTarget& 
 // Each library answers through its own table (in memory or a mapped index),
 // so a check costs lookups of the op's undefined symbols, not a map of every export.
 bool
-resolves(const elf::ElfSymbol& ref, const std::string& need_file, const LoadSet& set)
+defines(const ProfileLibrary& library, const elf::ElfSymbol& ref)
 {
-  for (const ProfileLibrary* library : set.libraries) {
-    if (!set.visible(library)) {
-      continue;
-    }
-    for (const elf::SymbolDefinition& def : library->symbols.find(ref.name)) {
-      if (library->symbols_up_to_ceilings) {
-        // The target's library: a version within the ceilings was its default
-        // one there, even where this machine's newer library has hidden it.
-        if (provides_version(*library, std::string(def.version))
-            && (ref.version.empty() || def.version == ref.version)) {
-          return true;
-        }
-      } else if (ref.version.empty() ? !def.hidden : (def.version == ref.version || def.version.empty())) {
+  for (const elf::SymbolDefinition& def : library.symbols.find(ref.name)) {
+    if (library.symbols_up_to_ceilings) {
+      // The target's library: a version within the ceilings was its default
+      // one there, even where this machine's newer library has hidden it.
+      if (provides_version(library, std::string(def.version)) && (ref.version.empty() || def.version == ref.version)) {
         return true;
       }
+    } else if (ref.version.empty() ? !def.hidden : (def.version == ref.version || def.version.empty())) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether any visible library defines it: the answer does not depend on the
+// order they are asked in, so the likeliest are asked first (the library its
+// version names, then the frameworks), and the rest's indexes are opened only
+// for what those do not define.
+bool
+resolves(const elf::ElfSymbol& ref, const std::string& need_file, const LoadSet& set)
+{
+  const ProfileLibrary* provider = need_file.empty() ? nullptr : set.find(need_file);
+  auto first = [&](const ProfileLibrary* library) { return library == provider || library->framework; };
+  if (provider != nullptr && set.visible(provider) && defines(*provider, ref)) {
+    return true;
+  }
+  for (const ProfileLibrary* library : set.libraries) {
+    if (library != provider && library->framework && set.visible(library) && defines(*library, ref)) {
+      return true;
+    }
+  }
+  for (const ProfileLibrary* library : set.libraries) {
+    if (!first(library) && set.visible(library) && defines(*library, ref)) {
+      return true;
     }
   }
   // A policy library's symbols are unknown: its version set stands for them.
-  const ProfileLibrary* provider = need_file.empty() ? nullptr : set.find(need_file);
   return provider != nullptr && !provider->symbols_known && provides_version(*provider, ref.version);
 }
 

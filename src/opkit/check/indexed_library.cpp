@@ -6,6 +6,7 @@
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
 #include "opkit/util/log.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -136,6 +137,39 @@ indexed_library(const stdfs::path& library, const IndexPlace& place)
 
 namespace {
 
+// A host library's table, made at its first use.
+class OnFirstUseSymbols : public elf::SymbolTable
+{
+public:
+  explicit OnFirstUseSymbols(stdfs::path library)
+    : m_library(std::move(library))
+  {
+  }
+  size_t size() const override { return symbols().size(); }
+  std::vector<elf::SymbolDefinition> find(std::string_view name) const override { return symbols().find(name); }
+  void for_each(const std::function<void(std::string_view, const elf::SymbolDefinition&)>& visit) const override
+  {
+    symbols().for_each(visit);
+  }
+  void for_each_matching(
+    const std::function<bool(std::string_view)>& wanted,
+    const std::function<void(std::string_view, const elf::SymbolDefinition&)>& visit) const override
+  {
+    symbols().for_each_matching(wanted, visit);
+  }
+
+private:
+  const elf::ExportedSymbols& symbols() const
+  {
+    std::call_once(m_once, [this] { m_symbols = indexed_library(m_library, cache_place(m_library)).symbols; });
+    return m_symbols;
+  }
+
+  stdfs::path m_library;
+  mutable std::once_flag m_once;
+  mutable elf::ExportedSymbols m_symbols;
+};
+
 // An index with no library behind it: a corrupt entry is a lookup that finds nothing.
 class KeptIndexSymbols : public elf::SymbolTable
 {
@@ -167,12 +201,49 @@ private:
 
 } // namespace
 
-std::optional<ProfileLibrary>
-index_only_library(const stdfs::path& index_file)
+elf::ExportedSymbols
+host_symbols_on_first_use(const stdfs::path& library)
 {
-  elf::SymbolIndex::Opened opened = elf::SymbolIndex::open(index_file, std::nullopt);
+  return elf::ExportedSymbols(std::make_shared<OnFirstUseSymbols>(library));
+}
+
+namespace {
+
+// The kept index at place.file remade in the current format, when it is a
+// sound one of format 3; what opening it gives then.
+elf::SymbolIndex::Opened
+upgraded_kept_index(const IndexPlace& place, elf::SymbolIndex::Opened opened)
+{
+  if (!starts_with(opened.problem, "format version 3,")) {
+    return opened;
+  }
+  try {
+    fs::FileLock lock(place.lock);
+    elf::SymbolIndex::Opened again = elf::SymbolIndex::open(place.file, std::nullopt);
+    if (again.index || !starts_with(again.problem, "format version 3,")) {
+      return again; // remade while this process waited
+    }
+    elf::SourceStamp stamp;
+    std::optional<elf::LibraryExports> read = elf::read_format_3_index(fs::read_file(place.file), stamp);
+    if (!read) {
+      return {nullptr, "corrupt: an index of format 3 that does not read as one"};
+    }
+    fs::write_file_atomic(place.file, elf::build_symbol_index(*read, stamp));
+    log_debug("symbol index: {} remade in the current format", place.file);
+  } catch (const Error& e) {
+    return {nullptr, e.what()};
+  }
+  return elf::SymbolIndex::open(place.file, std::nullopt);
+}
+
+} // namespace
+
+std::optional<ProfileLibrary>
+index_only_library(const IndexPlace& place)
+{
+  elf::SymbolIndex::Opened opened = upgraded_kept_index(place, elf::SymbolIndex::open(place.file, std::nullopt));
   if (!opened.index) {
-    log_debug("symbol index: {} not used: {}", index_file, opened.problem);
+    log_debug("symbol index: {} not used: {}", place.file, opened.problem);
     return std::nullopt;
   }
   std::string soname = opened.index->soname();

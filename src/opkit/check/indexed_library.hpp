@@ -28,11 +28,20 @@ cache_place(const std::filesystem::path& library);
 ProfileLibrary
 indexed_library(const std::filesystem::path& library, const IndexPlace& place);
 
+// The symbols of this machine's `library` (a runtime policy's), looked up as
+// indexed_library's are, the index found or made at the first lookup: a check
+// opens the indexes of the libraries its op's load reaches, not of every one
+// the policy lists. Errors (at that lookup): those of indexed_library.
+elf::ExportedSymbols
+host_symbols_on_first_use(const std::filesystem::path& library);
+
 // A library known only by the index kept of it (the SDK's process/ libraries:
 // `import tensorflow` loads them, the SDK does not keep them): mapped,
 // unchecked against a file it no longer has; nothing when the index is
-// missing or unusable. A corrupt entry found later answers no symbols.
+// missing or unusable. A corrupt entry found later answers no symbols. An
+// index of the format before the current one (an SDK imported by an older
+// opkit) is remade in the current format, atomically, under place.lock.
 std::optional<ProfileLibrary>
-index_only_library(const std::filesystem::path& index_file);
+index_only_library(const IndexPlace& place);
 
 } // namespace opkit::check

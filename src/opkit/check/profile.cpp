@@ -169,10 +169,9 @@ host_library(const std::string& soname)
   if (path.empty()) {
     return std::nullopt;
   }
-  stdfs::path real = stdfs::weakly_canonical(path);
-  ProfileLibrary library = indexed_library(real, cache_place(real));
-  library.path = path.string();
-  return library;
+  // Indexed under the path it was found at, links and all: the index's stamp
+  // is the linked file's, so a link moved to another file makes it stale.
+  return indexed_library(path, cache_place(path));
 }
 
 bool
@@ -229,8 +228,8 @@ profile_from_policy(const project::RuntimePolicy& policy)
     library.ceilings = entry.ceilings;
     library.extra_versions = entry.extra_versions;
     library.optional_package = entry.optional_package;
-    if (std::optional<ProfileLibrary> host = host_library(entry.soname)) {
-      library.symbols = std::move(host->symbols);
+    if (stdfs::path host = find_in(entry.soname, host_search_paths()); !host.empty()) {
+      library.symbols = host_symbols_on_first_use(host);
       library.symbols_up_to_ceilings = true;
     }
     profile.libraries.push_back(std::move(library));

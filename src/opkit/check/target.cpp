@@ -104,7 +104,7 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
     }
     std::optional<ProfileLibrary> loaded;
     if (std::filesystem::exists(index, ec)) {
-      loaded = index_only_library(index);
+      loaded = index_only_library({index, sdk::store_lock_path()});
     } else if (std::filesystem::is_regular_file(sdk.lib_dir() / name, ec)) { // kept whole (torch's libc10.so)
       loaded = indexed_library(sdk.lib_dir() / name, {index, sdk::store_lock_path()});
     }

@@ -92,6 +92,18 @@ version_only(int argc, char** argv)
   return version;
 }
 
+// -v or --verbose anywhere on the line.
+bool
+verbose_on_line(int argc, char** argv)
+{
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "-v" || std::string(argv[i]) == "--verbose") {
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 bool
@@ -123,15 +135,17 @@ split_versions(const std::vector<std::string>& values, const std::string& flag)
 int
 run(int argc, char** argv)
 {
+  // --version (with -v/--verbose anywhere on the line, the build facts too) is
+  // answered before any command is built: it is the start alone.
+  if (version_only(argc, argv)) {
+    std::fputs(version_text(verbose_on_line(argc, argv)).c_str(), stdout);
+    return 0;
+  }
   CLI::App app{"opkit: build, check and ship custom ops for every framework version you target"};
   app.name("opkit");
   // --version with -v/--verbose anywhere on the line adds the build facts.
   app.set_version_flag("--version", [argc, argv] {
-    bool verbose = false;
-    for (int i = 1; i < argc; ++i) {
-      verbose = verbose || std::string(argv[i]) == "-v" || std::string(argv[i]) == "--verbose";
-    }
-    std::string text = version_text(verbose);
+    std::string text = version_text(verbose_on_line(argc, argv));
     return text.substr(0, text.size() - 1); // CLI11 adds the newline
   });
   app.require_subcommand(1);
@@ -164,7 +178,7 @@ run(int argc, char** argv)
   // the whole tree for help, completion, a line without a command, a typo.
   if (const Command* named = named_command(argc, argv)) {
     named->add(app, global, exit_code);
-  } else if (!version_only(argc, argv)) {
+  } else {
     for (const Command& command : k_commands) {
       command.add(app, global, exit_code);
     }

@@ -14,20 +14,20 @@
 
 namespace opkit::elf {
 
-// Layout, format version 3. Every number is an unsigned little-endian
+// Layout, format version 4. Every number is an unsigned little-endian
 // integer (the mtime is signed); offsets count from the start of the file.
 //
 //   header, 64 bytes
 //     0  magic "OPKITSYM"           32  symbol count N
-//     8  format version (3)         36  version count V
+//     8  format version (4)         36  version count V
 //    12  bucket count B (2^k)       40  definition count D
 //    16  source size (u64)          44  string table size S
 //    24  source mtime, ns (i64)     48  soname: string offset, 52 length
 //                                   56  tables check; 60 FNV-1a of bytes 0..59
 //   buckets      (B + 1) u32: bucket b holds entries [bucket[b], bucket[b+1])
-//   entries      N x 16 bytes: entry check, name offset, name length,
-//                version word (version number | hidden << 31); grouped by
-//                bucket: H(name) & (B - 1)
+//   entries      N x 20 bytes: entry check, H(name), name offset, name
+//                length, version word (version number | hidden << 31);
+//                grouped by bucket: H(name) & (B - 1)
 //   versions     V x 8 bytes: string offset, length; number 0 is "" (unversioned)
 //   definitions  D u32: version numbers of the library's own version definitions
 //   strings      S bytes without terminators: the version names, then the
@@ -37,19 +37,21 @@ namespace opkit::elf {
 // The file is exactly as long as these parts. FNV-1a is the 32-bit one; it
 // continues over more bytes by starting from an earlier result. H is
 // name_hash below (version 1 used FNV-1a, a byte a step; version 2 laid the
-// names out in the library's order). The entry check is
-// H(name) with FNV-1a continued over the 4 bytes of the version word, so a
-// changed name, version or hidden bit is caught where the entry is read. The
-// tables check is FNV-1a over the versions and definitions tables, continued
-// over each version name and the soname, checked at open.
+// names out in the library's order; version 3 stored no H, so a lookup
+// hashed every name of its bucket). The entry check is FNV-1a over the
+// entry's other 16 bytes, so a lookup checks the entries it visits without
+// reading their names: it reads a name only where H matches, and a name that
+// no longer hashes to its H is caught there. The tables check is FNV-1a over
+// the versions and definitions tables, continued over each version name and
+// the soname, checked at open.
 
 namespace {
 
 constexpr std::string_view k_magic = "OPKITSYM";
-constexpr uint32_t k_format_version = 3; // 2: name_hash, 8 bytes a step; 3: names in entry order
+constexpr uint32_t k_format_version = 4; // 2: name_hash; 3: names in entry order; 4: H in each entry
 constexpr size_t k_header_size = 64;
 constexpr size_t k_checksummed = 60;
-constexpr size_t k_entry_size = 16;
+constexpr size_t k_entry_size = 20;
 constexpr size_t k_version_size = 8;
 constexpr uint32_t k_hidden_bit = 0x80000000U;
 constexpr uint32_t k_version_mask = 0x7fffffffU;
@@ -98,14 +100,17 @@ name_hash(std::string_view name)
   return static_cast<uint32_t>(hash);
 }
 
-// What an entry stores to be checked: its name's hash continued over its version word.
+// An entry's check: FNV-1a over its other four fields, as stored.
 uint32_t
-entry_check(uint32_t name_hash, uint32_t version_word)
+entry_check(uint32_t hash, uint32_t name_offset, uint32_t name_length, uint32_t version_word)
 {
-  for (int shift = 0; shift < 32; shift += 8) {
-    name_hash = (name_hash ^ ((version_word >> shift) & 0xff)) * 16777619U;
+  uint32_t check = k_fnv_offset;
+  for (uint32_t field : {hash, name_offset, name_length, version_word}) {
+    for (int shift = 0; shift < 32; shift += 8) {
+      check = (check ^ ((field >> shift) & 0xff)) * 16777619U;
+    }
   }
-  return name_hash;
+  return check;
 }
 
 uint32_t
@@ -188,6 +193,12 @@ bucket_count_for(size_t symbols)
 }
 
 } // namespace
+
+uint32_t
+symbol_name_hash(std::string_view name)
+{
+  return name_hash(name);
+}
 
 SourceStamp
 stamp_of(const std::filesystem::path& file)
@@ -285,8 +296,8 @@ build_symbol_index(const LibraryExports& library, const SourceStamp& source)
     put32(out, start);
   }
   for (const Entry& entry : grouped) {
-    for (uint32_t field :
-         {entry_check(entry.hash, entry.version), entry.name_offset, entry.name_length, entry.version}) {
+    for (uint32_t field : {entry_check(entry.hash, entry.name_offset, entry.name_length, entry.version), entry.hash,
+                           entry.name_offset, entry.name_length, entry.version}) {
       put32(out, field);
     }
   }
@@ -298,17 +309,15 @@ build_symbol_index(const LibraryExports& library, const SourceStamp& source)
 SymbolIndex::Opened
 SymbolIndex::open(const std::filesystem::path& path, const std::optional<SourceStamp>& source)
 {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    return {nullptr, "missing"};
-  }
   std::shared_ptr<SymbolIndex> index(new SymbolIndex());
   try {
     index->m_file = std::make_unique<fs::MappedFile>(path);
   } catch (const Error& e) {
-    return {nullptr, e.what()};
+    std::error_code ec; // asked only here: a check opens a dozen indexes that exist
+    return {nullptr, std::filesystem::exists(path, ec) ? e.what() : "missing"};
   }
   index->m_bytes = index->m_file->bytes();
+  fs::advise_random(index->m_bytes); // lookups touch a few pages anywhere; a walk prefaults all
   std::string problem = index->load(source);
   return problem.empty() ? Opened{index, ""} : Opened{nullptr, problem};
 }
@@ -396,8 +405,25 @@ SymbolIndex::load(const std::optional<SourceStamp>& source)
   return {};
 }
 
-// Every entry of the bucket lies inside the file, names a version, belongs
-// in this bucket, and still matches its check (name, version and hidden bit).
+// The fields of entry e (which must be below the symbol count), when they
+// match their check, name a version and place the name inside the strings.
+std::optional<SymbolIndex::EntryFields>
+SymbolIndex::fields(uint32_t e) const
+{
+  const char* entry = m_bytes.data() + m_entries + size_t{e} * k_entry_size;
+  EntryFields read{load32(entry + 4), load32(entry + 8), load32(entry + 12), load32(entry + 16)};
+  if (entry_check(read.hash, read.name_offset, read.name_length, read.version) != load32(entry)
+      || uint64_t{read.name_offset} + read.name_length > m_strings.size()
+      || (read.version & k_version_mask) >= m_version_count) {
+    return std::nullopt;
+  }
+  return read;
+}
+
+// Every entry of the bucket matches its check and belongs in this bucket,
+// and the entries just outside it belong to the buckets before and after:
+// the entries are sorted by bucket, so an entry cut off by a damaged start
+// would be one of those. No name is read.
 bool
 SymbolIndex::bucket_is_sound(uint32_t bucket) const
 {
@@ -407,38 +433,20 @@ SymbolIndex::bucket_is_sound(uint32_t bucket) const
     return false;
   }
   for (uint32_t e = begin; e < end; ++e) {
-    const char* entry = m_bytes.data() + m_entries + size_t{e} * k_entry_size;
-    uint32_t offset = load32(entry + 4);
-    uint32_t length = load32(entry + 8);
-    uint32_t version = load32(entry + 12);
-    if (uint64_t{offset} + length > m_strings.size() || (version & k_version_mask) >= m_version_count) {
-      return false;
-    }
-    uint32_t hash = name_hash(m_strings.substr(offset, length));
-    if ((hash & m_bucket_mask) != bucket || entry_check(hash, version) != load32(entry)) {
+    std::optional<EntryFields> entry = fields(e);
+    if (!entry || (entry->hash & m_bucket_mask) != bucket) {
       return false;
     }
   }
-  // The bucket holds all of its entries: the entries are sorted by bucket, so
-  // one cut off by a damaged start would be the neighbour just outside.
-  auto bucket_of = [this](uint32_t e) -> std::optional<uint32_t> {
-    const char* entry = m_bytes.data() + m_entries + size_t{e} * k_entry_size;
-    uint32_t offset = load32(entry + 4);
-    uint32_t length = load32(entry + 8);
-    if (uint64_t{offset} + length > m_strings.size()) {
-      return std::nullopt;
-    }
-    return name_hash(m_strings.substr(offset, length)) & m_bucket_mask;
-  };
   if (begin > 0) {
-    std::optional<uint32_t> before = bucket_of(begin - 1);
-    if (!before || *before >= bucket) {
+    std::optional<EntryFields> before = fields(begin - 1);
+    if (!before || (before->hash & m_bucket_mask) >= bucket) {
       return false;
     }
   }
   if (end < m_symbol_count) {
-    std::optional<uint32_t> after = bucket_of(end);
-    if (!after || *after <= bucket) {
+    std::optional<EntryFields> after = fields(end);
+    if (!after || (after->hash & m_bucket_mask) <= bucket) {
       return false;
     }
   }
@@ -453,6 +461,10 @@ SymbolIndex::verify() const
     bool sound = true;
     for (uint32_t b = 0; sound && b <= m_bucket_mask; ++b) {
       sound = bucket_is_sound(b);
+    }
+    for (uint32_t e = 0; sound && e < m_symbol_count; ++e) {
+      std::optional<EntryFields> entry = fields(e);
+      sound = entry && name_hash(name(e)) == entry->hash;
     }
     m_sound = sound;
   });
@@ -469,13 +481,13 @@ std::string_view
 SymbolIndex::name(uint32_t entry) const
 {
   const char* at = m_bytes.data() + m_entries + size_t{entry} * k_entry_size;
-  return m_strings.substr(load32(at + 4), load32(at + 8));
+  return m_strings.substr(load32(at + 8), load32(at + 12));
 }
 
 SymbolDefinition
 SymbolIndex::definition(uint32_t entry) const
 {
-  uint32_t version = load32(m_bytes.data() + m_entries + size_t{entry} * k_entry_size + 12);
+  uint32_t version = load32(m_bytes.data() + m_entries + size_t{entry} * k_entry_size + 16);
   return {m_versions[version & k_version_mask], (version & k_hidden_bit) != 0};
 }
 
@@ -489,10 +501,17 @@ SymbolIndex::find(std::string_view wanted, std::vector<SymbolDefinition>& found)
   if (!bucket_is_sound(bucket)) {
     return false;
   }
+  size_t before = found.size();
   for (uint32_t e = bucket_start(bucket), end = bucket_start(bucket + 1); e < end; ++e) {
-    const char* entry = m_bytes.data() + m_entries + size_t{e} * k_entry_size;
-    if (load32(entry) == entry_check(hash, load32(entry + 12)) && name(e) == wanted) {
+    if (fields(e)->hash != hash) {
+      continue;
+    }
+    std::string_view stored = name(e);
+    if (stored == wanted) {
       found.push_back(definition(e));
+    } else if (name_hash(stored) != hash) {
+      found.resize(before); // the name changed since the entry was made
+      return false;
     }
   }
   return true;
@@ -513,12 +532,12 @@ SymbolIndex::for_each(const std::function<void(std::string_view, const SymbolDef
 bool
 SymbolIndex::entry_is_sound(uint32_t e) const
 {
-  const char* entry = m_bytes.data() + m_entries + size_t{e} * k_entry_size;
-  uint32_t version = load32(entry + 12);
-  uint32_t hash = name_hash(name(e));
-  uint32_t bucket = hash & m_bucket_mask;
-  return (version & k_version_mask) < m_version_count && entry_check(hash, version) == load32(entry)
-         && bucket_start(bucket) <= e && e < bucket_start(bucket + 1);
+  std::optional<EntryFields> entry = fields(e);
+  if (!entry || name_hash(name(e)) != entry->hash) {
+    return false;
+  }
+  uint32_t bucket = entry->hash & m_bucket_mask;
+  return bucket_start(bucket) <= e && e < bucket_start(bucket + 1);
 }
 
 bool
@@ -529,7 +548,7 @@ SymbolIndex::for_each_matching(const std::function<bool(std::string_view)>& want
   std::vector<uint32_t> matches;
   for (uint32_t e = 0; e < m_symbol_count; ++e) {
     const char* entry = m_bytes.data() + m_entries + size_t{e} * k_entry_size;
-    if (uint64_t{load32(entry + 4)} + load32(entry + 8) > m_strings.size()) {
+    if (uint64_t{load32(entry + 8)} + load32(entry + 12) > m_strings.size()) {
       return false;
     }
     if (wanted(name(e))) {

@@ -60,6 +60,17 @@ build_symbol_index(const LibraryExports& library, const SourceStamp& source);
 LibraryExports
 write_symbol_index(const std::filesystem::path& library, const std::filesystem::path& index_file);
 
+// The hash of a symbol name the index's hash table uses (H in symbol_index.cpp).
+uint32_t
+symbol_name_hash(std::string_view name);
+
+// The library an index of format 3 (the one before the current) describes,
+// and its stamp; nothing when the bytes are not a sound index of that format.
+// Every entry is checked. For remaking, in the current format, an index kept
+// without its library.
+std::optional<LibraryExports>
+read_format_3_index(std::string_view bytes, SourceStamp& source);
+
 // An index read back. Opening checks the header, the sizes against the file
 // and the small tables; the hash table is checked where it is read (the
 // bucket a lookup visits, everything before a walk), so a lookup costs the
@@ -107,6 +118,14 @@ private:
   SymbolIndex() = default;
   // Checks the header and small tables of m_bytes and fills the fields; the problem, or empty.
   std::string load(const std::optional<SourceStamp>& source);
+  struct EntryFields
+  {
+    uint32_t hash;
+    uint32_t name_offset;
+    uint32_t name_length;
+    uint32_t version;
+  };
+  std::optional<EntryFields> fields(uint32_t entry) const;
   bool bucket_is_sound(uint32_t bucket) const;
   bool entry_is_sound(uint32_t entry) const;
   SymbolDefinition definition(uint32_t entry) const;

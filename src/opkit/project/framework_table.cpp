@@ -275,7 +275,7 @@ FrameworkOptionFacts
 FrameworkTable::option_facts(const std::string& name)
 {
   std::string path = "configs/frameworks/" + name + ".yaml";
-  Node root = is_framework_name(name) && find_embedded(path + ".json") ? yaml::load_embedded(path) : Node();
+  Node root = is_framework_name(name) && find_embedded(path + ".msgpack") ? yaml::load_embedded(path) : Node();
   if (!root.is_map() || !root["versions"].is_sequence()) {
     const FrameworkTable& table = get(name); // no twin (or not one opkit reads): the table says it, or why not
     return {table.short_name(), table.display_name(), table.example_versions()};

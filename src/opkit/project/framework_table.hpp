@@ -124,7 +124,7 @@ public:
   static const FrameworkTable& get(const std::string& name);
   // The frameworks opkit has a table for, by name ("tensorflow", "torch").
   static std::vector<std::string> names();
-  // option_facts of a framework, read from its table's JSON twin without
+  // option_facts of a framework, read from its table's MessagePack twin without
   // parsing the whole table (every command builds an option per framework,
   // and a command line uses one of them); the parsed table's without a twin.
   static FrameworkOptionFacts option_facts(const std::string& name);

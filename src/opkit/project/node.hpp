@@ -1,6 +1,6 @@
 #pragma once
 
-// A parsed YAML (or JSON twin) document as opkit's own value: scalars,
+// A parsed YAML (or MessagePack twin) document as opkit's own value: scalars,
 // sequences and mappings, each with the line:col it was read at. yaml-cpp makes
 // these once (project/yaml_util) and is not seen past it; a twin is read into
 // them straight from its JSON, without yaml-cpp's node graph, which is what the

@@ -84,7 +84,7 @@ load_template_spec(const std::string& name)
   if (!find_embedded(path)) {
     fail(ExitCode::usage, "'{}': unknown template (available: {})", name, join(template_names(), ", "));
   }
-  return spec_from_node(yaml::load_embedded(path), path); // from its JSON twin
+  return spec_from_node(yaml::load_embedded(path), path); // from its MessagePack twin
 }
 
 } // namespace opkit::project

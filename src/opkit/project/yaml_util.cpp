@@ -49,8 +49,8 @@ scalar(const Node& node, const char* key, const std::string& name)
   return node.scalar();
 }
 
-// Reads a twin's JSON straight into nodes, as yaml-cpp would have parsed the
-// YAML: every scalar a string (the twin writes them so), null a null.
+// Reads a twin (the YAML as MessagePack) straight into nodes, as yaml-cpp would have
+// parsed the YAML: every scalar a string (the twin writes them so), null a null.
 class TwinReader : public nlohmann::json_sax<Json>
 {
 public:
@@ -73,7 +73,7 @@ public:
   bool end_array() override { return close(); }
   bool parse_error(size_t, const std::string&, const nlohmann::detail::exception& error) override
   {
-    fail(ExitCode::system, "{}: the embedded twin is not JSON: {}", m_name, error.what());
+    fail(ExitCode::system, "{}: the embedded twin is not MessagePack: {}", m_name, error.what());
   }
 
   NodeData take() { return std::move(m_root); }
@@ -127,9 +127,9 @@ load_embedded(const std::string& path)
     }
   }
   Node root;
-  if (std::optional<std::string_view> twin = find_embedded(path + ".json")) {
-    TwinReader reader(path + ".json");
-    Json::sax_parse(twin->begin(), twin->end(), &reader);
+  if (std::optional<std::string_view> twin = find_embedded(path + ".msgpack")) {
+    TwinReader reader(path + ".msgpack");
+    Json::sax_parse(twin->begin(), twin->end(), &reader, nlohmann::detail::input_format_t::msgpack);
     root = Node(reader.take());
   } else {
     root = load(std::string(require_embedded(path)), path);

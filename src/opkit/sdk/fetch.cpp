@@ -16,6 +16,7 @@
 #include "opkit/util/process.hpp"
 #include "opkit/util/progress.hpp"
 #include "opkit/util/strings.hpp"
+#include "opkit/util/whole_numbers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -203,7 +204,7 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
                                      "--no-deps",
                                      "--only-binary=:all:",
                                      "--timeout", // pip's stall limit: its socket's, per read
-                                     fmt::format("{}", std::lround(limits.window_s)),
+                                     fmt::format("{}", rounded(limits.window_s)),
                                      "--python-version",
                                      digits.substr(0, 1) + "." + digits.substr(1),
                                      "--implementation",

@@ -12,6 +12,8 @@
 #include <cctype>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <optional>
 #include <cstdlib>
 #include <string_view>
 
@@ -20,6 +22,14 @@ namespace opkit::sdk {
 std::filesystem::path
 opkit_home()
 {
+  // Once it is a folder, it is this process's home: a check asks for it once
+  // per index it opens, and the settings do not change while opkit runs.
+  static std::mutex mutex;
+  static std::optional<std::filesystem::path> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (known) {
+    return *known;
+  }
   // $OPKIT_HOME, config files, else $XDG_CACHE_HOME/opkit or ~/.cache/opkit
   std::filesystem::path home = settings::get("home");
   std::error_code ec;
@@ -36,6 +46,9 @@ opkit_home()
          "{}: the opkit home (OPKIT_HOME, or `home` in the config) is not a folder; "
          "see `opkit config get home`",
          home);
+  }
+  if (std::filesystem::is_directory(status)) {
+    known = home;
   }
   return home;
 }

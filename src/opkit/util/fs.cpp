@@ -314,21 +314,38 @@ create_dirs(const stdfs::path& path)
   }
 }
 
-void
-prefault(std::string_view bytes)
+namespace {
+
+// madvise over the pages that hold `bytes`; whether the kernel took it.
+bool
+advise(std::string_view bytes, int advice)
 {
   if (bytes.empty()) {
-    return;
+    return true;
   }
   auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   auto begin = reinterpret_cast<uintptr_t>(bytes.data()) & ~(page - 1);
   auto end = reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size();
+  return ::madvise(reinterpret_cast<void*>(begin), end - begin, advice) == 0;
+}
+
+} // namespace
+
+void
+prefault(std::string_view bytes)
+{
 #ifdef MADV_POPULATE_READ
-  if (::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_READ) == 0) {
+  if (advise(bytes, MADV_POPULATE_READ)) {
     return;
   }
 #endif
-  ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_WILLNEED);
+  advise(bytes, MADV_WILLNEED);
+}
+
+void
+advise_random(std::string_view bytes)
+{
+  advise(bytes, MADV_RANDOM);
 }
 
 MappedFile::MappedFile(const stdfs::path& path, Mode mode)

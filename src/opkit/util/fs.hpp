@@ -157,17 +157,23 @@ write_symlink(const stdfs::path& link, const stdfs::path& target);
 void
 create_dirs(const stdfs::path& path);
 
-// A regular file mapped into memory, unmapped by the destructor. Only the
-// pages touched are read. `private_copy` maps it writable without ever writing
-// the file (libelf wants a mutable image). An empty file maps to no bytes.
-// Errors: Error(system) when it cannot be opened or mapped, Error(usage) when
-// it is not a regular file.
 // Asks the kernel to map in, in one call, the pages of `bytes` (memory of a
 // MappedFile) that a scan is about to read: cheaper than a page fault per page.
 // Only a hint: nothing happens where the kernel cannot do it.
 void
 prefault(std::string_view bytes);
 
+// Tells the kernel that a mapping will be read at random places (a hash
+// table's lookups): a page fault then maps the page it needs, not the 16
+// around it, each of which costs again to unmap. Only a hint, like prefault.
+void
+advise_random(std::string_view bytes);
+
+// A regular file mapped into memory, unmapped by the destructor. Only the
+// pages touched are read. `private_copy` maps it writable without ever writing
+// the file (libelf wants a mutable image). An empty file maps to no bytes.
+// Errors: Error(system) when it cannot be opened or mapped, Error(usage) when
+// it is not a regular file.
 class MappedFile
 {
 public:

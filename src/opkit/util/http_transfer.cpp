@@ -2,6 +2,7 @@
 
 #include "opkit/util/log.hpp"
 #include "opkit/util/strings.hpp"
+#include "opkit/util/whole_numbers.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -147,7 +148,7 @@ should_retry(const Attempt& attempt)
 double
 backoff_seconds(int retry, const Attempt& attempt)
 {
-  double delay = k_first_backoff_s * std::pow(2.0, retry);
+  double delay = k_first_backoff_s * power_of_two(retry);
   return std::max(delay, std::min(static_cast<double>(attempt.retry_after_s), k_max_retry_after_s));
 }
 
@@ -190,8 +191,8 @@ set_common_options(CURL* curl, const std::string& url, const HttpOptions& option
   set_option(curl, CURLOPT_USERAGENT, "opkit/" OPKIT_VERSION);
   set_option(curl, CURLOPT_CONNECTTIMEOUT, k_connect_timeout_s);
   // Slower than the limit over the window: cut, and retried (a download resumes).
-  set_option(curl, CURLOPT_LOW_SPEED_LIMIT, std::max(1L, std::lround(options.limits.min_bytes_per_s)));
-  set_option(curl, CURLOPT_LOW_SPEED_TIME, std::max(1L, std::lround(options.limits.window_s)));
+  set_option(curl, CURLOPT_LOW_SPEED_LIMIT, std::max(1L, static_cast<long>(rounded(options.limits.min_bytes_per_s))));
+  set_option(curl, CURLOPT_LOW_SPEED_TIME, std::max(1L, static_cast<long>(rounded(options.limits.window_s))));
   set_option(curl, CURLOPT_ERRORBUFFER, attempt.error);
   set_option(curl, CURLOPT_HEADERFUNCTION, on_header);
   set_option(curl, CURLOPT_HEADERDATA, &attempt);

@@ -3,6 +3,7 @@
 #include "opkit/util/secrets.hpp"
 
 #include "opkit/util/log.hpp"
+#include "opkit/util/whole_numbers.hpp"
 
 #include <fmt/format.h>
 
@@ -238,7 +239,7 @@ format_time(double seconds)
   if (!(seconds >= 0) || seconds >= 100 * 3600) {
     return "--:--";
   }
-  auto total = static_cast<long>(std::ceil(seconds));
+  auto total = static_cast<long>(rounded_up(seconds));
   long hours = total / 3600;
   long minutes = total / 60 % 60;
   long secs = total % 60;

@@ -4,7 +4,7 @@
     python3 tests/fuzz/corpus-src/index_seeds.py tests/fuzz/corpus-index
 
 An independent writer of the format src/opkit/elf/symbol_index.cpp
-documents (version 3), so the seeds also check that documentation: seed.idx
+documents (version 4), so the seeds also check that documentation: seed.idx
 must open in opkit. Then one variant per check of the reader. Deterministic.
 """
 
@@ -58,13 +58,13 @@ def build(soname, definitions, symbols, size=1234, mtime_ns=5678) -> bytearray:
     while buckets < len(symbols):
         buckets *= 2
     # Grouped by bucket, in the library's order within each; the names go into
-    # the string table in this order (version 3), then the soname.
+    # the string table in this order (since version 3), then the soname.
     order = sorted(range(len(symbols)), key=lambda i: (h_name(symbols[i][0].encode()) & (buckets - 1), i))
     grouped = []
     for i in order:
         offset, length = add(symbols[i][0])
         grouped.append((i, (h_name(symbols[i][0].encode()), offset, length, words[i])))
-    # stored: the entry check, H(name) with FNV-1a continued over the version word
+    # stored: the entry check (FNV-1a over the other four fields), then those fields
     so_offset, so_length = add(soname)
     entries = grouped
     tables = b"".join(struct.pack("<II", *v) for v in versions) + struct.pack(f"<{len(defs)}I", *defs)
@@ -77,13 +77,14 @@ def build(soname, definitions, symbols, size=1234, mtime_ns=5678) -> bytearray:
         starts[(e[0] & (buckets - 1)) + 1] += 1
     for b in range(buckets):
         starts[b + 1] += starts[b]
-    head = b"OPKITSYM" + struct.pack("<IIQqIIIIIII", 3, buckets, size, mtime_ns, len(entries), len(versions),
+    head = b"OPKITSYM" + struct.pack("<IIQqIIIIIII", 4, buckets, size, mtime_ns, len(entries), len(versions),
                                      len(defs), len(strings), so_offset, so_length, check)
     out = bytearray(head + struct.pack("<I", fnv1a(head)))
     assert len(out) == HEADER
     out += struct.pack(f"<{buckets + 1}I", *starts)
     for _, (name_hash, offset, length, word) in grouped:
-        out += struct.pack("<IIII", fnv1a(struct.pack("<I", word), name_hash), offset, length, word)
+        fields = struct.pack("<IIII", name_hash, offset, length, word)
+        out += struct.pack("<I", fnv1a(fields)) + fields
     out += tables
     out += strings
     return out
@@ -116,8 +117,8 @@ def main() -> None:
         "format-1.idx": reheader(bytearray(seed[:8] + struct.pack("<I", 1) + seed[12:])),
         "buckets-not-power-of-two.idx": reheader(bytearray(seed[:12] + struct.pack("<I", 3) + seed[16:])),
         "bucket-start-past-end.idx": seed[:HEADER + 4] + struct.pack("<I", 0xFFFF) + seed[HEADER + 8:],
-        "entry-name-outside.idx": seed[:entries_at + 4] + struct.pack("<I", 0x7FFFFFFF) + seed[entries_at + 8:],
-        "entry-version-bad.idx": seed[:entries_at + 12] + struct.pack("<I", 99) + seed[entries_at + 16:],
+        "entry-name-outside.idx": seed[:entries_at + 8] + struct.pack("<I", 0x7FFFFFFF) + seed[entries_at + 12:],
+        "entry-version-bad.idx": seed[:entries_at + 16] + struct.pack("<I", 99) + seed[entries_at + 20:],
         "entry-check-bad.idx": seed[:entries_at] + struct.pack("<I", 0xFFFFFFFF) + seed[entries_at + 4:],
         "entry-name-changed.idx": patched(seed, b"seed_value", b"seed_valuE"),
         "version-name-changed.idx": patched(seed, b"SEED_1.0", b"SEED_1.9"),

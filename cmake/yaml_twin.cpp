@@ -1,16 +1,21 @@
-// Build-time helper: writes opkit's embedded YAML configs as JSON twins.
+// Build-time helper: writes opkit's embedded YAML configs as twins, the same
+// document in MessagePack, which nlohmann-json writes and reads.
 //
-//   opkit_yaml_to_json IN.yaml OUT.json
+//   opkit_yaml_twin IN.yaml OUT.msgpack
 //
 // Every scalar stays a string (yaml-cpp hands opkit's readers strings anyway),
 // maps keep their order. project/yaml_util loads a twin instead of scanning
 // the YAML on every run: yaml-cpp's scanner took about a millisecond of each
-// opkit check. A YAML file that does not parse fails the build.
+// opkit check, and lexing the same document as JSON a quarter of one;
+// MessagePack's items come length-first, so reading one is a copy. (Not CBOR:
+// nlohmann's CBOR reader decodes half floats with libm's ldexp, and opkit's
+// start maps no libm.) A YAML file that does not parse fails the build.
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
 #include <iostream>
+#include <vector>
 
 namespace {
 
@@ -45,13 +50,14 @@ int
 main(int argc, char** argv)
 {
   if (argc != 3) {
-    std::cerr << "usage: opkit_yaml_to_json IN.yaml OUT.json\n";
+    std::cerr << "usage: opkit_yaml_twin IN.yaml OUT.msgpack\n";
     return 2;
   }
   try {
     nlohmann::ordered_json json = convert(YAML::LoadFile(argv[1]));
+    std::vector<uint8_t> bytes = nlohmann::ordered_json::to_msgpack(json);
     std::ofstream out(argv[2], std::ios::binary);
-    out << json.dump() << '\n';
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     return out ? 0 : 1;
   } catch (const YAML::Exception& e) {
     std::cerr << argv[1] << ": " << e.what() << "\n";
