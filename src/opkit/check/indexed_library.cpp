@@ -6,7 +6,6 @@
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
 #include "opkit/util/log.hpp"
-#include "opkit/util/strings.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -214,13 +213,13 @@ namespace {
 elf::SymbolIndex::Opened
 upgraded_kept_index(const IndexPlace& place, elf::SymbolIndex::Opened opened)
 {
-  if (!starts_with(opened.problem, "format version 3,")) {
+  if (opened.other_format != 3) {
     return opened;
   }
   try {
     fs::FileLock lock(place.lock);
     elf::SymbolIndex::Opened again = elf::SymbolIndex::open(place.file, std::nullopt);
-    if (again.index || !starts_with(again.problem, "format version 3,")) {
+    if (again.other_format != 3) {
       return again; // remade while this process waited
     }
     elf::SourceStamp stamp;

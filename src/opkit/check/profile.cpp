@@ -170,7 +170,8 @@ host_library(const std::string& soname)
     return std::nullopt;
   }
   // Indexed under the path it was found at, links and all: the index's stamp
-  // is the linked file's, so a link moved to another file makes it stale.
+  // is the linked file's size and time, so a link moved to another file
+  // (another release) makes it stale.
   return indexed_library(path, cache_place(path));
 }
 

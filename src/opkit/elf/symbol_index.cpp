@@ -1,5 +1,7 @@
 #include "opkit/elf/symbol_index.hpp"
 
+#include "opkit/elf/index_bytes.hpp"
+
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -47,6 +49,11 @@ namespace opkit::elf {
 
 namespace {
 
+using index_bytes::fnv1a;
+using index_bytes::k_fnv_offset;
+using index_bytes::load32;
+using index_bytes::name_hash;
+
 constexpr std::string_view k_magic = "OPKITSYM";
 constexpr uint32_t k_format_version = 4; // 2: name_hash; 3: names in entry order; 4: H in each entry
 constexpr size_t k_header_size = 64;
@@ -59,47 +66,6 @@ constexpr uint32_t k_version_mask = 0x7fffffffU;
 // keeps every size computation far from overflow.
 constexpr uint32_t k_max_count = 1U << 28;
 
-constexpr uint32_t k_fnv_offset = 2166136261U;
-
-uint32_t
-fnv1a(std::string_view bytes, uint32_t hash = k_fnv_offset)
-{
-  for (char c : bytes) {
-    hash = (hash ^ static_cast<unsigned char>(c)) * 16777619U;
-  }
-  return hash;
-}
-
-// A symbol name's hash, 8 bytes a step (FNV-1a's byte a step made checking
-// every entry the larger part of a check that walks the index). The bytes are
-// read little-endian whatever the host, so an index reads the same anywhere.
-uint32_t
-name_hash(std::string_view name)
-{
-  auto little_endian = [](uint64_t word) {
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return __builtin_bswap64(word);
-#else
-    return word;
-#endif
-  };
-  uint64_t hash = 0x9e3779b97f4a7c15ULL ^ name.size();
-  size_t at = 0;
-  for (; at + 8 <= name.size(); at += 8) {
-    uint64_t word = 0;
-    std::memcpy(&word, name.data() + at, 8);
-    hash = (hash ^ little_endian(word)) * 0xff51afd7ed558ccdULL;
-    hash ^= hash >> 32;
-  }
-  uint64_t tail = 0;
-  for (size_t i = at; i < name.size(); ++i) {
-    tail |= uint64_t{static_cast<unsigned char>(name[i])} << (8 * (i - at));
-  }
-  hash = (hash ^ tail) * 0xc4ceb9fe1a85ec53ULL;
-  hash ^= hash >> 29;
-  return static_cast<uint32_t>(hash);
-}
-
 // An entry's check: FNV-1a over its other four fields, as stored.
 uint32_t
 entry_check(uint32_t hash, uint32_t name_offset, uint32_t name_length, uint32_t version_word)
@@ -111,13 +77,6 @@ entry_check(uint32_t hash, uint32_t name_offset, uint32_t name_length, uint32_t 
     }
   }
   return check;
-}
-
-uint32_t
-load32(const char* at)
-{
-  const auto* b = reinterpret_cast<const unsigned char*>(at);
-  return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
 }
 
 uint64_t
@@ -193,12 +152,6 @@ bucket_count_for(size_t symbols)
 }
 
 } // namespace
-
-uint32_t
-symbol_name_hash(std::string_view name)
-{
-  return name_hash(name);
-}
 
 SourceStamp
 stamp_of(const std::filesystem::path& file)
@@ -319,7 +272,7 @@ SymbolIndex::open(const std::filesystem::path& path, const std::optional<SourceS
   index->m_bytes = index->m_file->bytes();
   fs::advise_random(index->m_bytes); // lookups touch a few pages anywhere; a walk prefaults all
   std::string problem = index->load(source);
-  return problem.empty() ? Opened{index, ""} : Opened{nullptr, problem};
+  return problem.empty() ? Opened{index, ""} : Opened{nullptr, problem, index->m_other_format};
 }
 
 SymbolIndex::Opened
@@ -329,7 +282,7 @@ SymbolIndex::parse(std::string bytes, const std::optional<SourceStamp>& source)
   index->m_owned = std::move(bytes);
   index->m_bytes = index->m_owned;
   std::string problem = index->load(source);
-  return problem.empty() ? Opened{index, ""} : Opened{nullptr, problem};
+  return problem.empty() ? Opened{index, ""} : Opened{nullptr, problem, index->m_other_format};
 }
 
 std::string
@@ -340,6 +293,7 @@ SymbolIndex::load(const std::optional<SourceStamp>& source)
     return "not an opkit symbol index";
   }
   if (uint32_t format = load32(base + 8); format != k_format_version) {
+    m_other_format = format;
     return fmt::format("format version {}, not {}", format, k_format_version);
   }
   if (load32(base + k_checksummed) != fnv1a(m_bytes.substr(0, k_checksummed))) {
@@ -503,7 +457,8 @@ SymbolIndex::find(std::string_view wanted, std::vector<SymbolDefinition>& found)
   }
   size_t before = found.size();
   for (uint32_t e = bucket_start(bucket), end = bucket_start(bucket + 1); e < end; ++e) {
-    if (fields(e)->hash != hash) {
+    // Each entry here matched its check just above: its H is read as stored.
+    if (load32(m_bytes.data() + m_entries + size_t{e} * k_entry_size + 4) != hash) {
       continue;
     }
     std::string_view stored = name(e);

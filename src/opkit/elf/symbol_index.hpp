@@ -60,10 +60,6 @@ build_symbol_index(const LibraryExports& library, const SourceStamp& source);
 LibraryExports
 write_symbol_index(const std::filesystem::path& library, const std::filesystem::path& index_file);
 
-// The hash of a symbol name the index's hash table uses (H in symbol_index.cpp).
-uint32_t
-symbol_name_hash(std::string_view name);
-
 // The library an index of format 3 (the one before the current) describes,
 // and its stamp; nothing when the bytes are not a sound index of that format.
 // Every entry is checked. For remaking, in the current format, an index kept
@@ -86,6 +82,7 @@ public:
   {
     std::shared_ptr<const SymbolIndex> index;
     std::string problem;
+    uint32_t other_format = 0; // an opkit index of that format version, not this one's
   };
 
   // Maps `path`; `source` is the stamp the index must carry (none: an index
@@ -145,6 +142,7 @@ private:
   std::vector<std::string_view> m_versions; // by version number; 0 is the empty one
   std::string m_soname;
   std::vector<std::string> m_definitions;
+  uint32_t m_other_format = 0;
   mutable std::once_flag m_verify_once;
   mutable bool m_sound = false;
 };

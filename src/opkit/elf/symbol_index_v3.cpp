@@ -1,8 +1,6 @@
 #include "opkit/elf/symbol_index.hpp"
 
-#include "opkit/util/format.hpp"
-
-#include <cstring>
+#include "opkit/elf/index_bytes.hpp"
 
 namespace opkit::elf {
 
@@ -22,17 +20,7 @@ constexpr uint32_t k_v3_max_count = 1U << 28;
 uint32_t
 v3_load32(std::string_view bytes, size_t at)
 {
-  const auto* b = reinterpret_cast<const unsigned char*>(bytes.data() + at);
-  return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
-}
-
-uint32_t
-v3_fnv1a(std::string_view bytes, uint32_t hash = 2166136261U)
-{
-  for (char c : bytes) {
-    hash = (hash ^ static_cast<unsigned char>(c)) * 16777619U;
-  }
-  return hash;
+  return index_bytes::load32(bytes.data() + at);
 }
 
 } // namespace
@@ -41,7 +29,7 @@ std::optional<LibraryExports>
 read_format_3_index(std::string_view bytes, SourceStamp& source)
 {
   if (bytes.size() < k_v3_header || bytes.substr(0, 8) != "OPKITSYM" || v3_load32(bytes, 8) != 3
-      || v3_load32(bytes, 60) != v3_fnv1a(bytes.substr(0, 60))) {
+      || v3_load32(bytes, 60) != index_bytes::fnv1a(bytes.substr(0, 60))) {
     return std::nullopt;
   }
   uint32_t buckets = v3_load32(bytes, 12);
@@ -90,11 +78,11 @@ read_format_3_index(std::string_view bytes, SourceStamp& source)
     return std::nullopt;
   }
   library.soname = std::string(*soname);
-  uint32_t tables_check = v3_fnv1a(bytes.substr(version_table, string_table - version_table));
+  uint32_t tables_check = index_bytes::fnv1a(bytes.substr(version_table, string_table - version_table));
   for (std::string_view name : names) {
-    tables_check = v3_fnv1a(name, tables_check);
+    tables_check = index_bytes::fnv1a(name, tables_check);
   }
-  if (v3_fnv1a(library.soname, tables_check) != v3_load32(bytes, 56)) {
+  if (index_bytes::fnv1a(library.soname, tables_check) != v3_load32(bytes, 56)) {
     return std::nullopt;
   }
   std::vector<ExportedSymbol> exports;
@@ -105,7 +93,7 @@ read_format_3_index(std::string_view bytes, SourceStamp& source)
     if (!name || (word & 0x7fffffffU) >= versions) {
       return std::nullopt;
     }
-    uint32_t check = symbol_name_hash(*name);
+    uint32_t check = index_bytes::name_hash(*name);
     for (int shift = 0; shift < 32; shift += 8) {
       check = (check ^ ((word >> shift) & 0xff)) * 16777619U;
     }
