@@ -136,39 +136,6 @@ indexed_library(const stdfs::path& library, const IndexPlace& place)
 
 namespace {
 
-// A host library's table, made at its first use.
-class OnFirstUseSymbols : public elf::SymbolTable
-{
-public:
-  explicit OnFirstUseSymbols(stdfs::path library)
-    : m_library(std::move(library))
-  {
-  }
-  size_t size() const override { return symbols().size(); }
-  std::vector<elf::SymbolDefinition> find(std::string_view name) const override { return symbols().find(name); }
-  void for_each(const std::function<void(std::string_view, const elf::SymbolDefinition&)>& visit) const override
-  {
-    symbols().for_each(visit);
-  }
-  void for_each_matching(
-    const std::function<bool(std::string_view)>& wanted,
-    const std::function<void(std::string_view, const elf::SymbolDefinition&)>& visit) const override
-  {
-    symbols().for_each_matching(wanted, visit);
-  }
-
-private:
-  const elf::ExportedSymbols& symbols() const
-  {
-    std::call_once(m_once, [this] { m_symbols = indexed_library(m_library, cache_place(m_library)).symbols; });
-    return m_symbols;
-  }
-
-  stdfs::path m_library;
-  mutable std::once_flag m_once;
-  mutable elf::ExportedSymbols m_symbols;
-};
-
 // An index with no library behind it: a corrupt entry is a lookup that finds nothing.
 class KeptIndexSymbols : public elf::SymbolTable
 {
@@ -203,7 +170,8 @@ private:
 elf::ExportedSymbols
 host_symbols_on_first_use(const stdfs::path& library)
 {
-  return elf::ExportedSymbols(std::make_shared<OnFirstUseSymbols>(library));
+  return elf::ExportedSymbols(std::make_shared<elf::OnFirstUseTable>(
+    [library] { return indexed_library(library, cache_place(library)).symbols.shared_table(); }));
 }
 
 namespace {

@@ -41,7 +41,9 @@ python_interpreter(const sdk::Sdk& sdk)
   ProfileLibrary library;
   library.soname = "python" + version + " (the interpreter)";
   library.symbols_known = true;
-  library.symbols = elf::ExportedSymbols(std::make_shared<elf::NameListTable>(*text));
+  // Asked only by what nothing before it provides: made on that first lookup.
+  library.symbols = elf::ExportedSymbols(std::make_shared<elf::OnFirstUseTable>(
+    [names = *text] { return std::make_shared<const elf::NameListTable>(names); }));
   return library;
 }
 

@@ -5,6 +5,7 @@
 #include "opkit/cpu/verdict.hpp"
 #include "opkit/project/cpu_baselines.hpp"
 #include "opkit/project/runtime_policy.hpp"
+#include "opkit/util/early_exit.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -184,7 +185,7 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       if (!shared) {
         chosen = target_for(library, options);
       }
-      check::CheckTarget target = shared ? *shared : chosen->target;
+      check::CheckTarget& target = shared ? *shared : chosen->target;
       target.prebuilt = !build_record_beside(library).has_value();
       check::CheckReport report = check::check_library(library, target);
       cpu::add_cpu_findings(report, library, target.profile.cpu, target.profile.name);
@@ -202,6 +203,9 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       fmt::print("{}\n", json_text(reports.size() == 1 ? reports[0] : reports, 2));
     }
     exit_code = static_cast<int>(all_load ? ExitCode::ok : ExitCode::failed);
+    // The report is out and nothing is left to finish: the targets' mapped
+    // indexes and tables are the kernel's to free, all at once.
+    exit_now_unless_sanitized(exit_code);
   });
 }
 

@@ -36,6 +36,7 @@ MemorySymbolTable::for_each(const std::function<void(std::string_view, const Sym
 
 NameListTable::NameListTable(std::string_view text)
 {
+  m_names.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
@@ -49,6 +50,18 @@ NameListTable::NameListTable(std::string_view text)
   if (!std::is_sorted(m_names.begin(), m_names.end())) {
     std::sort(m_names.begin(), m_names.end());
   }
+}
+
+OnFirstUseTable::OnFirstUseTable(std::function<std::shared_ptr<const SymbolTable>()> make)
+  : m_make(std::move(make))
+{
+}
+
+const SymbolTable&
+OnFirstUseTable::table() const
+{
+  std::call_once(m_once, [this] { m_table = m_make(); });
+  return *m_table;
 }
 
 std::vector<SymbolDefinition>

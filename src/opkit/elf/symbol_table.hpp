@@ -4,6 +4,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,6 +81,33 @@ private:
   std::vector<std::string_view> m_names; // sorted
 };
 
+// A table made by `make` at its first use (a lookup, a walk, its size), for
+// the tables a check may never ask: a runtime's host libraries, the Python
+// interpreter's names.
+class OnFirstUseTable : public SymbolTable
+{
+public:
+  explicit OnFirstUseTable(std::function<std::shared_ptr<const SymbolTable>()> make);
+  size_t size() const override { return table().size(); }
+  std::vector<SymbolDefinition> find(std::string_view name) const override { return table().find(name); }
+  void for_each(const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override
+  {
+    table().for_each(visit);
+  }
+  void for_each_matching(const std::function<bool(std::string_view)>& wanted,
+                         const std::function<void(std::string_view, const SymbolDefinition&)>& visit) const override
+  {
+    table().for_each_matching(wanted, visit);
+  }
+
+private:
+  const SymbolTable& table() const;
+
+  std::function<std::shared_ptr<const SymbolTable>()> m_make;
+  mutable std::once_flag m_once;
+  mutable std::shared_ptr<const SymbolTable> m_table;
+};
+
 // What a profile library exports: a value sharing one immutable table, so
 // profiles copy cheaply whether the table is in memory or a mapped index.
 class ExportedSymbols
@@ -103,6 +131,7 @@ public:
     m_table->for_each_matching(wanted, visit);
   }
   const SymbolTable& table() const { return *m_table; }
+  const std::shared_ptr<const SymbolTable>& shared_table() const { return m_table; }
 
 private:
   std::shared_ptr<const SymbolTable> m_table;

@@ -66,10 +66,12 @@ public:
   bool number_float(number_float_t, const string_t& text) override { return add_scalar(text); }
   bool string(string_t& value) override { return add_scalar(std::move(value)); }
   bool binary(binary_t&) override { return false; }
-  bool start_object(size_t) override { return open(NodeKind::map); }
+  // MessagePack says how many entries follow: each node's children are
+  // allocated once, not grown and copied (a check reads four twins).
+  bool start_object(size_t entries) override { return open(NodeKind::map, entries, 2); }
   bool key(string_t& value) override { return add_scalar(std::move(value)); }
   bool end_object() override { return close(); }
-  bool start_array(size_t) override { return open(NodeKind::sequence); }
+  bool start_array(size_t items) override { return open(NodeKind::sequence, items, 1); }
   bool end_array() override { return close(); }
   bool parse_error(size_t, const std::string&, const nlohmann::detail::exception& error) override
   {
@@ -94,11 +96,15 @@ private:
     }
     return true;
   }
-  bool open(NodeKind kind)
+  bool open(NodeKind kind, size_t count, size_t nodes_each)
   {
     m_open.emplace_back(kind);
+    if (count != static_cast<size_t>(-1) && count <= k_max_reserved) {
+      m_open.back().children.reserve(count * nodes_each);
+    }
     return true;
   }
+  static constexpr size_t k_max_reserved = 1 << 16; // a count is the twin's word: bounded before it is believed
   bool close()
   {
     NodeData done = std::move(m_open.back());
