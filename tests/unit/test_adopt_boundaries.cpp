@@ -185,3 +185,74 @@ TEST(AdoptBoundaries, OneLoadedFileNamingTwoFoldersGoesToTheFirstOnly)
   EXPECT_EQ(names(adoption), (Strings{"a:_text_ops.so", "b:libb.so"}));
   project::parse_manifest(adopt::render_manifest(adoption), "opkit.yaml", "/src/repo");
 }
+
+TEST(AdoptBoundaries, FolderNamesThatAreNoIdentifiersAreMadeIntoOnesWithANote)
+{
+  adopt::AdoptedTree scanned = tree({{"3d_interpolation/tf_interpolate.cpp", op("ThreeInterpolate")},
+                                     {"sampling/tf_sampling.cpp", op("FarthestPointSample")},
+                                     {"123/ops.cc", op("DigitsOp")},
+                                     {"class/ops.cc", op("ClassOp")}},
+                                    {});
+  adopt::Adoption adoption = adopt::plan_adoption(scanned, "/src/2019-pointnet2", {});
+  EXPECT_EQ(adoption.name, "pointnet2_2019");
+  Strings made = names(adoption);
+  std::sort(made.begin(), made.end());
+  EXPECT_EQ(made, (Strings{"class_op:libclass_op.so", "interpolation_3d:libinterpolation_3d.so", "op_123:libop_123.so",
+                           "sampling:libsampling.so"}));
+  EXPECT_TRUE(has_line(adoption,
+                       "note: folder 3d_interpolation: '3d_interpolation' is no valid library name (it must start "
+                       "with a letter); named 'interpolation_3d'"));
+  EXPECT_TRUE(has_part(adoption, "'2019_pointnet2' is no valid project name"));
+  EXPECT_TRUE(has_part(adoption, "'class' is no valid library name ('class' is a reserved word in C++ or Python); "
+                                 "named 'class_op'"));
+  project::parse_manifest(adopt::render_manifest(adoption), "opkit.yaml", "/src/2019-pointnet2");
+}
+
+TEST(AdoptBoundaries, AProgramBesideTheOpsIsLeftOutOfItsFoldersLibraryUnlessABuildFileNamesIt)
+{
+  std::string bench = "#include <cstdio>\nfloat interpolate(float a) { return a; }\n\nint main(int argc, char** argv)\n"
+                      "{\n  return 0;\n}\n";
+  std::string source =
+    op("ThreeInterpolate") + kernel("ThreeInterpolate") + "float interpolate(float a) { return a; }\n";
+  adopt::AdoptedTree scanned =
+    tree({{"interpolation/interpolate.cpp", bench}, {"interpolation/tf_interpolate.cpp", source}}, {});
+  adopt::Adoption adoption = adopt::plan_adoption(scanned, "/src/repo", {});
+  ASSERT_EQ(adoption.libraries.size(), 1U);
+  EXPECT_EQ(adoption.libraries[0].settings.at(0).sources, (Strings{"interpolation/tf_interpolate.cpp"}));
+  EXPECT_TRUE(has_line(adoption, "note: interpolation/interpolate.cpp:4: a program (int main) that registers no op: "
+                                 "left out of the library of its folder (a build file naming it would put it in)"));
+
+  // A Makefile naming the program's file keeps it.
+  adopt::AdoptedTree named =
+    tree({{"interpolation/interpolate.cpp", bench}, {"interpolation/tf_interpolate.cpp", source}},
+         {{"interpolation/Makefile", "tf_interpolate_so.so: tf_interpolate.cpp interpolate.cpp\n\tg++ -shared "
+                                     "-o tf_interpolate_so.so tf_interpolate.cpp interpolate.cpp\n"}});
+  adopt::Adoption kept = adopt::plan_adoption(named, "/src/repo", {});
+  ASSERT_EQ(kept.libraries.size(), 1U);
+  EXPECT_EQ(kept.libraries[0].settings.at(0).sources,
+            (Strings{"interpolation/interpolate.cpp", "interpolation/tf_interpolate.cpp"}));
+}
+
+TEST(AdoptBoundaries, AResearchTreesLoadersNameItsLibrariesFiles)
+{
+  std::string interpolate = op("ThreeNn") + kernel("ThreeNn") + "float interpolate(float a) { return a; }\n";
+  std::string bench = "float interpolate(float a) { return a; }\nint main() { return 0; }\n";
+  adopt::AdoptedTree scanned = tree(
+    {{"tf_ops/3d_interpolation/tf_interpolate.cpp", interpolate},
+     {"tf_ops/3d_interpolation/interpolate.cpp", bench},
+     {"tf_ops/sampling/tf_sampling.cpp", op("FarthestPointSample")},
+     {"tf_ops/sampling/tf_sampling_g.cu",
+      "__global__ void k() {}\nREGISTER_KERNEL_BUILDER(Name(\"FarthestPointSample\").Device(DEVICE_GPU), K);\n"}},
+    {},
+    {{"tf_ops/3d_interpolation/tf_interpolate.py",
+      "import tensorflow as tf\nimport os\nBASE_DIR = os.path.dirname(__file__)\n"
+      "interpolate_module = tf.load_op_library(os.path.join(BASE_DIR, 'tf_interpolate_so.so'))\n"},
+     {"tf_ops/sampling/tf_sampling.py",
+      "import tensorflow as tf\nsampling_module = tf.load_op_library(os.path.join(BASE_DIR, 'tf_sampling_so.so'))\n"}});
+  adopt::Adoption adoption = adopt::plan_adoption(scanned, "/src/pointnet2", {});
+  Strings made = names(adoption);
+  std::sort(made.begin(), made.end());
+  EXPECT_EQ(made, (Strings{"interpolation_3d:tf_interpolate_so.so", "sampling:tf_sampling_so.so"}));
+  EXPECT_FALSE(has_part(adoption, "which no library here makes"));
+  project::parse_manifest(adopt::render_manifest(adoption), "opkit.yaml", "/src/pointnet2");
+}

@@ -280,3 +280,17 @@ TORCH_LIBRARY(two words, m) {}
   EXPECT_NE(scan.problems[0].find("csrc/geo.cpp:7: geo::broken: schema not read"), std::string::npos);
   EXPECT_NE(scan.problems[1].find("TORCH_LIBRARY without a namespace name and a block"), std::string::npos);
 }
+
+TEST(AdoptScan, AFileScopeIntMainIsAProgramsEntryAndNothingElseIs)
+{
+  EXPECT_EQ(
+    adopt::scan_source("// int main() in a comment\n#include <cstdio>\n\nint main(void) { return 0; }\n", "b.cpp")
+      .main_line,
+    4);
+  EXPECT_EQ(adopt::scan_source("struct Runner {\n  int main(int n) { return n; }\n};\n"
+                               "const char* s = \"int main(\";\n#if 0\nint main() {}\n#endif\n",
+                               "r.cpp")
+              .main_line,
+            0);
+  EXPECT_EQ(adopt::scan_source("REGISTER_OP(\"A\");\nvoid run() { main(); }\n", "a.cc").main_line, 0);
+}

@@ -1,6 +1,7 @@
 #include "opkit/adopt/adopt.hpp"
 
 #include "opkit/adopt/boundaries.hpp"
+#include "opkit/adopt/library_naming.hpp"
 
 #include "opkit/project/adopt_rules.hpp"
 #include "opkit/project/framework_table.hpp"
@@ -333,7 +334,7 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
 {
   std::string folder_name = stdfs::path(folder).filename().string();
   Adoption adoption;
-  adoption.name = options.name.empty() ? snake_name(folder_name, "project name", folder_name)
+  adoption.name = options.name.empty() ? snake_name(folder_name, "project name", folder_name, &adoption.report)
                                        : project::derive_names(options.name, "project name").snake;
   adoption.framework = framework_of(tree, folder);
   const project::FrameworkTable& table = project::FrameworkTable::get(adoption.framework);

@@ -1,5 +1,7 @@
 #include "opkit/adopt/boundaries.hpp"
 
+#include "opkit/adopt/library_naming.hpp"
+
 #include "opkit/project/names.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/strings.hpp"
@@ -24,130 +26,6 @@ bool
 is_gpu_source(const std::string& path)
 {
   return ends_with(path, ".cu.cc") || ends_with(path, ".cu");
-}
-
-// A library file's stem: "_time_two_ops.so", "libtime_two.so": time_two.
-std::string
-stem_of(const std::string& output)
-{
-  std::string stem = ends_with(output, ".so") ? output.substr(0, output.size() - 3) : output;
-  stem = starts_with(stem, "lib") ? stem.substr(3) : starts_with(stem, "_") ? stem.substr(1) : stem;
-  return ends_with(stem, "_ops")  ? stem.substr(0, stem.size() - 4)
-         : ends_with(stem, "_op") ? stem.substr(0, stem.size() - 3)
-                                  : stem;
-}
-
-// A library's name from its file: "_text_ops.so": text_ops, "libresize.so": resize.
-std::string
-name_of(const std::string& output)
-{
-  std::string stem = output.substr(0, output.size() - 3);
-  return starts_with(stem, "lib") ? stem.substr(3) : stem;
-}
-
-// Library names: each one's last part (a folder's last component, a file's
-// stem), more of its parts while two collide.
-std::vector<std::string>
-library_names(const std::vector<std::vector<std::string>>& parts, const std::vector<std::string>& where)
-{
-  std::vector<size_t> used(parts.size(), 1);
-  std::vector<std::string> names(parts.size());
-  for (bool clash = true; clash;) {
-    for (size_t i = 0; i < parts.size(); ++i) {
-      std::vector<std::string> tail(parts[i].end() - static_cast<long>(used[i]), parts[i].end());
-      names[i] = snake_name(join(tail, "_"), "library name", where[i]);
-    }
-    clash = false;
-    std::vector<size_t> next = used;
-    for (size_t i = 0; i < parts.size(); ++i) {
-      for (size_t j = 0; j < parts.size(); ++j) {
-        if (i == j || names[i] != names[j]) {
-          continue;
-        }
-        if (used[i] == parts[i].size() && used[j] == parts[j].size()) {
-          fail(ExitCode::usage, "{} and {} give one library name '{}' (pass --single-library NAME)", where[i], where[j],
-               names[i]);
-        }
-        next[i] = std::min(used[i] + 1, parts[i].size());
-        clash = true;
-      }
-    }
-    used = next;
-  }
-  return names;
-}
-
-// A library file a Python file of the tree names ("_embed_ops.so"), as a whole file name.
-struct Mention
-{
-  std::string name;
-  std::string file; // the Python file
-};
-
-std::vector<Mention>
-so_mentions(const std::vector<TreeText>& python)
-{
-  auto name_char = [](char c) { return is_identifier_char(c) || c == '-' || c == '.'; };
-  std::vector<Mention> found;
-  for (const TreeText& file : python) {
-    const std::string& text = file.text;
-    for (size_t at = text.find(".so"); at != std::string::npos; at = text.find(".so", at + 1)) {
-      size_t begin = at;
-      while (begin > 0 && name_char(text[begin - 1])) {
-        --begin;
-      }
-      while (begin < at && (text[begin] == '.' || text[begin] == '-')) {
-        ++begin;
-      }
-      bool whole =
-        at + 3 == text.size() || !(std::isalnum(static_cast<unsigned char>(text[at + 3])) || text[at + 3] == '_');
-      if (begin < at && whole) {
-        found.push_back({text.substr(begin, at + 3 - begin), file.path});
-      }
-    }
-  }
-  return found;
-}
-
-// The file a Python file loads for library `index`: one of the names opkit
-// expects (_<name>.so, _<name>_ops.so, lib<name>.so, with _ops stripped or
-// added), else the one name whose stem ("_time_two_ops.so": time_two) is words
-// of this library's folder path and of no other's. Nothing when none is.
-std::optional<Mention>
-python_output(const std::string& library, const std::vector<Folders>& groups, size_t index,
-              const std::vector<Mention>& mentions, bool& by_folder)
-{
-  std::vector<std::string> bases = {library};
-  bases.push_back(ends_with(library, "_ops") ? library.substr(0, library.size() - 4) : library + "_ops");
-  for (const std::string& base : bases) {
-    for (const std::string& name : {"_" + base + "_ops.so", "_" + base + ".so", "lib" + base + ".so"}) {
-      auto found = std::find_if(mentions.begin(), mentions.end(), [&](const Mention& m) { return m.name == name; });
-      if (found != mentions.end()) {
-        return *found;
-      }
-    }
-  }
-  auto words = [](std::string folder) {
-    std::replace_if(
-      folder.begin(), folder.end(), [](char c) { return c == '/' || c == '-' || c == '.'; }, '_');
-    return "_" + folder + "_";
-  };
-  std::optional<Mention> match;
-  for (const Mention& mention : mentions) {
-    std::string stem = stem_of(mention.name);
-    std::string key = "_" + stem + "_";
-    auto holds = [&](const Folders& group) { return words(group.front()).find(key) != std::string::npos; };
-    bool elsewhere = std::count_if(groups.begin(), groups.end(), holds) > 1;
-    if (stem.empty() || !holds(groups[index]) || elsewhere) {
-      continue;
-    }
-    if (match && match->name != mention.name) {
-      return std::nullopt; // two candidates: no guess
-    }
-    match = mention;
-  }
-  by_folder = match.has_value();
-  return match;
 }
 
 // Groups the op sources' folders: one group per folder, or all in one. A
@@ -303,6 +181,7 @@ public:
       Candidate candidate;
       candidate.loader = whole;
       candidate.group.output = whole ? whole->output : "";
+      note_programs(folders);
       for (const std::string& file : unclaimed(folders)) {
         (is_gpu_source(file) ? candidate.group.gpu_sources : candidate.group.sources).push_back(file);
       }
@@ -335,7 +214,7 @@ public:
     }
     std::vector<std::string> names =
       options.single_library.empty()
-        ? library_names(parts, where)
+        ? library_names(parts, where, m_report)
         : std::vector<std::string>{project::derive_names(options.single_library, "library name").snake};
     std::vector<Folders> folder_groups;
     for (const Candidate& candidate : m_candidates) {
@@ -416,11 +295,32 @@ private:
     std::vector<std::string> files;
     for (const std::string& file : m_tree.files) {
       bool member = std::find(folders.begin(), folders.end(), parent_of(file)) != folders.end();
-      if (member && is_source(file) && !has_component(file, "third_party") && m_claimed.count(file) == 0) {
+      if (member && is_source(file) && !has_component(file, "third_party") && m_claimed.count(file) == 0
+          && !program(file)) {
         files.push_back(file);
       }
     }
     return files;
+  }
+
+  // A program beside the ops (a benchmark's or a test's `int main(`) that
+  // registers nothing: no library of folders takes it.
+  bool program(const std::string& file) const
+  {
+    const SourceScan* scan = m_tree.find(file);
+    return scan != nullptr && scan->main_line > 0 && !scan->registers;
+  }
+
+  void note_programs(const Folders& folders)
+  {
+    for (const std::string& file : m_tree.files) {
+      bool member = std::find(folders.begin(), folders.end(), parent_of(file)) != folders.end();
+      if (member && is_source(file) && m_claimed.count(file) == 0 && program(file)) {
+        m_report.push_back(fmt::format("note: {}:{}: a program (int main) that registers no op: left out of the "
+                                       "library of its folder (a build file naming it would put it in)",
+                                       file, m_tree.find(file)->main_line));
+      }
+    }
   }
 
   bool made(const std::string& output) const
@@ -503,12 +403,12 @@ private:
   void guess_output(LibraryGroup& group, const std::vector<Folders>& folder_groups, size_t index,
                     const std::vector<Mention>& mentions, std::set<std::string>& outputs)
   {
-    bool by_folder_name = false;
-    std::optional<Mention> output = python_output(group.name, folder_groups, index, mentions, by_folder_name);
+    std::string clue;
+    std::optional<Mention> output = python_output(group.name, folder_groups, index, mentions, clue);
     if (output && outputs.insert(output->name).second) {
       group.output = output->name;
-      group.lines.push_back(fmt::format("guessed: library {} builds {} ({} loads it{})", group.name, output->name,
-                                        output->file, by_folder_name ? "; its name matches the library's folder" : ""));
+      group.lines.push_back(
+        fmt::format("guessed: library {} builds {} ({} loads it{})", group.name, output->name, output->file, clue));
       return;
     }
     group.output = "lib" + group.name + ".so";
@@ -538,31 +438,6 @@ std::string
 plural(size_t count, const char* word)
 {
   return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
-}
-
-// A folder's name as a snake_case library or project name.
-std::string
-snake_name(std::string name, const char* what, const std::string& folder)
-{
-  for (char& c : name) {
-    c = std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
-  }
-  std::string collapsed;
-  for (char c : name) {
-    bool separator = c == '_' || c == '-';
-    if (!(separator && (collapsed.empty() || collapsed.back() == '_'))) {
-      collapsed += separator ? '_' : c;
-    }
-  }
-  while (!collapsed.empty() && collapsed.back() == '_') {
-    collapsed.pop_back();
-  }
-  try {
-    return project::derive_names(collapsed, what).snake;
-  } catch (const Error& e) {
-    throw Error(ExitCode::usage, fmt::format("{}: {}", folder, e.what()),
-                std::string(what) == "project name" ? "pass --name NAME" : "pass --single-library NAME");
-  }
 }
 
 std::vector<LibraryGroup>

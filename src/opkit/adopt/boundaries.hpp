@@ -41,8 +41,4 @@ has_component(const std::string& path, const std::string& component);
 std::string
 plural(size_t count, const char* word);
 
-// A folder's name as a snake_case library or project name (Error(usage) naming `folder` when it cannot be one).
-std::string
-snake_name(std::string name, const char* what, const std::string& folder);
-
 } // namespace opkit::adopt

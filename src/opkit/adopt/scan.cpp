@@ -433,6 +433,31 @@ parse_attr_spec(const std::string& spec, std::string& problem)
   return attr;
 }
 
+namespace {
+
+// The line of `int main(` at file scope (a program's entry, as a benchmark or
+// test beside an op defines it), 0 when there is none.
+int
+main_definition(const std::vector<Token>& code)
+{
+  int depth = 0;
+  for (size_t i = 0; i < code.size(); ++i) {
+    const Token& token = code[i];
+    if (token.kind == Kind::punct) {
+      depth += token.text == "{" ? 1 : token.text == "}" ? -1 : 0;
+      continue;
+    }
+    if (depth == 0 && token.kind == Kind::ident && token.text == "main" && i > 0 && i + 1 < code.size()
+        && code[i - 1].kind == Kind::ident && code[i - 1].text == "int" && code[i + 1].kind == Kind::punct
+        && code[i + 1].text == "(") {
+      return token.line;
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
 SourceScan
 scan_source(std::string_view text, const std::string& file, const std::vector<std::string>& watched)
 {
@@ -440,6 +465,7 @@ scan_source(std::string_view text, const std::string& file, const std::vector<st
   scan.file = file;
   std::vector<Token> code = preprocess(text, scan, watched);
   RegistrationParser(code, scan).run();
+  scan.main_line = main_definition(code);
   return scan;
 }
 

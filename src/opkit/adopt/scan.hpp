@@ -57,6 +57,7 @@ struct SourceScan
   std::vector<std::string> problems;    // "file:line: what could not be read", in order
   bool registers = false; // it mentions REGISTER_OP or REGISTER_KERNEL_BUILDER (or TORCH_LIBRARY*) in code
   bool torch = false;     // it has a TORCH_LIBRARY, TORCH_LIBRARY_FRAGMENT or TORCH_LIBRARY_IMPL block
+  int main_line = 0;      // where it defines `int main(` at file scope: a program, not a library's source
 };
 
 // Scans one C++ file's text: comments, line continuations, #if 0, adjacent
