@@ -341,3 +341,67 @@ TEST(AdoptBuildFiles, GlobsAndExpansionsStopAtTheirBudget)
   EXPECT_EQ(description.libraries.size(), 2000u);
   EXPECT_TRUE(has_note(description, "more globs or variable expansions than opkit does"));
 }
+
+TEST(AdoptBuildFiles, ReadsTheCompilerCallsOfACompileScript)
+{
+  // A research repository's script: nvcc writes an object, g++ links it with
+  // the op source into the library the loader names; quoting, $(...) with a
+  // `;` inside, continuations, comments and a benchmark's own g++ call.
+  std::string script =
+    "#/bin/bash\n"
+    "CUDA_ROOT=/usr/local/cuda-10.0\n"
+    "TF_INC=$(python -c 'import tensorflow as tf; print(tf.sysconfig.get_include())')\n"
+    "$CUDA_ROOT/bin/nvcc tf_sampling_g.cu -o tf_sampling_g.cu.o -c -O2 -DGOOGLE_CUDA=1 -x cu -Xcompiler -fPIC\n"
+    "# TF1.4\n"
+    "g++ -std=c++11 tf_sampling.cpp tf_sampling_g.cu.o -o tf_sampling_so.so -shared -fPIC \\\n"
+    "  -I \"$TF_INC\" -I$TF_INC/external/nsync/public -lcudart -L $CUDA_ROOT/lib64/ -O2 -D_GLIBCXX_USE_CXX11_ABI=0\n"
+    "g++ sampling_bench.cpp -o sampling_bench && ./sampling_bench # not a library\n";
+  BuildDescription description = read({{"tf_ops/sampling/tf_sampling_compile.sh", script}},
+                                      {"tf_ops/sampling/tf_sampling.cpp", "tf_ops/sampling/tf_sampling_g.cu",
+                                       "tf_ops/sampling/sampling_bench.cpp", "tf_ops/sampling/tf_sampling_compile.sh"});
+  ASSERT_EQ(description.libraries.size(), 1U);
+  const DeclaredLibrary& library = description.libraries[0];
+  EXPECT_EQ(library.output, "tf_sampling_so.so");
+  EXPECT_EQ(library.sources, (Strings{"tf_ops/sampling/tf_sampling.cpp"}));
+  EXPECT_EQ(library.gpu_sources, (Strings{"tf_ops/sampling/tf_sampling_g.cu"}));
+  EXPECT_EQ(library.origin(), "tf_ops/sampling/tf_sampling_compile.sh:6 g++ call \"tf_sampling_so.so\"");
+  EXPECT_TRUE(description.notes.empty()) << description.notes.front();
+  EXPECT_TRUE(adopt::is_build_file("tf_ops/sampling/tf_sampling_compile.sh"));
+  EXPECT_FALSE(adopt::is_build_file("tf_ops/sampling/run_tests.sh"));
+}
+
+TEST(AdoptBuildFiles, WhatOnlyCudaBuildsAddIsAGpuSourceAndAnUnreadDepIsANote)
+{
+  // The official custom-op example's shape: the kernel's .cu.cc in a
+  // cc_library that the library's deps name behind if_cuda_is_configured.
+  const char* const build = R"(
+cc_library(
+    name = "zero_out_ops_gpu",
+    srcs = ["cuda_kernel.cu.cc", "cuda_kernel.h"],
+    copts = if_cuda_is_configured(["-DGOOGLE_CUDA=1", "-x cuda"]),
+)
+cc_binary(
+    name = "_zero_out_ops.so",
+    srcs = ["zero_out_kernels.cc", "zero_out_ops.cc"] + if_cuda(["zero_out_gpu_glue.cc"]),
+    linkshared = 1,
+    deps = [":base"] + if_cuda_is_configured([":zero_out_ops_gpu", "@local_config_cuda//cuda:cuda_headers"])
+        + [select({":debug": [":debug_helpers"], "//conditions:default": []})],
+)
+cc_library(name = "base", srcs = ["base.cc"])
+)";
+  Strings files = {"zero_out/BUILD",
+                   "zero_out/cuda_kernel.cu.cc",
+                   "zero_out/cuda_kernel.h",
+                   "zero_out/base.cc",
+                   "zero_out/zero_out_kernels.cc",
+                   "zero_out/zero_out_ops.cc",
+                   "zero_out/zero_out_gpu_glue.cc"};
+  BuildDescription description = read({{"zero_out/BUILD", build}}, files);
+  const DeclaredLibrary* library = find(description, "_zero_out_ops.so");
+  ASSERT_NE(library, nullptr);
+  EXPECT_EQ(sorted(library->sources),
+            sorted({"zero_out/zero_out_kernels.cc", "zero_out/zero_out_ops.cc", "zero_out/base.cc"}));
+  EXPECT_EQ(sorted(library->gpu_sources),
+            sorted({"zero_out/zero_out_gpu_glue.cc", "zero_out/cuda_kernel.cu.cc", "zero_out/cuda_kernel.h"}));
+  EXPECT_TRUE(has_note(description, "deps of \"_zero_out_ops.so\" is not a list of names opkit reads"));
+}

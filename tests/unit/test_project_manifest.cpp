@@ -484,3 +484,24 @@ TEST(Manifest, ATorchOpsMistakesAreNamedWhereTheyAre)
     error_of(replace(k_torch, "      - schema:", "      - name: Scale\n        schema:")).find("unknown key 'name'"),
     std::string::npos);
 }
+
+TEST(Manifest, ALibraryOfGpuKernelsOnlyIsBuiltByCudaSdksAlone)
+{
+  std::string text = "name: research\nlibraries:\n  - name: sampling\n    device: gpu\n    sources: [s.cpp]\n"
+                     "  - name: interpolate\n    tensorflow: \">=2.0\"\n    sources: [i.cpp]\n";
+  opkit::project::Manifest manifest = parse_manifest(text, "opkit.yaml", "/p");
+  const opkit::project::LibrarySpec& sampling = manifest.libraries.at(0);
+  const opkit::project::LibrarySpec& interpolate = manifest.libraries.at(1);
+  opkit::project::Version v2 = *opkit::project::parse_version("2.10.1");
+  opkit::project::Version v1 = *opkit::project::parse_version("1.12.0");
+  EXPECT_EQ(sampling.device, "gpu");
+  EXPECT_FALSE(sampling.builds_for(v2, false));
+  EXPECT_TRUE(sampling.builds_for(v2, true));
+  EXPECT_EQ(sampling.skip_reason("tensorflow", v2, false), "GPU kernels only: built by CUDA SDKs");
+  EXPECT_EQ(sampling.skip_reason("tensorflow", v2, true), "");
+  EXPECT_TRUE(interpolate.builds_for(v2, false));
+  EXPECT_FALSE(interpolate.builds_for(v1, true));
+  EXPECT_EQ(interpolate.skip_reason("tensorflow", v1, true), "tensorflow >=2.0");
+  EXPECT_EQ(error_of("name: r\nlibraries:\n  - name: s\n    device: cpu\n    sources: [s.cpp]\n"),
+            "opkit.yaml:4:13: a library's device can only be gpu (its kernels are GPU kernels only), got 'cpu'");
+}

@@ -296,6 +296,30 @@ struct Planner
                                             library.name, range, namespaced->name));
     }
   }
+
+  // A TF library whose every kernel is a GPU kernel (a research repository's
+  // ops with CUDA kernels alone) is built by CUDA SDKs alone: a CPU build
+  // would register no kernel and miss the launchers its .cu files define.
+  void guess_device(project::LibrarySpec& library)
+  {
+    if (adoption.framework != "tensorflow") {
+      return;
+    }
+    size_t kernel_count = 0, gpu = 0;
+    for (const project::OpSpec& op : library.ops) {
+      for (const project::KernelSpec& kernel : op.kernels) {
+        ++kernel_count;
+        gpu += kernel.device == "GPU" ? 1 : 0;
+      }
+    }
+    if (kernel_count > 0 && gpu == kernel_count) {
+      library.device = "gpu";
+      adoption.report.push_back(fmt::format(
+        "guessed: library {} is built by CUDA SDKs alone ({} GPU kernel{}; CPU builds skip it)", library.name,
+        kernel_count == 1 ? "its only kernel is a" : fmt::format("its {} kernels are all", kernel_count),
+        kernel_count == 1 ? "" : "s"));
+    }
+  }
 };
 
 // The framework the op sources register for: TensorFlow (REGISTER_OP,
@@ -370,6 +394,7 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
     planner.add_sources(library, group);
     planner.add_ops(library, group);
     planner.guess_versions(library);
+    planner.guess_device(library);
     adoption.libraries.push_back(library);
   }
   adoption.report.insert(adoption.report.end(), notes.begin(), notes.end());

@@ -34,6 +34,14 @@ named_in(const std::vector<std::string>& names, const std::string& path)
   return std::find(names.begin(), names.end(), file_name(path)) != names.end();
 }
 
+// A compile script's name against the patterns ("*_compile.sh").
+bool
+script_named(const std::vector<std::string>& patterns, const std::string& path)
+{
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& pattern) { return glob_match(pattern, file_name(path)); });
+}
+
 // A Bazel target: its package (the BUILD file's folder) and name.
 struct Label
 {
@@ -117,13 +125,13 @@ public:
                                            target.place.str(), library.rule, library.output));
         continue;
       }
-      add_files(library.sources, target, "srcs");
-      add_files(library.sources, target, "hdrs");
+      add_files(library.sources, target, "srcs", &library.gpu_sources);
+      add_files(library.sources, target, "hdrs", &library.gpu_sources);
       if (!rule->gpu_sources.empty()) {
         add_files(library.gpu_sources, target, rule->gpu_sources.c_str());
       }
       std::set<std::string> visited{key};
-      add_deps(library.sources, target, visited, 0);
+      add_deps(library.sources, library.gpu_sources, target, visited, 0);
       m_into.libraries.push_back(std::move(library));
     }
   }
@@ -191,14 +199,28 @@ private:
                   line, what, target.call->keyword("name")->text));
   }
 
-  void add_value(std::vector<std::string>& into, const BazelTarget& target, const CallValue& value, const char* key)
+  // A call of configs/adopt/build_files.yaml's bazel gpu_conditions (if_cuda([...]),
+  // if_cuda_is_configured([...])) whose first argument is what CUDA builds add.
+  static bool gpu_condition(const CallValue& value)
+  {
+    const std::vector<std::string>& conditions = project::build_file_rules().bazel_gpu_conditions;
+    return value.kind == ValueKind::call && !value.items.empty()
+           && std::find(conditions.begin(), conditions.end(), value.callee()) != conditions.end();
+  }
+
+  // A value's files into `into`; those under a GPU condition into `gpu_into`
+  // (nullptr: they are GPU sources already).
+  void add_value(std::vector<std::string>& into, const BazelTarget& target, const CallValue& value, const char* key,
+                 std::vector<std::string>* gpu_into)
   {
     if (value.kind == ValueKind::list) {
       for (const CallValue& item : value.items) {
-        add_value(into, target, item, key);
+        add_value(into, target, item, key, gpu_into);
       }
     } else if (value.kind == ValueKind::call && value.text == "glob") {
       glob(into, target, value);
+    } else if (gpu_condition(value) && gpu_into != nullptr) { // srcs + if_cuda([...]): CUDA builds only
+      add_value(*gpu_into, target, value.items[0], key, gpu_into);
     } else if (value.kind == ValueKind::string) {
       std::optional<Label> label = parse_label(target.package, value.text);
       bool rule = !value.text.empty() && value.text[0] == ':';
@@ -210,34 +232,54 @@ private:
     }
   }
 
-  void add_files(std::vector<std::string>& into, const BazelTarget& target, const char* key)
+  void add_files(std::vector<std::string>& into, const BazelTarget& target, const char* key,
+                 std::vector<std::string>* gpu_into = nullptr)
   {
     const CallValue* value = target.call->keyword(key);
     if (value != nullptr) {
-      add_value(into, target, *value, key);
+      add_value(into, target, *value, key, gpu_into);
     }
   }
 
-  // The srcs and hdrs of the local static libraries `deps` names, and of theirs.
-  void add_deps(std::vector<std::string>& into, const BazelTarget& target, std::set<std::string>& visited, int depth)
+  // The srcs and hdrs of the local static libraries `deps` names, and of
+  // theirs; those named under a GPU condition (deps = [...] +
+  // if_cuda_is_configured([":x_gpu"])) into `gpu_into`. A dep opkit cannot
+  // read is a note, never dropped silently.
+  void add_deps(std::vector<std::string>& into, std::vector<std::string>& gpu_into, const BazelTarget& target,
+                std::set<std::string>& visited, int depth)
   {
     const CallValue* deps = target.call->keyword("deps");
     if (deps == nullptr || deps->kind != ValueKind::list || depth > 32) {
       return;
     }
-    const std::vector<std::string>& statics = project::build_file_rules().bazel_static;
     for (const CallValue& dep : deps->items) {
-      std::optional<Label> label =
-        dep.kind == ValueKind::string ? parse_label(target.package, dep.text) : std::optional<Label>{};
-      auto found = label ? m_targets.find(label->package + ":" + label->name) : m_targets.end();
-      if (found == m_targets.end() || !visited.insert(found->first).second
-          || std::find(statics.begin(), statics.end(), found->second.call->callee()) == statics.end()) {
-        continue;
+      if (gpu_condition(dep) && dep.items[0].kind == ValueKind::list) {
+        for (const CallValue& gpu_dep : dep.items[0].items) {
+          add_dep(gpu_into, gpu_into, target, gpu_dep, visited, depth);
+        }
+      } else if (dep.kind == ValueKind::string) {
+        add_dep(into, gpu_into, target, dep, visited, depth);
+      } else {
+        note_unreadable(target, "deps", dep.line);
       }
-      add_files(into, found->second, "srcs");
-      add_files(into, found->second, "hdrs");
-      add_deps(into, found->second, visited, depth + 1);
     }
+  }
+
+  void add_dep(std::vector<std::string>& into, std::vector<std::string>& gpu_into, const BazelTarget& target,
+               const CallValue& dep, std::set<std::string>& visited, int depth)
+  {
+    const std::vector<std::string>& statics = project::build_file_rules().bazel_static;
+    std::optional<Label> label =
+      dep.kind == ValueKind::string ? parse_label(target.package, dep.text) : std::optional<Label>{};
+    auto found = label ? m_targets.find(label->package + ":" + label->name) : m_targets.end();
+    if (found == m_targets.end() || !visited.insert(found->first).second
+        || std::find(statics.begin(), statics.end(), found->second.call->callee()) == statics.end()) {
+      return;
+    }
+    bool gpu = &into == &gpu_into;
+    add_files(into, found->second, "srcs", gpu ? nullptr : &gpu_into);
+    add_files(into, found->second, "hdrs", gpu ? nullptr : &gpu_into);
+    add_deps(into, gpu_into, found->second, visited, depth + 1);
   }
 };
 
@@ -455,7 +497,8 @@ bool
 is_build_file(const std::string& path)
 {
   const project::BuildFileRules& rules = project::build_file_rules();
-  return named_in(rules.bazel_files, path) || named_in(rules.cmake_files, path) || named_in(rules.make_files, path);
+  return named_in(rules.bazel_files, path) || named_in(rules.cmake_files, path) || named_in(rules.make_files, path)
+         || script_named(rules.script_files, path);
 }
 
 BuildDescription
@@ -494,6 +537,11 @@ read_build_description(const std::vector<TreeText>& build_files, const std::vect
   for (const TreeText& file : build_files) {
     if (named_in(rules.make_files, file.path) && readable(file)) {
       read_makefile(file, tree_files, budget, description);
+    }
+  }
+  for (const TreeText& file : build_files) {
+    if (script_named(rules.script_files, file.path) && readable(file)) {
+      read_compile_script(file, tree_files, description);
     }
   }
   for (const TreeText& file : python) {

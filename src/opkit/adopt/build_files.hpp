@@ -68,6 +68,16 @@ read_cmake(const TreeText& file, const std::vector<std::string>& tree_files, Bud
 void
 read_makefile(const TreeText& file, const std::vector<std::string>& tree_files, Budget& budget, BuildDescription& into);
 
+// script_files.cpp: a compile script's compiler calls (configs/adopt/
+// build_files.yaml's compile_scripts): one writing a *.so is a library of the
+// sources it names and of those of the objects earlier calls wrote.
+void
+read_compile_script(const TreeText& file, const std::vector<std::string>& tree_files, BuildDescription& into);
+
+// A C++ or CUDA source or header, by its extension (a Makefile's other prerequisites are not).
+bool
+is_code_file(const std::string& word);
+
 std::string
 parent_of(const std::string& path);
 

@@ -29,6 +29,7 @@ std::string
 name_of(const std::string& output)
 {
   std::string stem = output.substr(0, output.size() - 3);
+  stem = ends_with(stem, "_so") ? stem.substr(0, stem.size() - 3) : stem; // tf_sampling_so.so
   return starts_with(stem, "lib") ? stem.substr(3) : stem;
 }
 

@@ -15,7 +15,8 @@ namespace opkit::adopt {
 std::string
 stem_of(const std::string& output);
 
-// A library's name from its file: "_text_ops.so": text_ops, "libresize.so": resize.
+// A library's name from its file: "_text_ops.so": text_ops, "libresize.so": resize,
+// "tf_sampling_so.so": tf_sampling.
 std::string
 name_of(const std::string& output);
 

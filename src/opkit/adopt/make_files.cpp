@@ -24,16 +24,6 @@ constexpr int k_max_expansions = 16;      // nested references followed
 
 using Variables = std::map<std::string, std::string>;
 
-// A C++ or CUDA source or header, by its extension (a Makefile's other prerequisites are not).
-bool
-is_code_file(const std::string& word)
-{
-  size_t dot = word.rfind('.');
-  std::string extension = dot == std::string::npos ? "" : word.substr(dot);
-  return extension == ".cc" || extension == ".cpp" || extension == ".cxx" || extension == ".cu" || extension == ".h"
-         || extension == ".hpp" || extension == ".hh" || extension == ".cuh";
-}
-
 // Replaces `open`NAME`close` references (innermost first) by `lookup(NAME)`.
 template<typename Lookup>
 std::string
@@ -408,6 +398,15 @@ read_makefile(const TreeText& file, const std::vector<std::string>& tree_files, 
       into.libraries.push_back(std::move(library));
     }
   }
+}
+
+bool
+is_code_file(const std::string& word)
+{
+  size_t dot = word.rfind('.');
+  std::string extension = dot == std::string::npos ? "" : word.substr(dot);
+  return extension == ".cc" || extension == ".cpp" || extension == ".cxx" || extension == ".cu" || extension == ".h"
+         || extension == ".hpp" || extension == ".hh" || extension == ".cuh";
 }
 
 } // namespace build_files_detail

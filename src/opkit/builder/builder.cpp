@@ -117,7 +117,7 @@ check_target_sources(const project::Manifest& manifest, const sdk::Sdk& sdk, con
   const project::FrameworkTable& table = project::FrameworkTable::get(sdk.framework);
   project::FrameworkFlags flags = table.flags_for(sdk.version);
   for (const project::LibrarySpec* library : selected) {
-    if (flags.namespaced_op_names || !library->versions.contains(sdk.version)) {
+    if (flags.namespaced_op_names || !library->builds_for(sdk.version, sdk.cuda.is_cuda_build)) {
       continue;
     }
     for (const project::OpSpec& op : library->ops) {
@@ -229,8 +229,10 @@ find_built_libraries(const project::Manifest& manifest, const std::vector<std::s
     BuiltTarget target{spec, sdk::resolve_sdk(spec, manifest.framework), {}, {}, {}};
     target.in_use = sdk::use_sdk(target.sdk);
     for (const project::LibrarySpec* library : libraries) {
-      if (!library->versions.contains(target.sdk.version)) {
-        target.skipped.push_back(fmt::format("{}: {} {}", library->name, manifest.framework, library->versions.text));
+      if (!library->builds_for(target.sdk.version, target.sdk.cuda.is_cuda_build)) {
+        target.skipped.push_back(
+          fmt::format("{}: {}", library->name,
+                      library->skip_reason(manifest.framework, target.sdk.version, target.sdk.cuda.is_cuda_build)));
         continue;
       }
       stdfs::path path = target_dir(root, target.sdk) / library->output;
@@ -261,7 +263,7 @@ library_inputs(const project::Manifest& manifest, const std::vector<const projec
 {
   std::vector<LibraryInput> inputs;
   for (const project::LibrarySpec* library : selected) {
-    if (!library->versions.contains(sdk.version)) {
+    if (!library->builds_for(sdk.version, sdk.cuda.is_cuda_build)) {
       continue;
     }
     project::ResolvedSettings settings = project::resolve_settings(manifest.root, manifest.settings, library->settings,
@@ -355,8 +357,9 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
   target.sdk = sdk;
   stdfs::path dir = target_dir(c.build_root, sdk);
   for (const project::LibrarySpec* library : c.selected) {
-    if (!library->versions.contains(sdk.version)) {
-      target.skipped.push_back(fmt::format("{} ({} {})", library->name, sdk.framework, library->versions.text));
+    if (!library->builds_for(sdk.version, sdk.cuda.is_cuda_build)) {
+      target.skipped.push_back(fmt::format("{} ({})", library->name,
+                                           library->skip_reason(sdk.framework, sdk.version, sdk.cuda.is_cuda_build)));
     }
   }
   if (inputs.empty()) { // no library is for this version: nothing to plan, fit or run

@@ -18,12 +18,14 @@ stale_reason(const project::Manifest& manifest, const stdfs::path& dir,
              const std::vector<const project::LibrarySpec*>& libraries, const sdk::Sdk& sdk)
 {
   std::error_code ec;
-  if (std::none_of(libraries.begin(), libraries.end(),
-                   [&sdk](const project::LibrarySpec* library) { return library->versions.contains(sdk.version); })) {
+  if (std::none_of(libraries.begin(), libraries.end(), [&sdk](const project::LibrarySpec* library) {
+        return library->builds_for(sdk.version, sdk.cuda.is_cuda_build);
+      })) {
     return ""; // nothing to build for this version: `opkit build` skips it
   }
   for (const project::LibrarySpec* library : libraries) {
-    if (library->versions.contains(sdk.version) && !stdfs::is_regular_file(dir / library->output, ec)) {
+    if (library->builds_for(sdk.version, sdk.cuda.is_cuda_build)
+        && !stdfs::is_regular_file(dir / library->output, ec)) {
       return "not built yet";
     }
   }

@@ -113,10 +113,13 @@ load_build_files()
                                   yaml::get_string_or(node, "requires", k_build_files, "")});
   }
   rules.bazel_static = yaml::get_string_list(bazel, "static_libraries", k_build_files);
+  rules.bazel_gpu_conditions = yaml::get_string_list(bazel, "gpu_conditions", k_build_files);
   rules.setup_files = yaml::get_string_list(root["setup_py"], "files", k_build_files);
   rules.setup_extensions = yaml::get_string_list(root["setup_py"], "extensions", k_build_files);
   rules.cmake_files = yaml::get_string_list(root["cmake"], "files", k_build_files);
   rules.make_files = yaml::get_string_list(root["makefile"], "files", k_build_files);
+  rules.script_files = yaml::get_string_list(root["compile_scripts"], "files", k_build_files);
+  rules.script_compilers = yaml::get_string_list(root["compile_scripts"], "compilers", k_build_files);
   rules.python_loaders = yaml::get_string_list(root, "python_loaders", k_build_files);
   return rules;
 }

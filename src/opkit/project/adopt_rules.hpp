@@ -55,10 +55,13 @@ struct BuildFileRules
   std::vector<std::string> bazel_files;
   std::vector<SharedLibraryRule> bazel_shared;
   std::vector<std::string> bazel_static;
+  std::vector<std::string> bazel_gpu_conditions; // if_cuda([...]): what CUDA builds add
   std::vector<std::string> setup_files;
   std::vector<std::string> setup_extensions;
   std::vector<std::string> cmake_files;
   std::vector<std::string> make_files;
+  std::vector<std::string> script_files;     // glob patterns of a compile script's file name
+  std::vector<std::string> script_compilers; // the programs whose calls in a script are build steps
   std::vector<std::string> python_loaders;
 };
 

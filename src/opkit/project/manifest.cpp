@@ -148,8 +148,8 @@ LibrarySpec
 parse_library(const Node& node, const std::string& name, const std::string& framework)
 {
   yaml::expect_keys(node,
-                    {"name", "output", framework, "sources", "include_dirs", "defines", "cflags", "ldflags", "libs",
-                     "compat", "when", "ops"},
+                    {"name", "output", framework, "device", "sources", "include_dirs", "defines", "cflags", "ldflags",
+                     "libs", "compat", "when", "ops"},
                     name);
   LibrarySpec library;
   library.name = library_name(node, name);
@@ -165,6 +165,11 @@ parse_library(const Node& node, const std::string& name, const std::string& fram
     fail(ExitCode::usage, "{}: invalid version range '{}' (e.g. \">=2.4\")", yaml::where(name, node[framework]), range);
   }
   library.versions = *parsed;
+  library.device = yaml::get_string_or(node, "device", name, "");
+  if (!library.device.empty() && library.device != "gpu") {
+    fail(ExitCode::usage, "{}: a library's device can only be gpu (its kernels are GPU kernels only), got '{}'",
+         yaml::where(name, node["device"]), library.device);
+  }
   library.settings.push_back(parse_settings(node, name, true));
   parse_when(node, name, true, framework, library.settings);
   bool any_source = std::any_of(library.settings.begin(), library.settings.end(),
@@ -427,6 +432,21 @@ load_manifest(const std::filesystem::path& dir)
   }
   std::filesystem::path file = *root / "opkit.yaml";
   return parse_manifest(fs::read_file(file), file.string(), *root);
+}
+
+bool
+LibrarySpec::builds_for(const Version& version, bool cuda_build) const
+{
+  return versions.contains(version) && (device != "gpu" || cuda_build);
+}
+
+std::string
+LibrarySpec::skip_reason(const std::string& framework, const Version& version, bool cuda_build) const
+{
+  if (!versions.contains(version)) {
+    return fmt::format("{} {}", framework, versions.text);
+  }
+  return builds_for(version, cuda_build) ? "" : "GPU kernels only: built by CUDA SDKs";
 }
 
 } // namespace opkit::project

@@ -101,8 +101,14 @@ struct LibrarySpec
   std::string name;      // snake_case; `--lib NAME` selects it
   std::string output;    // the file name, e.g. _zero_out_ops.so (default lib<name>.so)
   VersionRange versions; // the framework's versions it is built for (`tensorflow:`, `torch:`; default: all)
+  std::string device;    // `device: gpu`: its kernels are GPU kernels only, built for CUDA SDKs alone ("" = any)
   std::vector<SettingsBlock> settings; // its own settings: sources, flags, and `when` blocks
   std::vector<OpSpec> ops;
+
+  // Whether a build for this framework version (a CUDA build or not) makes it.
+  bool builds_for(const Version& version, bool cuda_build) const;
+  // Why not, as a build's `skipped` says it: "tensorflow >=2.4", "GPU kernels only".
+  std::string skip_reason(const std::string& framework, const Version& version, bool cuda_build) const;
 };
 
 // opkit.yaml, validated. The single-op form (`op:` and `sources:` at the top)
