@@ -14,7 +14,7 @@ import sys
 text = open(sys.argv[1]).read()
 assert 'tensorflow: ">=2.0"' in text, text          # what init itself writes for namespaced names
 assert "float32" not in text and "float64" not in text, text  # normalised as TF's registry prints them
-assert "allowed: [float, double]" in text, text
+assert '- "T: {float, double}"' in text, text     # the attr as TF's grammar states it, dtypes normalised
 assert "type: float" in text, text
 PY
 
@@ -46,9 +46,13 @@ expect_contains "$work/out" '^  attr   T: \{float, double\}$'
 expect_contains "$work/out" '^  matches opkit\.yaml$'
 if grep -q 'building tensorflow-1.12.0 first' "$work/err"; then fail "test rebuilt a version with nothing to build"; fi
 
-# A hand-written opkit.yaml may use the Python spellings too.
-sed -i 's/allowed: \[float, double\]/allowed: [float32, float64]/' opkit.yaml
+# A hand-written opkit.yaml may use the Python spellings too, in either form of an attr.
+sed -i 's/- "T: {float, double}"/- {name: T, type: type, allowed: [float32, float64]}/' opkit.yaml
 grep -q 'allowed: \[float32, float64\]' opkit.yaml || fail "the fixture's opkit.yaml changed shape"
+run_opkit 0 test --tf 2.10.1 --no-build
+expect_contains "$work/out" '^  matches opkit\.yaml$'
+sed -i 's/- {name: T, type: type, allowed: \[float32, float64\]}/- "T: {float32, float64}"/' opkit.yaml
+grep -q '"T: {float32, float64}"' opkit.yaml || fail "the fixture's opkit.yaml changed shape"
 run_opkit 0 test --tf 2.10.1 --no-build
 expect_contains "$work/out" '^  matches opkit\.yaml$'
 

@@ -91,7 +91,7 @@ TEST(AdoptScan, ParsesAttrSpecs)
   auto attr = adopt::parse_attr_spec("T: type", problem);
   ASSERT_TRUE(attr);
   EXPECT_EQ(attr_summary(*attr), "T:type");
-  EXPECT_EQ(attr_summary(*adopt::parse_attr_spec("mode: {'sum', 'mean'} = 'sum'", problem)), "mode:string");
+  EXPECT_EQ(attr_summary(*adopt::parse_attr_spec("mode: {'sum', 'mean'} = 'sum'", problem)), "mode:string sum mean");
   EXPECT_EQ(attr_summary(*adopt::parse_attr_spec("k: float = 0.5", problem)), "k:float");
   EXPECT_EQ(attr_summary(*adopt::parse_attr_spec("n: int >= 2 = 3", problem)), "n:int");
   EXPECT_EQ(attr_summary(*adopt::parse_attr_spec("dtype: {bfloat16, float16, float32, float64}", problem)),
@@ -105,6 +105,29 @@ TEST(AdoptScan, ParsesAttrSpecs)
   EXPECT_TRUE(problem.empty()) << problem;
   EXPECT_FALSE(adopt::parse_arg_spec("no colon", problem));
   EXPECT_FALSE(problem.empty());
+}
+
+TEST(AdoptScan, AttrsTensorFlowsGrammarReadsWholeKeepTheirEnumDefaultAndMinimum)
+{
+  std::string problem;
+  auto format = adopt::parse_attr_spec("data_format: {'NHWC', 'NCHW'} = 'NHWC'", problem);
+  ASSERT_TRUE(format);
+  EXPECT_TRUE(format->full_spec);
+  EXPECT_EQ(format->allowed, (std::vector<std::string>{"NHWC", "NCHW"}));
+  EXPECT_EQ(format->default_value, std::optional<std::string>("\"NHWC\""));
+  auto count = adopt::parse_attr_spec("npoint: int >= 1", problem);
+  ASSERT_TRUE(count);
+  EXPECT_TRUE(count->full_spec);
+  EXPECT_EQ(count->minimum, std::optional<int64_t>(1));
+  EXPECT_FALSE(count->default_value);
+  auto dtype = adopt::parse_attr_spec("T: {float, double} = DT_FLOAT", problem);
+  ASSERT_TRUE(dtype);
+  EXPECT_EQ(dtype->default_value, std::optional<std::string>("float"));
+  // A type shorthand TF's grammar does not name is read as before, without a default.
+  auto shorthand = adopt::parse_attr_spec("T: quantizedtype", problem);
+  ASSERT_TRUE(shorthand);
+  EXPECT_FALSE(shorthand->full_spec);
+  EXPECT_TRUE(problem.empty()) << problem;
 }
 
 TEST(AdoptScan, ListTypeInputsCannotBeDeclaredAndAreReported)

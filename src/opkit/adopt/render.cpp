@@ -1,4 +1,5 @@
 #include "opkit/adopt/adopt.hpp"
+#include "opkit/project/attr_spec.hpp"
 #include "opkit/project/framework_table.hpp"
 
 #include "opkit/util/error.hpp"
@@ -112,6 +113,10 @@ render_op(std::string& out, const project::OpSpec& op)
   }
   out += op.attrs.empty() ? "" : "        attrs:\n";
   for (const project::OpAttr& attr : op.attrs) {
+    if (attr.full_spec) { // TensorFlow's own grammar: enum, default and minimum as the registry states them
+      out += fmt::format("          - {}\n", scalar(project::render_attr_spec(attr)));
+      continue;
+    }
     out += fmt::format("          - {{name: {}, type: {}{}}}\n", scalar(attr.name), scalar(attr.type),
                        attr.allowed.empty() ? "" : ", allowed: " + flow(attr.allowed));
   }
@@ -180,6 +185,9 @@ render_manifest(const Adoption& adoption)
     }
     if (!library.versions.empty()) {
       out += fmt::format("    {}: {}\n", adoption.framework, scalar(library.versions.text));
+    }
+    if (!library.device.empty()) {
+      out += fmt::format("    device: {} # GPU kernels only: CPU builds skip it\n", scalar(library.device));
     }
     render_list(out, "    ", "sources", library.settings.front().sources);
     out += library.settings.size() > 1 ? "    when:\n" : "";

@@ -3,6 +3,7 @@
 #include "opkit/adopt/preprocess.hpp"
 
 #include "opkit/project/adopt_rules.hpp"
+#include "opkit/project/attr_spec.hpp"
 #include "opkit/project/names.hpp"
 #include "opkit/project/torch_schema.hpp"
 #include "opkit/util/strings.hpp"
@@ -429,6 +430,17 @@ parse_attr_spec(const std::string& spec, std::string& problem)
   if (std::find(k_declarable.begin(), k_declarable.end(), attr.type) == k_declarable.end()) {
     problem = fmt::format("opkit.yaml cannot declare a {} attr; left out", attr.type);
     return std::nullopt;
+  }
+  // Where TensorFlow's grammar reads it whole (enums of strings, defaults,
+  // minimums), the attr is declared as the registry states it: `opkit test`
+  // then compares those too, and init's own output passes.
+  try {
+    project::OpAttr full = project::parse_attr_spec(spec);
+    if (full.name == attr.name && (full.allowed == attr.allowed || full.type == "string")) {
+      return full;
+    }
+  } catch (const project::SpecError&) {
+    // a type shorthand (numbertype, ...) TF's grammar does not name: the reading above stands
   }
   return attr;
 }
