@@ -60,12 +60,53 @@ def attr_value(attr):
     return attr["value"]
 
 
+def takes(function, name):
+    """Whether the generated wrapper has a parameter `name` (it has none for a
+    type attr TensorFlow infers from the inputs)."""
+    inner = function
+    while hasattr(inner, "__wrapped__"):
+        inner = inner.__wrapped__
+    code = getattr(inner, "__code__", None)
+    if code is None:
+        return True
+    return name in code.co_varnames[:code.co_argcount + getattr(code, "co_kwonlyargcount", 0)]
+
+
+def split_attrs(function, vector):
+    """The attrs passed to the wrapper, and the type attrs it infers itself,
+    which a vector may set all the same: those are checked against the op
+    TensorFlow builds from the inputs."""
+    given, inferred = {}, {}
+    for attr in vector["attrs"]:
+        inferred_type = attr["type"] in ("type", "list(type)") and not takes(function, attr["name"])
+        (inferred if inferred_type else given)[attr["name"]] = attr_value(attr)
+    return given, inferred
+
+
+def check_inferred(function, vector, given, inferred):
+    """Raises TypeError when TensorFlow infers a type attr other than the one the vector sets."""
+    if not inferred:
+        return
+    with tf.Graph().as_default():
+        outputs = function(*[tensor(i) for i in vector["inputs"]], **given)
+        first = outputs[0] if isinstance(outputs, (list, tuple)) and outputs else outputs
+        op = getattr(first, "op", first)
+        for name, want in sorted(inferred.items()):
+            got = op.get_attr(name)
+            if got != want:
+                shown = lambda v: [t.name for t in v] if isinstance(v, list) else v.name
+                raise TypeError("attr %s is %s as TensorFlow infers it from the inputs, not %s as the vector sets it"
+                                % (name, shown(got), shown(want)))
+
+
 def run(function, vector):
     """The op's outputs for one vector, as numpy values."""
+    given, inferred = split_attrs(function, vector)
+    check_inferred(function, vector, given, inferred)
+
     def build():
         args = [tensor(i) for i in vector["inputs"]]
-        kwargs = {a["name"]: attr_value(a) for a in vector["attrs"]}
-        outputs = function(*args, **kwargs)
+        outputs = function(*args, **given)
         return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
 
     if tf.executing_eagerly():

@@ -53,7 +53,15 @@ vectors = {
             error: num_rows must be positive, got 0
           - name: nan and inf
             inputs: {ids: [0], grads: {dtype: float, value: [[.nan, -.inf, .inf]]}, num_rows: 2}
-            outputs: {table_grad: [[.nan, -.inf, .inf], [0, 0, 0]]}""",
+            outputs: {table_grad: [[.nan, -.inf, .inf], [0, 0, 0]]}
+          - name: T set, as inferred
+            attrs: {T: double}
+            inputs: {ids: [1], grads: {dtype: double, value: [[2]]}, num_rows: 2}
+            outputs: {table_grad: [[0], [2]]}
+          - name: T set otherwise
+            attrs: {T: half}
+            inputs: {ids: [1], grads: {dtype: double, value: [[2]]}, num_rows: 2}
+            error: attr T is float64 as TensorFlow infers it from the inputs, not float16 as the vector sets it""",
     "Acme>Resampler": """
           - inputs:
               data: {dtype: float, value: [[0, 10, 20]]}
@@ -82,6 +90,9 @@ expect_contains "$work/2.10.1" '^tensorflow 2\.10\.1 \(Python\): .*/tf-2\.10\.1-
 expect_contains "$work/2.10.1" '^    Acme>LoadKVEmbed \(acme_load_kv_embed\) vector 0 "half rows": ok$'
 # YAML's .nan and .inf reach Python as floats, come back, and a NaN expected matches a NaN got.
 expect_contains "$work/2.10.1" '^    Acme>KVEmbedGrad \(acme_kv_embed_grad\) vector 2 "nan and inf": ok$'
+# A type attr the wrapper infers from the inputs may be set: checked against what TF infers.
+expect_contains "$work/2.10.1" '^    Acme>KVEmbedGrad \(acme_kv_embed_grad\) vector 3 "T set, as inferred": ok$'
+expect_contains "$work/2.10.1" '^    Acme>KVEmbedGrad \(acme_kv_embed_grad\) vector 4 "T set otherwise": ok$'
 if grep -q 'Acme>' "$work/1.12.0"; then fail "namespaced ops ran in 1.12, which does not build them"; fi
 
 # --json: one record per (version, vector), with the values expected and got.
@@ -96,7 +107,7 @@ for r in records:
     per_version.setdefault(r["version"], []).append((r["op"], r["vector"]))
 assert sorted(per_version["1.12.0"]) == sorted(
     [("HashStrings", 0), ("LookupVocab", 0), ("LookupVocab", 1), ("LookupVocab", 2), ("JoinStrings", 0)]), per_version
-assert len(per_version["2.10.1"]) == 10, per_version
+assert len(per_version["2.10.1"]) == 12, per_version
 for r in records:
     assert r["ok"], r
     if r["op"] == "LookupVocab" and r["vector"] == 0:
