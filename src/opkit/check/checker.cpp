@@ -32,6 +32,7 @@ struct LoadSet
   std::set<const ProfileLibrary*> reached;            // local-scope libraries in the op's DT_NEEDED closure
   std::set<std::string> unloadable;                   // files found that the loader cannot map: reported once
   std::vector<MappedLibrary> mapped;                  // the files read, with who needed them
+  std::vector<std::string> unfound;                   // the sonames the search found no file for
 
   // Whether the op's symbol lookups see `library`: a global one always, a
   // local-scope one (the framework under TF's Python) only when reached.
@@ -182,6 +183,9 @@ add_needed(const elf::ElfInfo& elf, const stdfs::path& path, const CheckTarget& 
       } else {
         file = find_loadable(soname, target.profile.search_paths, elf.machine, passed_over);
       }
+    }
+    if (file.empty() && std::find(set.unfound.begin(), set.unfound.end(), soname) == set.unfound.end()) {
+      set.unfound.push_back(soname);
     }
     if (file.empty() || depth > 8) {
       Finding finding = missing_library_finding(soname, set, target, origin, elf.machine);
@@ -582,6 +586,17 @@ check_library(const stdfs::path& library, const CheckTarget& target)
   }
   report.loads = std::none_of(report.findings.begin(), report.findings.end(), [](const Finding& f) { return f.fatal; });
   return report;
+}
+
+std::vector<std::string>
+unfound_libraries(const stdfs::path& library)
+{
+  CheckTarget target;
+  target.profile = host_profile();
+  LoadSet set;
+  std::vector<Finding> findings;
+  add_needed(elf::read_elf(library, elf::SymbolScope::undefined), library, target, set, findings, 0, {});
+  return set.unfound;
 }
 
 Json

@@ -96,6 +96,12 @@ struct CheckReport
 CheckReport
 check_library(const std::filesystem::path& library, const CheckTarget& target);
 
+// The libraries this machine's loader finds no file for, among those
+// `library` needs and those they need (DT_RPATH, DT_RUNPATH, ld.so.cache and
+// the default folders, as glibc searches), in the order it meets them.
+std::vector<std::string>
+unfound_libraries(const std::filesystem::path& library);
+
 // The report as JSON, schema "opkit.check/1" (docs/check.md documents it).
 Json
 to_json(const CheckReport& report);

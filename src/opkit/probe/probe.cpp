@@ -1,5 +1,7 @@
 #include "opkit/probe/probe.hpp"
 
+#include "opkit/check/checker.hpp"
+
 #include "opkit/builder/builder.hpp"
 #include "opkit/builder/plan.hpp"
 #include "opkit/check/profile.hpp"
@@ -242,6 +244,35 @@ run_probe(const stdfs::path& probe, const stdfs::path& library)
                         library);
 }
 
+namespace {
+
+// The probe could not load its reporter, which links the framework, because
+// this machine lacks a library the framework needs (a CUDA build's CUDA 9
+// libraries): Error(missing) naming every one the loader cannot find.
+void
+framework_cannot_load(const ProcessResult& result, const std::string& probe)
+{
+  stdfs::path reporter = stdfs::path(probe).parent_path() / "libopkit_probe_report.so";
+  std::error_code ec;
+  if (result.err.find("cannot open shared object file") == std::string::npos
+      || result.err.find("libopkit_probe_report.so:") == std::string::npos || !stdfs::is_regular_file(reporter, ec)) {
+    return;
+  }
+  std::vector<std::string> missing = check::unfound_libraries(reporter);
+  if (missing.empty()) {
+    return;
+  }
+  throw Error(ExitCode::missing,
+              fmt::format("{}: the framework cannot load on this machine: it needs {}, which this machine does not "
+                          "have",
+                          reporter.parent_path().filename().string(), join(missing, ", ")),
+              "libcuda.so.1 comes with NVIDIA's GPU driver, the others with the CUDA toolkit and cuDNN of the "
+              "version the framework was built with; without them opkit builds and checks for this SDK but cannot "
+              "load it");
+}
+
+} // namespace
+
 ProbeReport
 read_probe_run(const ProcessResult& result, const std::string& probe, const stdfs::path& library)
 {
@@ -264,6 +295,7 @@ read_probe_run(const ProcessResult& result, const std::string& probe, const stdf
       report.error = illegal_instruction_at_load(library);
       return report;
     }
+    framework_cannot_load(result, probe);
     fail(ExitCode::system, "{}: load probe crashed (exit {}) on {}: {}", probe, result.exit_code, library,
          tail_lines(result.err, 10));
   }
