@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 using namespace opkit;
 using Strings = std::vector<std::string>;
@@ -255,4 +257,43 @@ TEST(AdoptBoundaries, AResearchTreesLoadersNameItsLibrariesFiles)
   EXPECT_EQ(made, (Strings{"interpolation_3d:tf_interpolate_so.so", "sampling:tf_sampling_so.so"}));
   EXPECT_FALSE(has_part(adoption, "which no library here makes"));
   project::parse_manifest(adopt::render_manifest(adoption), "opkit.yaml", "/src/pointnet2");
+}
+
+TEST(AdoptBoundaries, AGpuSourceNoLibraryTakesIsNamed)
+{
+  adopt::AdoptedTree scanned = tree({{"ops/ops.cc", op("AOp") + kernel("AOp")},
+                                     {"bench/cuda_bench.cu", "__global__ void k() {}\nint main() { return 0; }\n"},
+                                     {"ops/a_kernels.cu.cc", "__global__ void k() {}\n"}},
+                                    {{"ops/Makefile", "liba.so: ops.cc\n\tg++ -shared -o liba.so ops.cc\n"}});
+  adopt::Adoption adoption = adopt::plan_adoption(scanned, "/src/repo", {});
+  EXPECT_TRUE(has_line(adoption, "note: bench/cuda_bench.cu: a GPU source no library here takes (no build file or "
+                                 "folder puts it in one)"));
+  EXPECT_TRUE(has_part(adoption, "note: ops/a_kernels.cu.cc: a GPU source no library here takes"));
+}
+
+TEST(AdoptBoundaries, APrebuiltLibraryRegisteringTheSameOpsNamesTheLibrary)
+{
+  std::string elf_bytes = std::string("\x7f"
+                                      "ELF\x02\x01\x01",
+                                      7)
+                          + std::string(9, '\0') + "LoadEmbedVariable" + std::string(1, '\0') + "SaveEmbedVariable"
+                          + std::string(1, '\0') + "float" + std::string(1, '\0');
+  std::optional<std::set<std::string>> strings = adopt::op_strings_of(elf_bytes);
+  ASSERT_TRUE(strings);
+  EXPECT_EQ(*strings, (std::set<std::string>{"LoadEmbedVariable", "SaveEmbedVariable"}));
+  EXPECT_FALSE(adopt::op_strings_of("not an ELF file"));
+
+  adopt::AdoptedTree scanned = tree({{"src/load_embed.cc", op("LoadEmbedVariable") + kernel("LoadEmbedVariable")},
+                                     {"src/save_embed.cc", op("SaveEmbedVariable") + kernel("SaveEmbedVariable")}},
+                                    {});
+  scanned.prebuilt = {{"2.12/libload_embed.so", *strings},
+                      {"1.15/libload_embed.so", *strings},
+                      {"other/libunrelated.so", {"LoadEmbedVariable"}}};
+  adopt::Adoption adoption = adopt::plan_adoption(scanned, "/src/easyrec", {});
+  EXPECT_EQ(names(adoption), (Strings{"load_embed:libload_embed.so"}));
+  EXPECT_TRUE(has_part(adoption, "guessed: library src is load_embed, builds libload_embed.so (2.12/libload_embed.so, "
+                                 "1.15/libload_embed.so in the tree registers the same ops: a prebuilt copy of it)"));
+  // Two prebuilt files of different names registering the ops: no guess.
+  scanned.prebuilt.push_back({"3.0/libembed_v3.so", *strings});
+  EXPECT_EQ(names(adopt::plan_adoption(scanned, "/src/easyrec", {})), (Strings{"src:libsrc.so"}));
 }

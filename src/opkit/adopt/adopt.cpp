@@ -297,6 +297,42 @@ struct Planner
     }
   }
 
+  // A library whose name and file opkit guessed (lib<folder>.so) takes the
+  // file name of a prebuilt library in the tree that registers the same ops
+  // (EasyRec's sources in src/ and a release's 2.12/libload_embed.so).
+  void name_after_prebuilt(project::LibrarySpec& library)
+  {
+    if (library.ops.empty()) {
+      return;
+    }
+    std::set<std::string> names; // the matching files' names (one library kept in several version folders)
+    std::vector<std::string> where;
+    for (const PrebuiltLibrary& prebuilt : tree.prebuilt) {
+      bool all = std::all_of(library.ops.begin(), library.ops.end(),
+                             [&](const project::OpSpec& op) { return prebuilt.op_strings.count(op.name) != 0; });
+      if (all) {
+        names.insert(prebuilt.path.substr(prebuilt.path.rfind('/') + 1));
+        where.push_back(prebuilt.path);
+      }
+    }
+    if (names.size() != 1) {
+      return;
+    }
+    std::string file = *names.begin();
+    std::string name = project::name_problem(name_of(file)).empty() ? name_of(file) : library.name;
+    bool taken = std::any_of(adoption.libraries.begin(), adoption.libraries.end(),
+                             [&](const project::LibrarySpec& l) { return l.name == name || l.output == file; });
+    if (taken) {
+      return;
+    }
+    adoption.report.push_back(fmt::format("guessed: library {} is {}, builds {} ({} in the tree registers the same "
+                                          "op{}: a prebuilt copy of it)",
+                                          library.name, name, file, join(where, ", "),
+                                          library.ops.size() == 1 ? "" : "s"));
+    library.name = name;
+    library.output = file;
+  }
+
   // A TF library whose every kernel is a GPU kernel (a research repository's
   // ops with CUDA kernels alone) is built by CUDA SDKs alone: a CPU build
   // would register no kernel and miss the launchers its .cu files define.
@@ -393,11 +429,23 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
     library.output = group.output;
     planner.add_sources(library, group);
     planner.add_ops(library, group);
+    if (group.default_output && options.single_library.empty()) {
+      planner.name_after_prebuilt(library);
+    }
     planner.guess_versions(library);
     planner.guess_device(library);
     adoption.libraries.push_back(library);
   }
   adoption.report.insert(adoption.report.end(), notes.begin(), notes.end());
+  // A GPU source no library takes is named, never dropped silently.
+  for (const std::string& file : tree.files) {
+    bool gpu = ends_with(file, ".cu") || ends_with(file, ".cu.cc");
+    if (gpu && !has_component(file, "third_party")
+        && std::find(planner.sources.begin(), planner.sources.end(), file) == planner.sources.end()) {
+      adoption.report.push_back(
+        fmt::format("note: {}: a GPU source no library here takes (no build file or folder puts it in one)", file));
+    }
+  }
   for (const FoundKernel* kernel : planner.kernels) {
     if (planner.registered.count(kernel->op) == 0) {
       adoption.report.push_back(fmt::format("note: {}: kernel of {}, an op no source here registers: not declared",
@@ -426,6 +474,7 @@ read_tree(const stdfs::path& root)
   std::vector<TreeText> build_files;
   std::vector<std::pair<std::string, stdfs::path>> cpp_paths; // read once the build description is known to be bounded
   std::vector<std::pair<std::string, stdfs::path>> python_paths;
+  std::vector<std::pair<std::string, stdfs::path>> prebuilt_paths; // *.so files already built in the tree
   std::vector<std::string> notes;
   std::error_code ec;
   stdfs::path home = stdfs::weakly_canonical(sdk::opkit_home(), ec);
@@ -454,6 +503,10 @@ read_tree(const stdfs::path& root)
       continue;
     }
     std::string extension = entry.path().extension().string();
+    if (extension == ".so" && !has_component(path, "third_party")) {
+      prebuilt_paths.emplace_back(path, entry.path());
+      continue;
+    }
     bool is_cpp =
       std::set<std::string>{".cc", ".cpp", ".cxx", ".cu", ".h", ".hpp", ".hh", ".cuh", ".inc"}.count(extension) != 0;
     uintmax_t size = entry.file_size(type_ec);
@@ -492,6 +545,19 @@ read_tree(const stdfs::path& root)
   AdoptedTree tree = scan_tree(std::move(files), cpp, std::move(python));
   tree.build_files = std::move(build_files);
   tree.notes = std::move(notes);
+  for (const auto& [path, file] : prebuilt_paths) {
+    std::error_code size_ec;
+    if (stdfs::file_size(file, size_ec) > (64u << 20) || size_ec) {
+      continue; // no op library is so large; a framework's copy is not one of the tree's libraries
+    }
+    try {
+      if (std::optional<std::set<std::string>> strings = op_strings_of(fs::read_file(file))) {
+        tree.prebuilt.push_back({path, std::move(*strings)});
+      }
+    } catch (const Error& e) {
+      log_warning("{} (skipped)", e.what());
+    }
+  }
   return tree;
 }
 

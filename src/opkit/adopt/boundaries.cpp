@@ -412,6 +412,7 @@ private:
       return;
     }
     group.output = "lib" + group.name + ".so";
+    group.default_output = true;
     group.lines.push_back(fmt::format("guessed: library {} builds {} (the default: {})", group.name, group.output,
                                       output ? output->name + ", which a Python file names, is another library's"
                                              : "no Python file here names another file"));

@@ -481,6 +481,31 @@ scan_source(std::string_view text, const std::string& file, const std::vector<st
   return scan;
 }
 
+std::optional<std::set<std::string>>
+op_strings_of(std::string_view bytes)
+{
+  if (bytes.size() < 4
+      || bytes.substr(0, 4)
+           != "\x7f"
+              "ELF") {
+    return std::nullopt;
+  }
+  std::set<std::string> found;
+  size_t start = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (bytes[i] != '\0') {
+      continue;
+    }
+    std::string_view run = bytes.substr(start, i - start);
+    start = i + 1;
+    if (run.size() >= 2 && run.size() <= 128 && project::is_valid_op_name(run) && run[0] != '_'
+        && found.size() < 1000000) {
+      found.emplace(run);
+    }
+  }
+  return found;
+}
+
 const SourceScan*
 AdoptedTree::find(const std::string& path) const
 {

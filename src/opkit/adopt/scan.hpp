@@ -3,6 +3,8 @@
 #include "opkit/project/manifest.hpp"
 
 #include <optional>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -89,10 +91,25 @@ struct TreeText
 // A scanned tree: every file's path (for resolving includes) and the scans of
 // its C++ files; the Python files' texts (for the library file names they load)
 // and the build files'.
+// A shared library already built in the tree (a release's copy in 2.12/):
+// the op names its read-only strings hold, which can name the library of
+// the sources registering the same ops.
+struct PrebuiltLibrary
+{
+  std::string path;                 // relative to the tree root
+  std::set<std::string> op_strings; // its NUL-terminated strings shaped like TF op names
+};
+
+// The strings of an ELF file's bytes shaped like TensorFlow op names
+// ([A-Z][A-Za-z0-9>]*, NUL-terminated), or nothing when it is no ELF file.
+std::optional<std::set<std::string>>
+op_strings_of(std::string_view bytes);
+
 struct AdoptedTree
 {
   std::vector<std::string> files; // sorted
-  std::vector<SourceScan> scans;  // sorted by file
+  std::vector<PrebuiltLibrary> prebuilt;
+  std::vector<SourceScan> scans; // sorted by file
   std::vector<TreeText> python;
   std::vector<TreeText> build_files; // BUILD, CMakeLists.txt, Makefile, ... (adopt/build_files)
   std::vector<std::string> notes;    // "note: ..." about files that could not be read
