@@ -93,6 +93,21 @@ run_opkit 0 init --dry-run --lib-per-folder
 expect_contains "$work/err" '^guessed: library image <- folder lumen/image \(--lib-per-folder; 4 sources, 1 GPU source\)$'
 [ "$(grep -c '^  - name: ' "$work/out")" -eq 3 ] || fail "expected 3 folder libraries"
 
+# init --ops on the same tree: every attr as its REGISTER_OP states it (a
+# string enum and its default, defaults, minimums); opkit test passes on init's
+# own output, unedited, for all five libraries.
+mkdir -p "$work/with-ops" && cp -r "$OPKIT_SOURCE_DIR/tests/fixtures/lumen_ops/." "$work/with-ops/"
+run_opkit 0 -C "$work/with-ops" init --tf 1.12,2.10.1 --ops
+python3 - "$work/with-ops/opkit.yaml" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+for attr in ('"form: {\\"nfc\\", \\"none\\"} = \\"none\\""', '"lower: bool = true"', '"max_chars: int = 4"',
+             '"width: int >= 1"', '"dim: int >= 1"'):
+    assert "- " + attr in text, (attr, text)
+PY
+run_opkit 0 -C "$work/with-ops" test
+[ "$(grep -c '^  matches opkit\.yaml$' "$work/out")" -eq 8 ] || fail "init --ops output does not pass opkit test"
+
 # Build files opkit cannot read are notes, never a failure: binary bytes, a
 # file over the size limit, an unbalanced rule, a rule whose srcs are not a list.
 mkdir -p junk/bin junk/big junk/broken

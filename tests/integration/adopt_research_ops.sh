@@ -93,4 +93,12 @@ run_opkit 0 test --tf tensorflow-2.10.1-cuda
 expect_contains "$work/out" '^  kernel FarthestSample on GPU'
 expect_contains "$work/out" '^  kernel BallCount on GPU'
 [ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 3 ] || fail "the CUDA build does not match opkit.yaml"
+# A prebuilt copy in the tree (a release's library, as EasyRec keeps them)
+# whose strings hold every op a folder's sources register names that library.
+mkdir -p "$work/by-folder/releases/2.10"
+cp build/tf-2.10.1/tf_interpolate_so.so "$work/by-folder/releases/2.10/libnearest_distance.so"
+run_opkit 0 -C "$work/by-folder" init --tf 2.10.1 --dry-run
+cat "$work/out" "$work/err" >"$work/prebuilt.out"
+expect_contains "$work/prebuilt.out" 'guessed: library interpolation_3d is nearest_distance, builds libnearest_distance\.so \(releases/2\.10/libnearest_distance\.so in the tree'
+expect_contains "$work/out" '^  - name: nearest_distance$'
 echo "PASS: adopt_research_ops"
