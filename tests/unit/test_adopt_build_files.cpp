@@ -405,3 +405,24 @@ cc_library(name = "base", srcs = ["base.cc"])
             sorted({"zero_out/zero_out_gpu_glue.cc", "zero_out/cuda_kernel.cu.cc", "zero_out/cuda_kernel.h"}));
   EXPECT_TRUE(has_note(description, "deps of \"_zero_out_ops.so\" is not a list of names opkit reads"));
 }
+
+TEST(AdoptBuildFiles, AMakefilesRecipeCallingTheCompilerIsReadAsAScriptIs)
+{
+  // `all:` names nothing; the recipe's g++ call writes the library, the
+  // variables expanded. The rule that makes x_ops.so itself is read once.
+  std::string makefile = "CXX := g++\nSRCS = sampling.cpp sampling_kernels.cpp\n"
+                         "all:\n\tnvcc sampling_g.cu -o sampling_g.cu.o -c\n"
+                         "\t$(CXX) -shared -fPIC $(SRCS) sampling_g.cu.o -o tf_sampling_so.so \\\n\t  -O2\n"
+                         "x_ops.so: x.cc\n\t$(CXX) -shared -o x_ops.so x.cc\n";
+  BuildDescription description =
+    read({{"ops/Makefile", makefile}},
+         {"ops/Makefile", "ops/sampling.cpp", "ops/sampling_kernels.cpp", "ops/sampling_g.cu", "ops/x.cc"});
+  ASSERT_EQ(description.libraries.size(), 2U) << description.libraries.size();
+  const DeclaredLibrary* sampling = find(description, "tf_sampling_so.so");
+  ASSERT_NE(sampling, nullptr);
+  EXPECT_EQ(sampling->sources, (Strings{"ops/sampling.cpp", "ops/sampling_kernels.cpp"}));
+  EXPECT_EQ(sampling->gpu_sources, (Strings{"ops/sampling_g.cu"}));
+  EXPECT_EQ(sampling->origin(), "ops/Makefile:5 g++ call \"tf_sampling_so.so\"");
+  ASSERT_NE(find(description, "x_ops.so"), nullptr);
+  EXPECT_EQ(find(description, "x_ops.so")->rule, "make rule");
+}

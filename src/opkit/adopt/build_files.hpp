@@ -62,7 +62,8 @@ struct Budget
 
 // make_files.cpp: CMake's add_library(NAME SHARED|MODULE ...) with
 // set_target_properties' OUTPUT_NAME/PREFIX/SUFFIX and target_sources; a
-// Makefile's rules making a *.so.
+// Makefile's rules making a *.so, and its recipe lines calling a compiler
+// that writes one (read as a compile script's).
 void
 read_cmake(const TreeText& file, const std::vector<std::string>& tree_files, Budget& budget, BuildDescription& into);
 void

@@ -398,6 +398,29 @@ read_makefile(const TreeText& file, const std::vector<std::string>& tree_files, 
       into.libraries.push_back(std::move(library));
     }
   }
+  // Recipe lines calling a compiler (`g++ ... -o x_so.so`), variables
+  // expanded, read as a compile script is: a Makefile whose rule is `all:`
+  // names its library there alone. One a rule above makes already is left.
+  std::string recipes;
+  int at_line = 1;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    recipes.append(static_cast<size_t>(std::max(0, numbers[i] - at_line)), '\n');
+    at_line = numbers[i];
+    if (!lines[i].empty() && lines[i][0] == '\t') {
+      recipes += expand_make(lines[i].substr(1));
+    }
+  }
+  BuildDescription called;
+  read_compile_script({file.path, recipes}, tree_files, called);
+  for (DeclaredLibrary& library : called.libraries) {
+    bool made = std::any_of(into.libraries.begin(), into.libraries.end(), [&](const DeclaredLibrary& other) {
+      return other.place.file == file.path && other.output == library.output;
+    });
+    if (!made && library.output.find('$') == std::string::npos) {
+      into.libraries.push_back(std::move(library));
+    }
+  }
+  into.notes.insert(into.notes.end(), called.notes.begin(), called.notes.end());
 }
 
 bool
