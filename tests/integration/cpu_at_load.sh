@@ -10,8 +10,15 @@
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/debian11_common.sh" # $root, $scratch, in_root_python
 source "$OPKIT_TEST_HOME/python-tf.env"     # TF_VERSION, PYTHON
+# On a CPU with AVX-512 no loader can refuse AVX-512 code: there every real
+# loader and `check --runtime host` (this CPU) must load each library, while
+# the default runtime (its CPU the framework's own, without AVX-512) keeps the
+# verdicts the real loaders give on a CPU without AVX-512, which this test
+# compares in full on such a CPU.
+host_wide=0
 if grep -qw avx512f /proc/cpuinfo; then
-  fail "this CPU has AVX-512: the real loader cannot refuse AVX-512 code here; run on a CPU without it"
+  host_wide=1
+  echo "cpu_at_load: this CPU has AVX-512: the loaders are expected to load everything here" >&2
 fi
 
 # An AVX-512 constructor, written in C (no libstdc++: the Debian 11 root loads it too).
@@ -58,8 +65,10 @@ verdict_of() { [ "$1" -eq 0 ] && echo loads || echo fails; }
 cases=0
 # judge <library> <loads|fails> [finding kind]: every loader and every check says so.
 judge() {
-  local lib=$1 expected=$2 kind=${3:-} rc got name
+  local lib=$1 target=$2 kind=${3:-} rc got name expected here_kind=${3:-}
   name=$(basename "$lib")
+  expected=$target # what the loaders on this CPU do
+  if [ "$host_wide" -eq 1 ]; then expected=loads; here_kind=""; fi
   rc=0; python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$work/$lib" >/dev/null 2>&1 || rc=$?
   [ "$(verdict_of $rc)" = "$expected" ] || fail "$lib: plain dlopen exit $rc, expected $expected"
   [ "$rc" -eq 0 ] || [ "$rc" -eq 132 ] || fail "$lib: plain dlopen exit $rc, neither loaded nor SIGILL"
@@ -74,16 +83,18 @@ judge() {
   if [ "$expected" = fails ]; then expect_contains "$work/out" 'illegal instruction \(SIGILL\)'; fi
   for version in 1.12.0 2.10.1 "$TF_VERSION"; do
     for runtime in "" host; do
+      local want=$target want_kind=$kind
+      if [ "$runtime" = host ]; then want=$expected; want_kind=$here_kind; fi
       rc=0
       "$OPKIT" check "$lib" --tf "$version" ${runtime:+--runtime "$runtime"} >"$work/out" 2>"$work/err" || rc=$?
       got=$(verdict_of $rc)
       [ "$rc" -le 1 ] || { cat "$work/err" >&2; fail "$lib: check errored ($rc)"; }
-      [ "$got" = "$expected" ] || { cat "$work/out" >&2; fail "$lib: check --tf $version ${runtime:+--runtime $runtime} says $got, the loaders $expected"; }
-      [ -z "$kind" ] || expect_contains "$work/out" "\\[$kind\\]"
+      [ "$got" = "$want" ] || { cat "$work/out" >&2; fail "$lib: check --tf $version ${runtime:+--runtime $runtime} says $got, the loaders $want"; }
+      [ -z "$want_kind" ] || expect_contains "$work/out" "\\[$want_kind\\]"
       cases=$((cases + 1))
     done
   done
-  echo "agree: $lib $expected ${kind:-}" >&2
+  echo "agree: $lib $target (here: $expected) ${kind:-}" >&2
 }
 
 # A bundled library's AVX-512 constructor kills the load of the op that needs it,
@@ -101,4 +112,4 @@ expect_contains "$work/out" '^      wide[.a-z0-9]* at load behind has_512 in ini
 if grep -q 'cpu-feature-at-load' "$work/out"; then fail "code behind a CPU test refused"; fi
 # A test of another feature guards only its own `if`: AVX-512 still runs at load.
 judge libshape3.so fails cpu-feature-at-load
-echo "cpu_at_load: $cases checks agree with plain dlopen, TF $TF_VERSION, TF 2.10.1 (Debian 11) and TF 1.12.0's probe" >&2
+echo "cpu_at_load: $cases checks agree with plain dlopen, TF $TF_VERSION, TF 2.10.1 (Debian 11) and TF 1.12.0's probe$([ "$host_wide" -eq 1 ] && echo " (this CPU has AVX-512: the default runtime checked against the verdicts of a CPU without it)")" >&2
