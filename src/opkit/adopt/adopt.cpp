@@ -319,7 +319,8 @@ struct Planner
       return;
     }
     std::string file = *names.begin();
-    std::string name = project::name_problem(name_of(file)).empty() ? name_of(file) : library.name;
+    std::string name = name_of(file);
+    name = project::name_problem(name).empty() ? name : library.name;
     bool taken = std::any_of(adoption.libraries.begin(), adoption.libraries.end(),
                              [&](const project::LibrarySpec& l) { return l.name == name || l.output == file; });
     if (taken) {
@@ -439,8 +440,7 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
   adoption.report.insert(adoption.report.end(), notes.begin(), notes.end());
   // A GPU source no library takes is named, never dropped silently.
   for (const std::string& file : tree.files) {
-    bool gpu = ends_with(file, ".cu") || ends_with(file, ".cu.cc");
-    if (gpu && !has_component(file, "third_party")
+    if (is_gpu_source(file) && !has_component(file, "third_party")
         && std::find(planner.sources.begin(), planner.sources.end(), file) == planner.sources.end()) {
       adoption.report.push_back(
         fmt::format("note: {}: a GPU source no library here takes (no build file or folder puts it in one)", file));

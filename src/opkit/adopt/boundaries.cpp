@@ -22,12 +22,6 @@ namespace {
 
 using Folders = std::vector<std::string>;
 
-bool
-is_gpu_source(const std::string& path)
-{
-  return ends_with(path, ".cu.cc") || ends_with(path, ".cu");
-}
-
 // Groups the op sources' folders: one group per folder, or all in one. A
 // folder registering kernels only, all of ops that one other folder
 // registers, joins that folder's group.
@@ -427,6 +421,12 @@ is_source(const std::string& path)
   std::string name = path.substr(path.rfind('/') + 1);
   bool source = ends_with(name, ".cc") || ends_with(name, ".cpp") || ends_with(name, ".cu");
   return source && !name.substr(0, name.find('.')).empty() && !ends_with(name.substr(0, name.find('.')), "_test");
+}
+
+bool
+is_gpu_source(const std::string& path)
+{
+  return ends_with(path, ".cu.cc") || ends_with(path, ".cu");
 }
 
 bool

@@ -35,6 +35,10 @@ plan_libraries(const AdoptedTree& tree, const BuildDescription& build, const Ado
 bool
 is_source(const std::string& path);
 
+// A CUDA source: *.cu.cc, *.cu.
+bool
+is_gpu_source(const std::string& path);
+
 bool
 has_component(const std::string& path, const std::string& component);
 

@@ -174,10 +174,15 @@ repaired_name(const std::string& name)
       repaired.pop_back();
     }
   }
-  if (!repaired.empty() && project::name_problem(repaired, nullptr).find("reserved") != std::string::npos) {
-    repaired += "_op";
+  if (repaired.empty()) {
+    return "";
   }
-  return repaired.empty() || !project::name_problem(repaired, nullptr).empty() ? "" : repaired;
+  for (const std::string& candidate : {repaired, repaired + "_op"}) { // a reserved word: "class_op"
+    if (project::name_problem(candidate).empty()) {
+      return candidate;
+    }
+  }
+  return "";
 }
 
 } // namespace
@@ -207,12 +212,13 @@ snake_name(std::string name, const char* what, const std::string& folder, std::v
   // A tree's own folder and file names are taken as they are: one opkit's rules
   // refuse is made into one they accept, and the note says so.
   if (std::string repaired = repaired_name(collapsed); !repaired.empty() && notes != nullptr) {
-    std::string note = fmt::format("note: {}: '{}' is no valid {} ({}); named '{}'", folder, collapsed, what, problem,
-                                   project::derive_names(repaired, what).snake);
+    project::name_problem(repaired, &names); // valid: repaired_name checked it
+    std::string note =
+      fmt::format("note: {}: '{}' is no valid {} ({}); named '{}'", folder, collapsed, what, problem, names.snake);
     if (std::find(notes->begin(), notes->end(), note) == notes->end()) {
       notes->push_back(std::move(note));
     }
-    return project::derive_names(repaired, what).snake;
+    return names.snake;
   }
   try {
     return project::derive_names(collapsed, what).snake;

@@ -3,7 +3,6 @@
 #include "opkit/project/manifest.hpp"
 
 #include <optional>
-#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -88,9 +87,6 @@ struct TreeText
   std::string text;
 };
 
-// A scanned tree: every file's path (for resolving includes) and the scans of
-// its C++ files; the Python files' texts (for the library file names they load)
-// and the build files'.
 // A shared library already built in the tree (a release's copy in 2.12/):
 // the op names its read-only strings hold, which can name the library of
 // the sources registering the same ops.
@@ -105,6 +101,9 @@ struct PrebuiltLibrary
 std::optional<std::set<std::string>>
 op_strings_of(std::string_view bytes);
 
+// A scanned tree: every file's path (for resolving includes) and the scans of
+// its C++ files; the Python files' texts (for the library file names they load)
+// and the build files'; the op names of the shared libraries already built in it.
 struct AdoptedTree
 {
   std::vector<std::string> files; // sorted
