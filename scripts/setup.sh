@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs opkit's build and test dependencies from Debian's packages.
+# g++-11: the host compiler of the CUDA 11.8 nvcc opkit fetches for CUDA 11 SDKs.
 # Idempotent: when everything is present it changes nothing; otherwise it runs
 # apt-get update once, then one apt-get install.
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config binutils git
+  g++ g++-11 cmake ninja-build pkg-config binutils git
   libcli11-dev libyaml-cpp-dev libfmt-dev libarchive-dev libcurl4-openssl-dev
   nlohmann-json3-dev libelf-dev zlib1g-dev libzydis-dev libssl-dev libkainjow-mustache-dev libgtest-dev
   python3 python3-pip python3-venv

@@ -11,6 +11,8 @@ cd "$work"
 export OPKIT_HOME="$OPKIT_TEST_HOME"
 # The venvs with each TF version (`opkit test --python`) are made once per machine, in the shared cache.
 export OPKIT_VENVS="${OPKIT_VENVS:-${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/venvs}"
+# So are the CUDA toolchains opkit fetches for CUDA SDKs (configs/cuda/toolchains.yaml).
+export OPKIT_CUDA_TOOLCHAINS="${OPKIT_CUDA_TOOLCHAINS:-${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/toolchains}"
 # No user config file: the tests set what they need in the environment.
 export OPKIT_CONFIG="$work/no-user-config.yaml"
 

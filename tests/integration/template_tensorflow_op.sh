@@ -55,7 +55,14 @@ expect_contains "$work/out" '^tf-2\.10\.1-cuda +built \(4 compiled\)'
 python3 -c "import json; c=json.load(open('build/tf-2.10.1-cuda/compile_commands.json')); \
 d=[e for e in c if e['file'].endswith('.cu.cc')][0]['arguments']; \
 assert d[0].endswith('nvcc') and '-std=c++17' in d and '-D_GLIBCXX_USE_CXX11_ABI=1' in d and '-DGOOGLE_CUDA=1' in d, d; \
-assert any(a.endswith('tensorflow-2.10.1-cuda/include') for a in d), d"
+assert any(a.endswith('tensorflow-2.10.1-cuda/include') for a in d), d; \
+assert '/cuda-11.8/' in d[0] and d[d.index('-ccbin') + 1] == 'g++-11', d"
+# TF 2.10.1 was built with CUDA 11.2: its device code is CUDA 11's (PTX ISA
+# 7.x), by the CUDA 11.8 toolchain opkit fetched (not this machine's nvcc).
+expect_contains "$work/err" "tensorflow-2\.10\.1-cuda: device code by opkit's CUDA 11\.8 "
+"$OPKIT_CUDA_TOOLCHAINS/cuda-11.8/usr/bin/cuobjdump" -ptx build/tf-2.10.1-cuda/libgpu_op.so >"$work/ptx"
+expect_contains "$work/ptx" '^\.version 7\.[0-9]$'
+
 python3 -c "import json; c=json.load(open('build/tf-2.10.1/compile_commands.json')); \
 assert not [e for e in c if e['file'].endswith('.cu.cc')]; \
 assert all('-DGOOGLE_CUDA=1' not in e['arguments'] for e in c), c"
@@ -71,15 +78,27 @@ for v in 1.12.0 2.10.1; do
   ! grep -q 'on GPU' "$work/one" || fail "a CPU-only build registered a GPU kernel"
 done
 [ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 3 ] || fail "not matched three times"
-# opkit check reports the CUDA runtime dependency.
-run_opkit 0 check build/tf-2.10.1-cuda/libgpu_op.so --tf tensorflow-2.10.1-cuda --runtime host --json
+# Built with the framework's own CUDA major, the library asks no newer NVIDIA
+# driver than TF does: no cuda-runtime warning, by the default runtime or the host's.
+for runtime in "" "--runtime host"; do
+  # shellcheck disable=SC2086
+  run_opkit 0 check build/tf-2.10.1-cuda/libgpu_op.so --tf tensorflow-2.10.1-cuda $runtime --json
+  python3 -c "import json; r=json.load(open('$work/out')); \
+assert r['verdict'] == 'loads' and not [x for x in r['findings'] if x['kind'].startswith('cuda')], r['findings']"
+done
+# Built with this machine's CUDA 13 (cuda: system), the library needs a
+# driver for CUDA 13: check warns, naming the device code's CUDA.
+OPKIT_CUDA=system run_opkit 0 build --tf tensorflow-2.10.1-cuda --build-dir build-cuda13
+python3 -c "import json; c=json.load(open('build-cuda13/tf-2.10.1-cuda/compile_commands.json')); \
+d=[e for e in c if e['file'].endswith('.cu.cc')][0]['arguments']; assert '/cuda-11.8/' not in d[0] and '-ccbin' not in d, d"
+run_opkit 0 check build-cuda13/tf-2.10.1-cuda/libgpu_op.so --tf tensorflow-2.10.1-cuda --runtime host --json
 python3 -c "import json; r=json.load(open('$work/out')); f=[x for x in r['findings'] if x['kind']=='cuda-runtime']; \
-assert f and f[0]['severity']=='warning' and 'statically' in f[0]['summary'], r['findings']"
-run_opkit 0 check build/tf-2.10.1-cuda/libgpu_op.so --tf tensorflow-2.10.1-cuda
+assert f and f[0]['severity']=='warning' and 'statically' in f[0]['summary'] and 'CUDA 13' in f[0]['diagnosis'], r['findings']"
+run_opkit 0 check build-cuda13/tf-2.10.1-cuda/libgpu_op.so --tf tensorflow-2.10.1-cuda
 expect_contains "$work/out" 'warning \[cuda-runtime\]'
 # The same objects linked without any CUDA runtime (as builds relying on
 # TensorFlow's own cudart stub are): described as they are, not as static.
-mapfile -t gpu_objects < <(find build/tf-2.10.1-cuda/obj -name '*.o' | sort)
+mapfile -t gpu_objects < <(find build-cuda13/tf-2.10.1-cuda/obj -name '*.o' | sort)
 g++ -shared -o "$work/libgpu_nocudart.so" "${gpu_objects[@]}" \
   -L"$OPKIT_HOME/sdks/tensorflow-2.10.1-cuda/lib" -l:libtensorflow_framework.so.2
 nm -D --undefined-only "$work/libgpu_nocudart.so" >"$work/gpu_undefined"
@@ -89,15 +108,15 @@ rc=0
 [ "$rc" -le 1 ] || { cat "$work/err" >&2; fail "check errored ($rc) on the GPU op without cudart"; }
 python3 -c "import json; r=json.load(open('$work/out')); f=[x for x in r['findings'] if x['kind']=='cuda-runtime']; \
 assert f and 'calls the CUDA runtime' in f[0]['summary'] and 'statically' not in f[0]['summary'], r['findings']"
-# Linked plainly (--runtime host), the static CUDA runtime references
-# GLIBC_2.34, which the stock runtime (CentOS 7) lacks.
+# Linked plainly (--runtime host), the static CUDA runtime's calls into glibc
+# bind to this machine's GLIBC_2.34, which the stock runtime (CentOS 7) lacks.
 run_opkit 0 build --tf tensorflow-2.10.1-cuda --runtime host --build-dir build-host
 run_opkit 1 check build-host/tf-2.10.1-cuda/libgpu_op.so --tf tensorflow-2.10.1-cuda
 expect_contains "$work/out" 'error \[version-too-new\] needs GLIBC_2\.34'
 
-# No CUDA toolkit: one line, exit 3, nothing built.
+# No CUDA toolkit where the system's is asked for: one line, exit 3, nothing built.
 rm -rf build
-PATH=/usr/bin:/bin CUDA_HOME= CUDA_PATH= run_opkit 3 build --tf tensorflow-2.10.1-cuda --runtime host
+OPKIT_CUDA=system PATH=/usr/bin:/bin CUDA_HOME= CUDA_PATH= run_opkit 3 build --tf tensorflow-2.10.1-cuda --runtime host
 expect_one_error_line
 expect_contains "$work/err" 'nvcc: CUDA toolkit not found \(needed for src/gpu_op_kernels\.cu\.cc\)'
 [ ! -e build ] || fail "build/ was created without a CUDA toolkit"

@@ -215,7 +215,27 @@ TEST(BuildPlan, APortableTargetBindsDeviceCodeAndTheCudaRuntimeToo)
   ASSERT_LT(at("-L/store/portable/b"), static_cast<long>(link.size()));
   EXPECT_LT(at("-L/store/portable/b"), at("-L/cuda/lib64")) << "the pinned CUDA runtime is found first";
   EXPECT_LT(at("-L/cuda/lib64"), at("-lcudart_static"));
+  EXPECT_LT(at("-lcudart_static"), at("-l:libtensorflow_framework.so.2"))
+    << "the static runtime takes the CUDA calls, not the CUDA framework's own stub";
   EXPECT_LT(at("-Wl,--exclude-libs,libx.a"), static_cast<long>(link.size()));
+}
+
+TEST(BuildPlan, NvccGetsTheHostCompilerItsToolkitNames)
+{
+  sdk::Sdk sdk = fake_sdk_facts("2.10.1", 1, 17);
+  project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
+  builder::TargetInput input{{{}, "/usr/bin/g++", {}}, "/r", {}, "/r/build", false, {}, {}, {}, ""};
+  builder::LibraryInput gpu{"gpu", "libgpu.so", {"k.cu.cc"}, {}, {}, {}, {}, {}};
+  builder::CudaToolkit cuda{"/tc/bin/nvcc", "/tc/include", "/tc/lib", "/r/build/opkit/cuda", "g++-11", "11.8", "x"};
+  builder::TargetPlan plan = builder::plan_target(input, {gpu}, sdk, flags, {}, cuda);
+  const std::vector<std::string>& d = plan.compiles[0].flags;
+  auto ccbin = std::find(d.begin(), d.end(), "-ccbin");
+  ASSERT_NE(ccbin, d.end());
+  EXPECT_EQ(*(ccbin + 1), "g++-11");
+  cuda.host_compiler.clear(); // the system's nvcc: its own choice
+  plan = builder::plan_target(input, {gpu}, sdk, flags, {}, cuda);
+  EXPECT_EQ(std::find(plan.compiles[0].flags.begin(), plan.compiles[0].flags.end(), "-ccbin"),
+            plan.compiles[0].flags.end());
 }
 
 TEST(BuildPlan, OneNinjaOverEveryTargetFromTheBuildRoot)

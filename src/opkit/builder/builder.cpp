@@ -338,7 +338,8 @@ struct PlanContext
   const BuildOptions& options;
   const std::vector<const project::LibrarySpec*>& selected;
   const CompilerCommand& compiler;
-  const std::optional<CudaToolkit>& toolkit;
+  const std::optional<std::string>& device_source;    // the first, when any library has one
+  const std::map<std::string, CudaToolkit>& toolkits; // by SDK CUDA version, chosen once
   const Sharing& sharing;
   const stdfs::path& build_root;
   const stdfs::path& source_root;
@@ -374,8 +375,8 @@ prepare_target(PlanContext& c, const std::string& spec, const sdk::Sdk& sdk, con
   target.cpu = c.options.cpu.empty() ? c.manifest.cpu : c.options.cpu;
   std::optional<CudaToolkit> cuda;
   std::vector<stdfs::path> static_libraries;
-  if (sdk.cuda.is_cuda_build && c.toolkit) {
-    cuda = c.toolkit;
+  if (sdk.cuda.is_cuda_build && c.device_source) {
+    cuda = c.toolkits.at(sdk.cuda.cuda_version);
     map_cuda_headers(target, *cuda, dir, flags);
     for (const std::string& name : flags.cuda_static_libraries) {
       static_libraries.push_back(cuda->lib_dir / name);
@@ -498,9 +499,14 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
     }
   }
   CompilerCommand compiler = find_compiler();
-  std::optional<CudaToolkit> toolkit;
-  if (device_source) {
-    toolkit = find_cuda_toolkit(*device_source);
+  // Each CUDA SDK's toolkit (fetched where it must be) before anything is written.
+  std::map<std::string, CudaToolkit> toolkits;
+  for (const sdk::Sdk& sdk : sdks) {
+    if (device_source && sdk.cuda.is_cuda_build && toolkits.count(sdk.cuda.cuda_version) == 0) {
+      const CudaToolkit& chosen =
+        toolkits.emplace(sdk.cuda.cuda_version, cuda_toolkit_for(sdk, *device_source, !options.dry_run)).first->second;
+      log_info("{}: device code by {} nvcc", sdk.id, chosen.origin);
+    }
   }
   if (find_program("ninja").empty()) {
     throw Error(ExitCode::missing, "ninja: not found in PATH", "scripts/setup.sh installs ninja-build");
@@ -516,12 +522,19 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
   LazyCompilerVersion compiler_text{compiler.compiler};
   int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   std::map<std::string, std::string> texts;
-  PlanContext context{manifest,   options,
-                      selected,   compiler,
-                      toolkit,    sharing,
-                      build_root, source_root,
-                      identity,   options.pch && sharing.pch,
-                      jobs,       static_cast<int>(sdks.size()),
+  PlanContext context{manifest,
+                      options,
+                      selected,
+                      compiler,
+                      device_source,
+                      toolkits,
+                      sharing,
+                      build_root,
+                      source_root,
+                      identity,
+                      options.pch && sharing.pch,
+                      jobs,
+                      static_cast<int>(sdks.size()),
                       texts};
   std::unique_ptr<HeldBuildFolder> folder; // from the first file written to the last result read
   if (!options.dry_run && options.held == nullptr) {
@@ -562,8 +575,8 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
     report.watched.insert(report.watched.end(), {sdk.root.parent_path(), sdk.root, sdk.root / "sdk.json",
                                                  sdk.lib_dir() / sdk.framework_library});
   }
-  if (toolkit) {
-    report.watched.insert(report.watched.end(), {toolkit->nvcc, toolkit->include_dir, toolkit->lib_dir});
+  for (const auto& [version, toolkit] : toolkits) {
+    report.watched.insert(report.watched.end(), {toolkit.nvcc, toolkit.include_dir, toolkit.lib_dir});
   }
   return report;
 }

@@ -134,6 +134,10 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
     base.push_back("-I" + cuda->include_dir.string());
     base.push_back("-I" + cuda->tf_include_map.string());
     device_base = nvcc_compile_flags(sdk, flags, overrides);
+    if (!cuda->host_compiler.empty()) { // the newest g++ this nvcc accepts
+      device_base.push_back("-ccbin");
+      device_base.push_back(cuda->host_compiler);
+    }
     device_base.push_back("-I" + cuda->tf_include_map.string());
   }
   if (!input.march.empty()) {
@@ -203,6 +207,17 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
     }
     link.objects.insert(link.objects.end(), generated_objects.begin(), generated_objects.end());
     link.flags = flags.link_flags;
+    // The CUDA runtime before the framework library: TF's CUDA builds export
+    // the runtime's calls (__cudaRegisterFatBinary, cudaLaunchKernel, ...)
+    // from their own stub, which would otherwise take the CUDA 11 ones, and
+    // the library would then load in no CPU-only TF.
+    if (cuda) {
+      for (const std::string& dir : input.link_dirs) {
+        link.flags.push_back("-L" + dir);
+      }
+      link.flags.push_back("-L" + cuda->lib_dir.string());
+      append(link.flags, flags.cuda_link_flags);
+    }
     // The framework library before the portable archives: a libstdc++ symbol
     // above the target's ceiling that the framework exports (TF 2.10.1's
     // exports random_device::_M_init) binds to it, as the plain recipe's link
@@ -223,13 +238,6 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
     append(link.flags, library.ldflags);
     if (input.link_archives.empty()) {
       append(link.flags, sdk_link_flags(sdk, flags));
-    }
-    if (cuda) {
-      for (const std::string& dir : input.link_dirs) {
-        link.flags.push_back("-L" + dir);
-      }
-      link.flags.push_back("-L" + cuda->lib_dir.string());
-      append(link.flags, flags.cuda_link_flags);
     }
     for (const std::string& lib : library.libs) {
       link.flags.push_back("-l" + lib);

@@ -35,6 +35,9 @@ struct CudaToolkit
   // sources use (third_party/gpus/cuda/include, gpu/cub, ...) to the
   // toolkit's folders (configs/frameworks/tensorflow.yaml's cuda.include_map).
   std::filesystem::path tf_include_map;
+  std::string host_compiler; // nvcc's -ccbin; empty: nvcc's own choice
+  std::string release;       // the CUDA version ("11.8"); empty when unknown
+  std::string origin;        // where it came from, for the log and the report
 };
 
 // A precompiled header the plan uses: each of `sources` whose compile flags

@@ -1,15 +1,20 @@
 #include "opkit/builder/toolchain.hpp"
 
 #include "opkit/builder/builder.hpp"
+#include "opkit/project/cuda_table.hpp"
+#include "opkit/sdk/cuda_toolchain.hpp"
 #include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
+#include "opkit/util/log.hpp"
 #include "opkit/util/process.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <fstream>
+#include <optional>
 
 namespace opkit::builder {
 
@@ -113,7 +118,65 @@ find_cuda_toolkit(const std::string& needed_by)
                 "install the CUDA toolkit and put nvcc on PATH, or set CUDA_HOME");
   }
   stdfs::path home = stdfs::weakly_canonical(nvcc).parent_path().parent_path();
-  return {nvcc, home / "include", stdfs::exists(home / "lib64") ? home / "lib64" : home / "lib", {}};
+  CudaToolkit toolkit{nvcc, home / "include", stdfs::exists(home / "lib64") ? home / "lib64" : home / "lib", {}};
+  toolkit.release = cuda_toolkit_release(toolkit.include_dir);
+  toolkit.origin = fmt::format("the system's ({})", home.string());
+  return toolkit;
+}
+
+std::string
+cuda_toolkit_release(const std::filesystem::path& include_dir)
+{
+  std::ifstream in(include_dir / "cuda.h");
+  std::string line;
+  for (int n = 0; n < 2000 && std::getline(in, line); ++n) {
+    if (starts_with(line, "#define CUDA_VERSION ")) {
+      long value = std::strtol(line.c_str() + 21, nullptr, 10); // 11080: 11.8
+      return value > 0 ? fmt::format("{}.{}", value / 1000, value % 1000 / 10) : "";
+    }
+  }
+  return "";
+}
+
+CudaToolkit
+cuda_toolkit_for(const sdk::Sdk& sdk, const std::string& needed_by, bool fetch)
+{
+  int major = project::cuda_major(sdk.cuda.cuda_version);
+  const project::CudaToolchainSpec* spec = project::cuda_toolchain_for_major(major);
+  if (settings::get("cuda") == "system" || spec == nullptr) {
+    CudaToolkit system = find_cuda_toolkit(needed_by);
+    if (spec == nullptr && major != project::cuda_major(system.release)) {
+      log_info("{}: built with CUDA {}, for which configs/cuda/toolchains.yaml names no toolchain: its device code "
+               "is built with {} CUDA {}",
+               sdk.id, sdk.cuda.cuda_version.empty() ? "(unknown)" : sdk.cuda.cuda_version, system.origin,
+               system.release.empty() ? "(unknown)" : system.release);
+    }
+    return system;
+  }
+  std::optional<CudaToolkit> system;
+  try {
+    system = find_cuda_toolkit(needed_by);
+  } catch (const Error&) { // none on this machine: the fetched one does
+  }
+  if (system && project::cuda_major(system->release) == major) {
+    return *system;
+  }
+  sdk::CudaToolchain toolchain = fetch ? sdk::ensure_cuda_toolchain(*spec, fmt::format("{} ({})", sdk.id, needed_by))
+                                       : sdk::cuda_toolchain_paths(*spec);
+  CudaToolkit toolkit{toolchain.nvcc, toolchain.include_dir, toolchain.lib_dir, {}};
+  toolkit.host_compiler = toolchain.host_compiler;
+  toolkit.release = toolchain.release;
+  toolkit.origin = fmt::format("opkit's CUDA {} from {} (configs/cuda/toolchains.yaml) in {}", toolchain.release,
+                               spec->archive, toolchain.root.string());
+  if (fetch && find_program(toolkit.host_compiler).empty()) {
+    throw Error(ExitCode::missing,
+                fmt::format("{}: CUDA {}'s nvcc needs {} as its host compiler, which is not on PATH (needed for {})",
+                            sdk.id, toolchain.release, toolkit.host_compiler, needed_by),
+                fmt::format("install it (scripts/setup.sh does; on Debian and Ubuntu: apt-get install {}), or set "
+                            "cuda: system to build with the system's nvcc",
+                            toolkit.host_compiler));
+  }
+  return toolkit;
 }
 
 std::string

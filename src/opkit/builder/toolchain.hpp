@@ -2,6 +2,7 @@
 
 // The programs a build runs: the C++ compiler (as $CXX names it) and the CUDA toolkit.
 #include "opkit/builder/plan.hpp"
+#include "opkit/sdk/sdk.hpp"
 #include "opkit/util/process.hpp"
 
 #include <string>
@@ -20,6 +21,18 @@ parse_compiler_command(std::string_view cxx);
 // on PATH. Error(missing) naming the source that needs it.
 CudaToolkit
 find_cuda_toolkit(const std::string& needed_by);
+
+// The CUDA version a toolkit's include/cuda.h declares ("13.0"); empty when unreadable.
+std::string
+cuda_toolkit_release(const std::filesystem::path& include_dir);
+
+// The toolkit that builds the device code of CUDA SDK `sdk`: by the `cuda`
+// setting, "auto", the system's when its CUDA major is the SDK's, else the
+// release configs/cuda/toolchains.yaml names for that major (fetched once
+// into the store; with `fetch` false only where it would be); "system" (or a
+// major the table lacks, with a note) the system's.
+CudaToolkit
+cuda_toolkit_for(const sdk::Sdk& sdk, const std::string& needed_by, bool fetch);
 
 // The variables that change what the compilers and the linker find or write
 // (CPATH, CPLUS_INCLUDE_PATH, LIBRARY_PATH, LD_RUN_PATH, NVCC_APPEND_FLAGS,

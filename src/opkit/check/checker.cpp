@@ -1,4 +1,5 @@
 #include "opkit/check/checker.hpp"
+#include "opkit/project/cuda_table.hpp"
 
 #include "opkit/check/diagnose.hpp"
 #include "opkit/check/library_search.hpp"
@@ -352,6 +353,16 @@ add_cuda_finding(const elf::ElfInfo& elf, const CheckTarget& target, std::vector
       runtime_calls.push_back(symbol.name);
     }
   }
+  // The CUDA its device code was built with: the newest PTX ISA it carries says.
+  int device_major = 0;
+  for (const elf::FatbinEntry& entry : elf.fatbin) {
+    device_major = entry.ptx ? std::max(device_major, project::cuda_major_of_ptx_isa(entry.major)) : device_major;
+  }
+  int target_major = project::cuda_major(target.cuda_version);
+  bool runtime_fits = dynamic_cudart == elf.needed.end() || *dynamic_cudart == cuda_soname_for(target.cuda_version);
+  if (device_major > 0 && target_major > 0 && device_major <= target_major && runtime_fits) {
+    return; // built with the framework's own CUDA major: it asks no newer driver than the framework does
+  }
   Finding finding;
   finding.kind = "cuda-runtime";
   finding.fatal = false;
@@ -370,8 +381,15 @@ add_cuda_finding(const elf::ElfInfo& elf, const CheckTarget& target, std::vector
                         : fmt::format("the target's TensorFlow uses CUDA {}; the GPU kernels need an NVIDIA driver "
                                       "new enough for both that and the CUDA the op was built with",
                                       target.cuda_version);
-  finding.remedy = "build with the CUDA version of the target's TensorFlow (its build_info says which), and check "
-                   "the driver on the GPU machines";
+  if (device_major > 0) {
+    finding.diagnosis += fmt::format(
+      " (its device code is CUDA {}'s: PTX ISA {}.x)", device_major,
+      std::max_element(elf.fatbin.begin(), elf.fatbin.end(), [](const elf::FatbinEntry& a, const elf::FatbinEntry& b) {
+        return (a.ptx ? a.major : 0) < (b.ptx ? b.major : 0);
+      })->major);
+  }
+  finding.remedy = "build with the CUDA version of the target's TensorFlow (its build_info says which; opkit build "
+                   "does, by default), and check the driver on the GPU machines";
   findings.push_back(std::move(finding));
 }
 

@@ -1,5 +1,6 @@
 #include "opkit/cli/commands.hpp"
 #include "opkit/builder/pch.hpp"
+#include "opkit/builder/toolchain.hpp"
 #include "opkit/sdk/fetch.hpp"
 #include "opkit/sdk/importer.hpp"
 #include "opkit/sdk/store.hpp"
@@ -13,6 +14,24 @@
 namespace opkit::cli {
 
 namespace {
+
+// Which CUDA toolkit builds this CUDA SDK's device code, and whether it is here yet.
+Json
+cuda_toolkit_json(const sdk::Sdk& sdk)
+{
+  Json json = Json::object();
+  try {
+    builder::CudaToolkit toolkit = builder::cuda_toolkit_for(sdk, "its device code", false);
+    std::error_code ec;
+    json["release"] = toolkit.release;
+    json["origin"] = toolkit.origin;
+    json["nvcc"] = toolkit.nvcc.string();
+    json["present"] = std::filesystem::exists(toolkit.nvcc, ec);
+  } catch (const Error& e) {
+    json = Json{{"release", ""}, {"origin", "none"}, {"nvcc", ""}, {"present", false}, {"error", e.what()}};
+  }
+  return json;
+}
 
 void
 print_sdk_line(const sdk::Sdk& sdk)
@@ -147,6 +166,9 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     sdk::Sdk sdk = sdk::find_sdk(which);
     Json json = sdk::to_json(sdk);
     json["size_bytes"] = fs::disk_size(sdk.root);
+    if (sdk.cuda.is_cuda_build) {
+      json["cuda_toolkit"] = cuda_toolkit_json(sdk);
+    }
     if (global.json) {
       fmt::print("{}\n", json_text(json, 2));
     } else {
@@ -159,6 +181,13 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
           continue;
         }
         std::string text = value.is_string() ? value.get<std::string>() : json_text(value);
+        if (key == "cuda_toolkit") { // "CUDA 11.8: opkit's CUDA 11.8 (...), fetched by the first build"
+          text =
+            value.contains("error")
+              ? value["error"].get<std::string>()
+              : fmt::format("CUDA {}: {}{}", value["release"].get<std::string>(), value["origin"].get<std::string>(),
+                            value["present"].get<bool>() ? "" : ", fetched by the first build that needs it");
+        }
         auto fact = fact_of.find(key);
         auto origin = fact == fact_of.end() ? sdk.origins.end() : sdk.origins.find(fact->second);
         if (origin != sdk.origins.end()) {

@@ -156,7 +156,8 @@ check_section_table(Elf* elf, size_t image_size, std::string_view name)
 
 // Takes the first section of each interesting type; linkers emit one each.
 DynamicSections
-find_sections(Elf* elf, std::string_view name, std::vector<std::string>& section_names)
+find_sections(Elf* elf, std::string_view name, std::vector<std::string>& section_names, std::string_view image,
+              std::vector<FatbinEntry>& fatbin)
 {
   DynamicSections sections;
   size_t shstrndx = 0;
@@ -170,6 +171,11 @@ find_sections(Elf* elf, std::string_view name, std::vector<std::string>& section
     const char* section_name = have_names ? elf_strptr(elf, shstrndx, header.sh_name) : nullptr;
     if (section_name != nullptr) {
       section_names.emplace_back(section_name);
+      // CUDA device code: which PTX ISA (so which CUDA) and GPUs it is for.
+      if (section_names.back() == ".nv_fatbin" && header.sh_type == SHT_PROGBITS && header.sh_offset <= image.size()
+          && header.sh_size <= image.size() - header.sh_offset) {
+        fatbin = read_fatbin_entries(image.substr(header.sh_offset, header.sh_size));
+      }
     }
     Section* slot = nullptr;
     switch (header.sh_type) {
@@ -487,7 +493,7 @@ read_info(Elf* elf, std::string_view image, SymbolScope scope, std::string_view 
   elf_detail::Segments segments = elf_detail::check_loadable(elf, image.size(), name);
   DynamicSections sections = check_section_table(elf, image.size(), name) == 0
                                ? elf_detail::sections_from_segments(elf, image, segments, name)
-                               : find_sections(elf, name, info.section_names);
+                               : find_sections(elf, name, info.section_names, image, info.fatbin);
   // Every shared library has one; without it there is nothing to report, and
   // an empty answer would read as "needs nothing".
   if (!sections.dynamic.data) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "opkit/elf/fatbin.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -39,6 +41,7 @@ struct ElfInfo
   std::vector<std::string> version_definitions; // .gnu.version_d names (excluding the file's base entry)
   std::vector<ElfVersionNeed> version_needs;    // .gnu.version_r
   std::vector<std::string> section_names;       // e.g. ".nv_fatbin" marks CUDA device code; unreadable names skipped
+  std::vector<FatbinEntry> fatbin;              // .nv_fatbin's PTX and cubins, when it has any
 };
 
 // Which .dynsym entries read_elf reports. A library under check only needs

@@ -36,13 +36,21 @@ archive_error(archive* a)
 } // namespace
 
 void
-for_each_archive_entry(const std::filesystem::path& path, const std::function<void(ArchiveEntry&)>& visit)
+for_each_archive_entry(const std::filesystem::path& path, const std::function<void(ArchiveEntry&)>& visit,
+                       ArchiveKinds kinds)
 {
   std::unique_ptr<archive, ReadArchiveDeleter> reader(archive_read_new());
   archive* a = reader.get();
-  archive_read_support_format_zip(a);
-  archive_read_support_format_tar(a);
-  archive_read_support_filter_gzip(a);
+  if (kinds == ArchiveKinds::zip_or_tar) {
+    archive_read_support_format_zip(a);
+    archive_read_support_format_tar(a);
+    archive_read_support_filter_gzip(a);
+  } else if (kinds == ArchiveKinds::ar) {
+    archive_read_support_format_ar(a);
+  } else {
+    archive_read_support_format_tar(a);
+    archive_read_support_filter_xz(a);
+  }
   if (archive_read_open_filename(a, path.c_str(), 1 << 16) != ARCHIVE_OK) {
     fail(ExitCode::usage, "{}: cannot open archive: {}", path, archive_error(a));
   }
@@ -61,6 +69,7 @@ for_each_archive_entry(const std::filesystem::path& path, const std::function<vo
     item.is_regular = archive_entry_filetype(entry) == AE_IFREG && archive_entry_hardlink(entry) == nullptr;
     item.is_folder = archive_entry_filetype(entry) == AE_IFDIR && archive_entry_hardlink(entry) == nullptr;
     item.size = archive_entry_size(entry);
+    item.executable = item.is_regular && (archive_entry_perm(entry) & 0111) != 0;
     item.read = [a, &path, &item](char* buffer, size_t capacity) -> size_t {
       la_ssize_t n = archive_read_data(a, buffer, capacity);
       if (n < 0) {

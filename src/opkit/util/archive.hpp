@@ -17,13 +17,24 @@ struct ArchiveEntry
   bool is_regular = false; // symlinks, hard links and devices are reported with false
   bool is_folder = false;  // neither is_regular nor is_folder: a link, a device, a FIFO
   int64_t size = 0;
+  bool executable = false; // a regular file with an execute bit in its mode
   std::function<size_t(char* buffer, size_t capacity)> read;
 };
 
-// Streams every entry of a zip/tar archive through `visit`. The one place
+// The formats a reader accepts: a wheel or sdist (zip, tar, tar.gz), or the
+// two layers of a Debian package (its `ar` members, then its data.tar.xz).
+enum class ArchiveKinds
+{
+  zip_or_tar,
+  ar,
+  tar_xz,
+};
+
+// Streams every entry of an archive through `visit`. The one place
 // libarchive is included. A damaged archive is Error(usage) naming `path`.
 void
-for_each_archive_entry(const std::filesystem::path& path, const std::function<void(ArchiveEntry&)>& visit);
+for_each_archive_entry(const std::filesystem::path& path, const std::function<void(ArchiveEntry&)>& visit,
+                       ArchiveKinds kinds = ArchiveKinds::zip_or_tar);
 
 } // namespace opkit
 

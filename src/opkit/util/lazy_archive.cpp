@@ -21,6 +21,8 @@ extern "C"
   OPKIT_LAZY_FORWARD(k_archive, int, archive_read_support_format_zip, (archive * a), (a))
   OPKIT_LAZY_FORWARD(k_archive, int, archive_read_support_format_tar, (archive * a), (a))
   OPKIT_LAZY_FORWARD(k_archive, int, archive_read_support_filter_gzip, (archive * a), (a))
+  OPKIT_LAZY_FORWARD(k_archive, int, archive_read_support_format_ar, (archive * a), (a))
+  OPKIT_LAZY_FORWARD(k_archive, int, archive_read_support_filter_xz, (archive * a), (a))
   OPKIT_LAZY_FORWARD(k_archive, int, archive_read_open_filename, (archive * a, const char* file, size_t block_size),
                      (a, file, block_size))
   OPKIT_LAZY_FORWARD(k_archive, int, archive_read_next_header, (archive * a, archive_entry** entry), (a, entry))
@@ -52,6 +54,7 @@ extern "C"
   OPKIT_LAZY_FORWARD(k_archive, const char*, archive_entry_hardlink, (archive_entry * entry), (entry))
   OPKIT_LAZY_FORWARD(k_archive, __LA_MODE_T, archive_entry_filetype, (archive_entry * entry), (entry))
   OPKIT_LAZY_FORWARD(k_archive, la_int64_t, archive_entry_size, (archive_entry * entry), (entry))
+  OPKIT_LAZY_FORWARD(k_archive, __LA_MODE_T, archive_entry_perm, (archive_entry * entry), (entry))
   OPKIT_LAZY_FORWARD(k_archive, void, archive_entry_set_pathname, (archive_entry * entry, const char* path),
                      (entry, path))
   OPKIT_LAZY_FORWARD(k_archive, void, archive_entry_set_filetype, (archive_entry * entry, unsigned int type),
