@@ -53,7 +53,7 @@ for v in 2.5.1 2.8.0; do
   [ -f "$sdk/include/torch/csrc/api/include/torch/torch.h" ] || fail "$v: the C++ API headers are missing"
   gomp=libgomp.so.1
   [ $v = 2.5.1 ] && gomp=libgomp-a34b3233.so.1
-  [ "$(cd "$sdk/lib" && ls | sort | tr '\n' ' ')" = "$(printf '%s\n' libc10.so libtorch.so libtorch_cpu.so $gomp | sort | tr '\n' ' ')" ] ||
+  [ "$(cd "$sdk/lib" && ls | sort | tr '\n' ' ')" = "$(printf '%s\n' libc10.so libc10_cuda.so libtorch.so libtorch_cpu.so $gomp | sort | tr '\n' ' ')" ] ||
     fail "$v: lib/ holds $(ls "$sdk/lib")"
   # Of the Python sources only version.py and the fact file cpp_extension.py (its C++ standard) are kept.
   [ -z "$(find "$sdk" -name '*.py' ! -name version.py ! -path "$sdk/facts/cpp_extension.py")" ] ||

@@ -17,6 +17,10 @@ TEST(ProjectCudaTable, Cuda11IsBuiltByDebiansCuda118WithItsHostCompiler)
     EXPECT_FALSE(package.keep.empty()) << package.file;
   }
   EXPECT_NE(spec->profile.find("$(_HERE_)"), std::string::npos) << "relative to nvcc, so the folder can move";
+  const CudaToolchainSpec* twelve = cuda_toolchain_for_major(12); // torch 2.5-2.9's
+  ASSERT_NE(twelve, nullptr);
+  EXPECT_EQ(twelve->release, "12.4");
+  EXPECT_EQ(twelve->host_compiler, "g++-12");
   EXPECT_EQ(cuda_toolchain_for_major(13), nullptr) << "the system's CUDA 13 builds for CUDA 13 SDKs";
   EXPECT_EQ(cuda_toolchain_for_major(0), nullptr);
 }

@@ -155,7 +155,7 @@ TEST(FrameworkTable, TorchSdkLayout)
   EXPECT_EQ(layout.include_dir, "include");
   EXPECT_EQ(layout.library_dir, "lib");
   EXPECT_EQ(layout.libraries, (std::vector<std::string>{"libc10.so", "libtorch_cpu.so", "libtorch.so",
-                                                        "libgomp-a34b3233.so.1", "libgomp.so.1"}));
+                                                        "libgomp-a34b3233.so.1", "libgomp.so.1", "libc10_cuda.so"}));
   EXPECT_EQ(layout.version_file, "version.py");
   EXPECT_EQ(layout.abi_libraries, (std::vector<std::string>{"libc10.so", "libtorch_cpu.so"}));
   EXPECT_EQ(layout.abi_namespaces, (std::vector<std::string>{"_ZN3c10", "_ZN2at", "_ZN5torch"}));
@@ -235,7 +235,7 @@ TEST(FrameworkTable, TorchNamesItsProcessAndProbe)
                                                               {"libcupti.so.13", "cuda-toolkit[cupti]"}}));
   FrameworkFlags f = torch_flags("2.8.0");
   EXPECT_EQ(f.library_defines, (std::vector<std::string>{"TORCH_EXTENSION_NAME={library}"}));
-  EXPECT_EQ(f.process_libraries, (std::vector<std::string>{"libc10.so", "libtorch.so"}));
+  EXPECT_EQ(f.process_libraries, (std::vector<std::string>{"libc10.so", "libtorch.so", "libc10_cuda.so"}));
   EXPECT_EQ(f.pch_include_prefixes, (std::vector<std::string>{"torch/", "ATen/", "c10/"}));
 
   const FrameworkTable& tf = FrameworkTable::tensorflow();

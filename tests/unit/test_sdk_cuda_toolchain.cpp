@@ -37,6 +37,8 @@ with tarfile.open(out, "w:xz") as tar:
     add("/abs.h")
     add("./usr/include/../../../evil2.h")
     add("./usr/include/link.h", kind=tarfile.SYMTYPE, link="/etc/passwd")
+    add("./usr/include/up.h", kind=tarfile.SYMTYPE, link="../../etc/passwd")
+    add("./usr/include/alias.h", kind=tarfile.SYMTYPE, link="ok.h")
     add("./usr/share/doc/readme", b"not kept")
 # dpkg-deb's ar layout: names padded with spaces (GNU ar's end in '/').
 members = [("debian-binary", b"2.0\n"), ("control.tar.xz", b""), ("data.tar.xz", open(out, "rb").read())]
@@ -53,14 +55,16 @@ with open(sys.argv[2], "wb") as deb:
 
 } // namespace
 
-TEST(SdkCudaToolchain, UnpacksOnlyTheKeptRegularFilesInsideTheFolder)
+TEST(SdkCudaToolchain, UnpacksOnlyTheKeptFilesAndSiblingLinksInsideTheFolder)
 {
   opkit::fs::TempDir temp;
   stdfs::path deb = hostile_deb(temp.path());
   stdfs::path root = temp.path() / "root" / "inner";
   stdfs::create_directories(root);
   opkit::project::ToolchainPackage package{"pkg.deb", "", {"usr/include/", "usr/bin/tool", "../", "/"}};
-  EXPECT_EQ(opkit::sdk::unpack_deb(deb, package, root), 2u);
+  EXPECT_EQ(opkit::sdk::unpack_deb(deb, package, root), 3u);
+  EXPECT_EQ(stdfs::read_symlink(root / "usr/include/alias.h"), "ok.h") << "a link to a sibling is kept";
+  EXPECT_FALSE(stdfs::exists(stdfs::symlink_status(root / "usr/include/up.h")));
   EXPECT_TRUE(stdfs::is_regular_file(root / "usr/include/ok.h"));
   struct stat st
   {};

@@ -82,7 +82,8 @@ missing_library_finding(const std::string& soname, const LoadSet& set, const Che
       fmt::format("the library was built for another TensorFlow version{}",
                   target.framework_version.empty() ? "" : " than the target's " + target.framework_version);
     finding.remedy = fmt::format("build it for the target: {}", rebuild_command(target));
-  } else if (starts_with(soname, "libcudart.so") && !target.cuda_version.empty()) {
+  } else if (starts_with(soname, "libcudart.so") && !target.cuda_version.empty()
+             && soname != cuda_soname_for(target.cuda_version)) {
     finding.kind = "cuda-runtime-mismatch";
     finding.summary = fmt::format("needs {}, but the framework is built with CUDA {} ({})", soname, target.cuda_version,
                                   cuda_soname_for(target.cuda_version));

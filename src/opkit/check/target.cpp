@@ -2,7 +2,9 @@
 
 #include "opkit/check/indexed_library.hpp"
 #include "opkit/project/cpu_baselines.hpp"
+#include "opkit/project/cuda_table.hpp"
 #include "opkit/project/framework_table.hpp"
+#include "opkit/sdk/cuda_toolchain.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/embedded.hpp"
@@ -25,6 +27,20 @@ system_profile(const std::string& runtime, const std::filesystem::path& profile_
     return host_profile();
   }
   return profile_from_policy(project::load_runtime_policy(runtime));
+}
+
+// The CUDA toolchain's copy of `soname` for the SDK's CUDA major, when it is fetched; empty otherwise.
+std::filesystem::path
+cuda_toolchain_library(const sdk::Sdk& sdk, const std::string& soname)
+{
+  const project::CudaToolchainSpec* spec =
+    project::cuda_toolchain_for_major(project::cuda_major(sdk.cuda.cuda_version));
+  std::optional<sdk::CudaToolchain> toolchain = spec ? sdk::stored_cuda_toolchain(*spec) : std::nullopt;
+  std::error_code ec;
+  if (!toolchain || !std::filesystem::exists(toolchain->lib_dir / soname, ec)) {
+    return {};
+  }
+  return std::filesystem::canonical(toolchain->lib_dir / soname, ec);
 }
 
 } // namespace
@@ -117,6 +133,24 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
       loaded->framework = std::any_of(flags.link_libraries.begin(), flags.link_libraries.end(),
                                       [&](const std::string& l) { return name == "lib" + l + ".so"; });
       target.profile.libraries.push_back(std::move(*loaded));
+    }
+  }
+  // The CUDA runtime a CUDA build's process loads (torch's pinned nvidia wheels:
+  // libcudart.so.12): where opkit has a copy of the SDK's major, the probe's
+  // (the pinned one) or its CUDA toolchain's, an op that needs it finds it.
+  if (sdk.cuda.is_cuda_build) {
+    for (const auto& [soname, source] : table.probe_runtime()) {
+      std::error_code ec;
+      std::filesystem::path file = sdk::opkit_home() / "probes" / sdk.id / "runtime" / soname;
+      if (!std::filesystem::is_regular_file(file, ec)) {
+        file = cuda_toolchain_library(sdk, soname);
+      }
+      if (!file.empty() && target.profile.find(soname) == nullptr) {
+        ProfileLibrary loaded = indexed_library(file, cache_place(file));
+        loaded.soname = soname;
+        loaded.local_scope = true;
+        target.profile.libraries.push_back(std::move(loaded));
+      }
     }
   }
   // This machine as the framework's process: the system libraries it has mapped before an op loads.

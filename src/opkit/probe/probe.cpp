@@ -232,13 +232,20 @@ illegal_instruction_at_load(const stdfs::path& library)
 } // namespace
 
 ProbeReport
-run_probe(const stdfs::path& probe, const stdfs::path& library)
+run_probe(const stdfs::path& probe, const stdfs::path& library, const stdfs::path& process_dir)
 {
   ProcessOptions options;
   options.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3"; // TF's own start-up chatter is not ours to show
   std::error_code ec;
+  std::vector<std::string> search;
   if (stdfs::is_directory(probe.parent_path() / "runtime", ec)) { // probe_runtime: found as the process finds them
-    options.env_set["LD_LIBRARY_PATH"] = (probe.parent_path() / "runtime").string();
+    search.push_back((probe.parent_path() / "runtime").string());
+  }
+  if (!process_dir.empty()) {
+    search.push_back(process_dir.string());
+  }
+  if (!search.empty()) {
+    options.env_set["LD_LIBRARY_PATH"] = join(search, ":");
   }
   return read_probe_run(run_process({probe.string(), stdfs::absolute(library).string()}, options), probe.string(),
                         library);

@@ -59,8 +59,12 @@ std::filesystem::path
 ensure_probe(const sdk::Sdk& sdk);
 
 // Runs the probe on a library inside that SDK's real libtensorflow_framework.
+// `process_dir` (the SDK's lib/) holds what the framework's process has loaded
+// besides it (torch's libc10_cuda.so): an op that needs one finds it there,
+// as it finds the loaded copy in that process.
 ProbeReport
-run_probe(const std::filesystem::path& probe, const std::filesystem::path& library);
+run_probe(const std::filesystem::path& probe, const std::filesystem::path& library,
+          const std::filesystem::path& process_dir = {});
 
 // What one run of a load probe (`probe`, as named in errors) on `library`
 // says: the report it printed (exit 0 or 3), or why it died: TensorFlow's

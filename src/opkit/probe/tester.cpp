@@ -107,7 +107,7 @@ probe_library(const sdk::Sdk& sdk, const stdfs::path& probe, const stdfs::path& 
     // not an ELF opkit reads: the loader's own words say why it does not load
   }
   if (reason.empty()) {
-    return run_probe(probe, library);
+    return run_probe(probe, library, sdk.lib_dir());
   }
   log_info("loading {} in {}'s own Python: {}", library.filename(), sdk.id, reason);
   return run_probe_in_python(sdk, probe, library, reason);

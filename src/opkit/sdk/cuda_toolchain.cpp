@@ -43,6 +43,13 @@ deb_entry_path(const std::string& stored)
   return path;
 }
 
+// A plain file name: no folder, not "." or "..".
+bool
+deb_sibling_name(const std::string& target)
+{
+  return !target.empty() && target.find('/') == std::string::npos && target != "." && target != "..";
+}
+
 bool
 deb_path_kept(const std::string& path, const std::vector<std::string>& keep)
 {
@@ -173,7 +180,21 @@ unpack_deb(const stdfs::path& deb, const project::ToolchainPackage& package, con
       if (path.empty() || !deb_path_kept(path, package.keep)) {
         return;
       }
-      if (!entry.is_regular) { // links and folders: folders are made as files need them
+      // A link to a sibling (libcudart.so -> libcudart.so.12) is made as
+      // stored: it cannot leave the folder. Other links, folders (made as
+      // files need them) and devices are not.
+      if (!entry.symlink.empty() && deb_sibling_name(entry.symlink)) {
+        stdfs::path link = root / path;
+        fs::create_dirs(link.parent_path());
+        std::error_code ec;
+        stdfs::create_symlink(entry.symlink, link, ec);
+        if (ec) {
+          fail(ExitCode::system, "{}: cannot create: {}", link, ec.message());
+        }
+        ++files;
+        return;
+      }
+      if (!entry.is_regular) {
         return;
       }
       if (++files > k_max_deb_files) {

@@ -37,7 +37,8 @@ stored_cuda_toolchain(const project::CudaToolchainSpec& spec);
 // It, fetched and unpacked first when it is not there (`needed_by` says for
 // what, in the log). Each package is verified against its sha256 (a mismatch
 // is Error(failed), the file removed) and only its `keep` paths are unpacked,
-// regular files only, none escaping the folder. The folder appears whole or
+// regular files and links to a file beside them (libcudart.so ->
+// libcudart.so.12), none escaping the folder. The folder appears whole or
 // not at all; a download cut off resumes on the next call. Network failures
 // are NetworkError (exit 4).
 CudaToolchain

@@ -70,6 +70,8 @@ for_each_archive_entry(const std::filesystem::path& path, const std::function<vo
     item.is_folder = archive_entry_filetype(entry) == AE_IFDIR && archive_entry_hardlink(entry) == nullptr;
     item.size = archive_entry_size(entry);
     item.executable = item.is_regular && (archive_entry_perm(entry) & 0111) != 0;
+    const char* target = archive_entry_filetype(entry) == AE_IFLNK ? archive_entry_symlink(entry) : nullptr;
+    item.symlink = target != nullptr ? target : "";
     item.read = [a, &path, &item](char* buffer, size_t capacity) -> size_t {
       la_ssize_t n = archive_read_data(a, buffer, capacity);
       if (n < 0) {

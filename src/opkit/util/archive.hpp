@@ -18,6 +18,7 @@ struct ArchiveEntry
   bool is_folder = false;  // neither is_regular nor is_folder: a link, a device, a FIFO
   int64_t size = 0;
   bool executable = false; // a regular file with an execute bit in its mode
+  std::string symlink;     // a symbolic link's target, as stored: untrusted; empty for anything else
   std::function<size_t(char* buffer, size_t capacity)> read;
 };
 

@@ -55,6 +55,7 @@ extern "C"
   OPKIT_LAZY_FORWARD(k_archive, __LA_MODE_T, archive_entry_filetype, (archive_entry * entry), (entry))
   OPKIT_LAZY_FORWARD(k_archive, la_int64_t, archive_entry_size, (archive_entry * entry), (entry))
   OPKIT_LAZY_FORWARD(k_archive, __LA_MODE_T, archive_entry_perm, (archive_entry * entry), (entry))
+  OPKIT_LAZY_FORWARD(k_archive, const char*, archive_entry_symlink, (archive_entry * entry), (entry))
   OPKIT_LAZY_FORWARD(k_archive, void, archive_entry_set_pathname, (archive_entry * entry, const char* path),
                      (entry, path))
   OPKIT_LAZY_FORWARD(k_archive, void, archive_entry_set_filetype, (archive_entry * entry, unsigned int type),
