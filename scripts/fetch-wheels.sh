@@ -38,6 +38,8 @@ fetch() { # <subdir> <requirements, space-separated> <python-version> <platform>
 # the two NVIDIA wheels its METADATA pins whose libraries libtorch_cpu.so
 # needs even on a machine without a GPU (libcudart.so.12, libcupti.so.12;
 # 15 MB together): the real loader loads libtorch_cpu with them in the tests.
+# And the newest, 2.15.0 (CUDA 13, 540 MB), for the CUDA kernel built by this
+# machine's CUDA 13 (its probe fetches CUDA 13's runtime through pip).
 fetch_torch() {
   fetch torch-2.5.1 torch==2.5.1 3.10 manylinux1_x86_64 cp310
   fetch torch-2.5.1-cuda-runtime "nvidia-cuda-runtime-cu12==12.4.127 nvidia-cuda-cupti-cu12==12.4.127" \
@@ -45,6 +47,7 @@ fetch_torch() {
   fetch torch-2.8.0 torch==2.8.0 3.11 manylinux_2_28_x86_64 cp311
   fetch torch-2.8.0-cuda-runtime "nvidia-cuda-runtime-cu12==12.8.90 nvidia-cuda-cupti-cu12==12.8.90" \
     3.11 manylinux2014_x86_64 cp311
+  fetch torch-2.15.0 torch==2.15.0 3.11 manylinux_2_28_x86_64 cp311
 }
 
 if [ "${1:-}" = --demo ]; then   # the demo's two: 1.12.0 and 2.10.1

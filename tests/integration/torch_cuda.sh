@@ -7,6 +7,7 @@
 # finding, the load probe lists its CUDA kernel from the real dispatcher, and
 # the real torch of each release runs the op's vectors. The same objects
 # linked against CUDA 13's runtime are refused: torch 2.8 loads CUDA 12's.
+# The newest torch (CUDA 13) is built by this machine's CUDA 13.
 source "$(dirname "$0")/common.sh"
 export OPKIT_HOME="$OPKIT_HOME-torch"
 for v in 2.5.1 2.8.0; do
@@ -63,4 +64,27 @@ g++ -shared -o "$work/libtcu13.so" "${objects[@]}" -L"$cuda13/lib64" -lcudart \
 run_opkit 1 check "$work/libtcu13.so" --torch 2.8.0 --json
 python3 -c "import json; r=json.load(open('$work/out')); f=[x for x in r['findings'] if x['kind']=='cuda-runtime-mismatch']; \
 assert f and 'libcudart.so.13' in f[0]['summary'] and '12.8' in f[0]['summary'], r['findings']"
+
+# The newest torch (2.15.0: CUDA 13.2) in a store of its own: this machine's
+# CUDA 13 builds its kernel (its major), which links libcudart.so.13; check
+# and the load probe (with CUDA 13's runtime, fetched through pip) agree.
+cd "$work"
+export OPKIT_HOME="$OPKIT_HOME-newest"
+newest=$(ls "$(wheel_cache)"/torch-2.15.0/torch-2.15.0-*.whl 2>/dev/null | head -n 1)
+[ -n "$newest" ] || fail "no torch 2.15.0 wheel in $(wheel_cache): run scripts/fetch-wheels.sh --torch"
+[ -f "$OPKIT_HOME/sdks/torch-2.15.0-cuda/sdk.json" ] || run_opkit 0 sdk add "$newest"
+run_opkit 0 sdk info torch-2.15.0-cuda --json
+python3 -c "import json; i=json.load(open('$work/out')); t=i['cuda_toolkit']; \
+assert i['cuda']['cuda_version'].startswith('13.') and t['release'].startswith('13.') and t['origin'].startswith(\"the system's\"), i"
+run_opkit 0 new tcu13 --template torch-op --cuda --torch 2.15.0
+cd tcu13
+run_opkit 0 build
+expect_contains "$work/out" '^torch-2\.15\.0-cuda +built \(5 compiled\)'
+readelf -d build/torch-2.15.0-cuda/libtcu13.so >"$work/dynamic"
+expect_contains "$work/dynamic" 'NEEDED.*\[libcudart\.so\.13\]'
+run_opkit 0 check build/torch-2.15.0-cuda/libtcu13.so --torch 2.15.0 --json
+python3 -c "import json; r=json.load(open('$work/out')); assert r['verdict'] == 'loads' and r['findings'] == [], r['findings']"
+run_opkit 0 test
+expect_contains "$work/out" '^  kernel tcu13::zero_out on CUDA$'
+expect_contains "$work/out" '^  matches opkit\.yaml$'
 echo "PASS: torch_cuda"

@@ -105,37 +105,15 @@ find_compiler()
 CudaToolkit
 find_cuda_toolkit(const std::string& needed_by)
 {
-  stdfs::path nvcc;
-  if (std::string home = settings::get("cuda_home"); // $CUDA_HOME, $CUDA_PATH, config files
-      !home.empty() && stdfs::exists(stdfs::path(home) / "bin" / "nvcc")) {
-    nvcc = stdfs::path(home) / "bin" / "nvcc";
-  }
-  if (nvcc.empty()) {
-    nvcc = find_program("nvcc");
-  }
-  if (nvcc.empty()) {
+  std::optional<sdk::CudaToolchain> system = sdk::system_cuda_toolchain();
+  if (!system) {
     throw Error(ExitCode::missing, fmt::format("nvcc: CUDA toolkit not found (needed for {})", needed_by),
                 "install the CUDA toolkit and put nvcc on PATH, or set CUDA_HOME");
   }
-  stdfs::path home = stdfs::weakly_canonical(nvcc).parent_path().parent_path();
-  CudaToolkit toolkit{nvcc, home / "include", stdfs::exists(home / "lib64") ? home / "lib64" : home / "lib", {}};
-  toolkit.release = cuda_toolkit_release(toolkit.include_dir);
-  toolkit.origin = fmt::format("the system's ({})", home.string());
+  CudaToolkit toolkit{system->nvcc, system->include_dir, system->lib_dir, {}};
+  toolkit.release = system->release;
+  toolkit.origin = fmt::format("the system's ({})", system->root.string());
   return toolkit;
-}
-
-std::string
-cuda_toolkit_release(const std::filesystem::path& include_dir)
-{
-  std::ifstream in(include_dir / "cuda.h");
-  std::string line;
-  for (int n = 0; n < 2000 && std::getline(in, line); ++n) {
-    if (starts_with(line, "#define CUDA_VERSION ")) {
-      long value = std::strtol(line.c_str() + 21, nullptr, 10); // 11080: 11.8
-      return value > 0 ? fmt::format("{}.{}", value / 1000, value % 1000 / 10) : "";
-    }
-  }
-  return "";
 }
 
 CudaToolkit

@@ -22,10 +22,6 @@ parse_compiler_command(std::string_view cxx);
 CudaToolkit
 find_cuda_toolkit(const std::string& needed_by);
 
-// The CUDA version a toolkit's include/cuda.h declares ("13.0"); empty when unreadable.
-std::string
-cuda_toolkit_release(const std::filesystem::path& include_dir);
-
 // The toolkit that builds the device code of CUDA SDK `sdk`: by the `cuda`
 // setting, "auto", the system's when its CUDA major is the SDK's, else the
 // release configs/cuda/toolchains.yaml names for that major (fetched once

@@ -29,13 +29,12 @@ system_profile(const std::string& runtime, const std::filesystem::path& profile_
   return profile_from_policy(project::load_runtime_policy(runtime));
 }
 
-// The CUDA toolchain's copy of `soname` for the SDK's CUDA major, when it is fetched; empty otherwise.
+// The copy of `soname` of a CUDA toolchain of the SDK's CUDA major (fetched, or the system's); empty when none.
 std::filesystem::path
 cuda_toolchain_library(const sdk::Sdk& sdk, const std::string& soname)
 {
-  const project::CudaToolchainSpec* spec =
-    project::cuda_toolchain_for_major(project::cuda_major(sdk.cuda.cuda_version));
-  std::optional<sdk::CudaToolchain> toolchain = spec ? sdk::stored_cuda_toolchain(*spec) : std::nullopt;
+  std::optional<sdk::CudaToolchain> toolchain =
+    sdk::cuda_toolchain_of_major(project::cuda_major(sdk.cuda.cuda_version));
   std::error_code ec;
   if (!toolchain || !std::filesystem::exists(toolchain->lib_dir / soname, ec)) {
     return {};

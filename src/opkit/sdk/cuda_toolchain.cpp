@@ -9,6 +9,7 @@
 #include "opkit/util/hash.hpp"
 #include "opkit/util/http.hpp"
 #include "opkit/util/log.hpp"
+#include "opkit/util/process.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <fcntl.h>
@@ -16,6 +17,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <fstream>
 #include <cstring>
 
 namespace opkit::sdk {
@@ -122,6 +125,59 @@ download_deb(const project::CudaToolchainSpec& spec, const project::ToolchainPac
 }
 
 } // namespace
+
+namespace {
+
+// The CUDA version a toolkit's include/cuda.h declares ("13.0"); empty when unreadable.
+std::string
+cuda_release_of(const stdfs::path& include_dir)
+{
+  std::ifstream in(include_dir / "cuda.h");
+  std::string line;
+  for (int n = 0; n < 2000 && std::getline(in, line); ++n) {
+    if (starts_with(line, "#define CUDA_VERSION ")) {
+      long value = std::strtol(line.c_str() + 21, nullptr, 10); // 11080: 11.8
+      return value > 0 ? fmt::format("{}.{}", value / 1000, value % 1000 / 10) : "";
+    }
+  }
+  return "";
+}
+
+} // namespace
+
+std::optional<CudaToolchain>
+system_cuda_toolchain()
+{
+  stdfs::path nvcc;
+  std::error_code ec;
+  if (std::string home = settings::get("cuda_home"); // $CUDA_HOME, $CUDA_PATH, config files
+      !home.empty() && stdfs::exists(stdfs::path(home) / "bin" / "nvcc", ec)) {
+    nvcc = stdfs::path(home) / "bin" / "nvcc";
+  }
+  if (nvcc.empty()) {
+    nvcc = find_program("nvcc");
+  }
+  if (nvcc.empty()) {
+    return std::nullopt;
+  }
+  CudaToolchain toolchain;
+  toolchain.root = stdfs::weakly_canonical(nvcc, ec).parent_path().parent_path();
+  toolchain.nvcc = nvcc;
+  toolchain.include_dir = toolchain.root / "include";
+  toolchain.lib_dir = stdfs::exists(toolchain.root / "lib64", ec) ? toolchain.root / "lib64" : toolchain.root / "lib";
+  toolchain.release = cuda_release_of(toolchain.include_dir);
+  return toolchain;
+}
+
+std::optional<CudaToolchain>
+cuda_toolchain_of_major(int major)
+{
+  if (const project::CudaToolchainSpec* spec = project::cuda_toolchain_for_major(major)) {
+    return stored_cuda_toolchain(*spec);
+  }
+  std::optional<CudaToolchain> system = system_cuda_toolchain();
+  return system && project::cuda_major(system->release) == major ? system : std::nullopt;
+}
 
 stdfs::path
 cuda_toolchain_store()

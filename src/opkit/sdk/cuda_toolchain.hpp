@@ -22,6 +22,18 @@ struct CudaToolchain
   std::string release;       // "11.8"
 };
 
+// The system's CUDA toolkit: the `cuda_home` setting's bin/nvcc, else the nvcc
+// on PATH (its folder's parent); nothing when there is neither. Its release is
+// what include/cuda.h declares ("13.0"; empty when unreadable).
+std::optional<CudaToolchain>
+system_cuda_toolchain();
+
+// The toolchain that gives the CUDA runtime of a CUDA SDK's major (a check's
+// model of the framework's process): the fetched one the table names, else
+// the system's of that major; nothing when neither is here.
+std::optional<CudaToolchain>
+cuda_toolchain_of_major(int major);
+
 // The `cuda_toolchains` setting: where they are kept.
 std::filesystem::path
 cuda_toolchain_store();
