@@ -16,7 +16,11 @@
 # Two builds of each kernel are run: `opkit`, the object exactly as opkit build
 # compiled it, and `sm90`, the same nvcc command (from compile_commands.json)
 # plus -gencode for sm_90 machine code, since opkit passes no -arch/-gencode and
-# nvcc 13.0's default is sm_75 code + compute_75 PTX (the driver JITs it on Hopper).
+# nvcc's default is sm_52 (CUDA 11.8, which builds TF 2.10.1's device code) or
+# sm_75 (CUDA 13) code + PTX (the driver JITs it on Hopper). The harnesses are
+# compiled by the nvcc opkit used. PyTorch's CUDA kernels (torch-op --cuda,
+# tests/fixtures/scatterkit) are not run here: a GPU machine would need each
+# release's torch (5 GB venvs, libtorch_cuda.so), beyond what can be carried.
 #
 # Environment: OPKIT (default build/opkit), GPU_CHECK_WORK (default
 # /tmp/opkit-gpu-check), TF_CUDA_WHEEL (default the tensorflow 2.10.1 wheel in
@@ -180,14 +184,18 @@ build_kernel() {
 # build_harness <harness> <project> <source suffix> <name> [link args...]: the harness
 # compiled with opkit's flags for that source (+ the sm_90 -gencode), linked with each object.
 build_harness() {
-  local harness=$1 project=$2 suffix=$3 name=$4 variant
+  local harness=$1 project=$2 suffix=$3 name=$4 variant used
   shift 4
   mapfile -t flags < <(nvcc_args "$project" "$suffix" flags)
-  echo "+ nvcc (opkit's flags for $suffix) ${sm90[*]} -c tests/gpu/$harness.cu"
-  "$nvcc" "${flags[@]}" "${sm90[@]}" -I"$repo/tests/gpu" -c "$repo/tests/gpu/$harness.cu" \
+  # The nvcc opkit used (for TF 2.10.1: its fetched CUDA 11.8, with -ccbin g++-11 among the flags).
+  used=$(nvcc_args "$project" "$suffix" all | sed -n 2p)
+  echo "+ $used (opkit's flags for $suffix) ${sm90[*]} -c tests/gpu/$harness.cu"
+  "$used" "${flags[@]}" "${sm90[@]}" -I"$repo/tests/gpu" -c "$repo/tests/gpu/$harness.cu" \
     -o "$carry/build/$harness.o" 2>"$carry/build/$harness.stderr" || { cat "$carry/build/$harness.stderr" >&2; exit 1; }
+  local ccbin=()
+  for ((i = 0; i < ${#flags[@]}; i++)); do [ "${flags[$i]}" = "-ccbin" ] && ccbin=(-ccbin "${flags[$((i + 1))]}"); done
   for variant in opkit sm90; do
-    "$nvcc" "${sm90[@]}" -cudart static "$carry/build/$harness.o" "$carry/obj/${name}_${variant}.o" \
+    "$used" "${ccbin[@]}" "${sm90[@]}" -cudart static "$carry/build/$harness.o" "$carry/obj/${name}_${variant}.o" \
       -o "$carry/bin/${harness}_${variant}" "$@"
   done
 }

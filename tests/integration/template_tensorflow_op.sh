@@ -121,6 +121,13 @@ expect_one_error_line
 expect_contains "$work/err" 'nvcc: CUDA toolkit not found \(needed for src/gpu_op_kernels\.cu\.cc\)'
 [ ! -e build ] || fail "build/ was created without a CUDA toolkit"
 
+# nvcc's host compiler is the table's (g++-11 for CUDA 11.8) or the one
+# cuda_host_compiler names; one that is not installed: one line, exit 3, nothing built.
+OPKIT_CUDA_HOST_CXX=g++-0 run_opkit 3 build --tf tensorflow-2.10.1-cuda
+expect_one_error_line
+expect_contains "$work/err" "CUDA 11\.8's nvcc needs g\+\+-0 as its host compiler, which is not on PATH.*cuda_host_compiler"
+[ ! -e build ] || fail "build/ was created without nvcc's host compiler"
+
 # Device code listed for every build, asked of a CPU-only SDK: one line naming the CUDA SDK to fetch.
 sed -i 's#^  - src/gpu_op_kernels.cc$#  - src/gpu_op_kernels.cc\n  - src/gpu_op_kernels.cu.cc#; /^when:/,/sources: \[src\/gpu_op_kernels.cu.cc\]/d' opkit.yaml
 run_opkit 3 build --tf 2.10.1

@@ -123,6 +123,7 @@ cuda_toolkit_for(const sdk::Sdk& sdk, const std::string& needed_by, bool fetch)
   const project::CudaToolchainSpec* spec = project::cuda_toolchain_for_major(major);
   if (settings::get("cuda") == "system" || spec == nullptr) {
     CudaToolkit system = find_cuda_toolkit(needed_by);
+    system.host_compiler = settings::get("cuda_host_compiler");
     if (spec == nullptr && major != project::cuda_major(system.release)) {
       log_info("{}: built with CUDA {}, for which configs/cuda/toolchains.yaml names no toolchain: its device code "
                "is built with {} CUDA {}",
@@ -137,12 +138,14 @@ cuda_toolkit_for(const sdk::Sdk& sdk, const std::string& needed_by, bool fetch)
   } catch (const Error&) { // none on this machine: the fetched one does
   }
   if (system && project::cuda_major(system->release) == major) {
+    system->host_compiler = settings::get("cuda_host_compiler");
     return *system;
   }
   sdk::CudaToolchain toolchain = fetch ? sdk::ensure_cuda_toolchain(*spec, fmt::format("{} ({})", sdk.id, needed_by))
                                        : sdk::cuda_toolchain_paths(*spec);
   CudaToolkit toolkit{toolchain.nvcc, toolchain.include_dir, toolchain.lib_dir, {}};
-  toolkit.host_compiler = toolchain.host_compiler;
+  std::string host = settings::get("cuda_host_compiler"); // named where the table's is called otherwise
+  toolkit.host_compiler = host.empty() ? toolchain.host_compiler : host;
   toolkit.release = toolchain.release;
   toolkit.origin = fmt::format("opkit's CUDA {} from {} (configs/cuda/toolchains.yaml) in {}", toolchain.release,
                                spec->archive, toolchain.root.string());
@@ -150,8 +153,8 @@ cuda_toolkit_for(const sdk::Sdk& sdk, const std::string& needed_by, bool fetch)
     throw Error(ExitCode::missing,
                 fmt::format("{}: CUDA {}'s nvcc needs {} as its host compiler, which is not on PATH (needed for {})",
                             sdk.id, toolchain.release, toolkit.host_compiler, needed_by),
-                fmt::format("install it (scripts/setup.sh does; on Debian and Ubuntu: apt-get install {}), or set "
-                            "cuda: system to build with the system's nvcc",
+                fmt::format("install it (scripts/setup.sh does; on Debian and Ubuntu: apt-get install {}), name "
+                            "another in cuda_host_compiler, or set cuda: system to build with the system's nvcc",
                             toolkit.host_compiler));
   }
   return toolkit;
