@@ -178,7 +178,7 @@ TEST(BuildPlan, DeviceSourcesGetTheToolkitAndTensorFlowsCudaPath)
   project::FrameworkFlags flags = project::FrameworkTable::tensorflow().flags_for(sdk.version);
   builder::TargetInput input{{{}, "/usr/bin/g++", {}}, "/r", {}, "/r/build", false, {}, {}, {}, ""};
   builder::LibraryInput gpu{"gpu", "libgpu.so", {"k.cc", "k.cu.cc"}, {}, {}, {"-O3"}, {}, {}};
-  builder::CudaToolkit cuda{"/cuda/bin/nvcc", "/cuda/include", "/cuda/lib64", "/r/build/opkit/cuda"};
+  builder::CudaToolkit cuda{"/cuda/bin/nvcc", "/cuda/include", "/cuda/lib64", "/r/build/opkit/cuda", "", "", ""};
   builder::TargetPlan plan = builder::plan_target(input, {gpu}, sdk, flags, {}, cuda);
   ASSERT_EQ(plan.compiles.size(), 2U);
   EXPECT_FALSE(plan.compiles[0].device);
@@ -204,7 +204,7 @@ TEST(BuildPlan, APortableTargetBindsDeviceCodeAndTheCudaRuntimeToo)
                              {"/store/portable/b"},
                              ""};
   builder::LibraryInput gpu{"gpu", "libgpu.so", {"k.cc", "k.cu.cc"}, {}, {}, {}, {}, {}};
-  builder::CudaToolkit cuda{"/cuda/bin/nvcc", "/cuda/include", "/cuda/lib64", "/r/build/opkit/cuda"};
+  builder::CudaToolkit cuda{"/cuda/bin/nvcc", "/cuda/include", "/cuda/lib64", "/r/build/opkit/cuda", "", "", ""};
   builder::TargetPlan plan = builder::plan_target(input, {gpu}, sdk, flags, {}, cuda);
   const std::vector<std::string>& host = plan.compiles[0].flags;
   const std::vector<std::string>& device = plan.compiles[1].flags;

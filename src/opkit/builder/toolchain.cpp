@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <fstream>
 #include <optional>
 
 namespace opkit::builder {
@@ -110,7 +109,10 @@ find_cuda_toolkit(const std::string& needed_by)
     throw Error(ExitCode::missing, fmt::format("nvcc: CUDA toolkit not found (needed for {})", needed_by),
                 "install the CUDA toolkit and put nvcc on PATH, or set CUDA_HOME");
   }
-  CudaToolkit toolkit{system->nvcc, system->include_dir, system->lib_dir, {}};
+  CudaToolkit toolkit;
+  toolkit.nvcc = system->nvcc;
+  toolkit.include_dir = system->include_dir;
+  toolkit.lib_dir = system->lib_dir;
   toolkit.release = system->release;
   toolkit.origin = fmt::format("the system's ({})", system->root.string());
   return toolkit;
@@ -141,22 +143,26 @@ cuda_toolkit_for(const sdk::Sdk& sdk, const std::string& needed_by, bool fetch)
     system->host_compiler = settings::get("cuda_host_compiler");
     return *system;
   }
+  std::string host = settings::get("cuda_host_compiler"); // named where the table's is called otherwise
+  host = host.empty() ? spec->host_compiler : host;
+  if (fetch && find_program(host).empty()) { // said before a gigabyte is fetched
+    throw Error(ExitCode::missing,
+                fmt::format("{}: CUDA {}'s nvcc needs {} as its host compiler, which is not on PATH (needed for {})",
+                            sdk.id, spec->release, host, needed_by),
+                fmt::format("install it (scripts/setup.sh does; on Debian and Ubuntu: apt-get install {}), name "
+                            "another in cuda_host_compiler, or set cuda: system to build with the system's nvcc",
+                            host));
+  }
   sdk::CudaToolchain toolchain = fetch ? sdk::ensure_cuda_toolchain(*spec, fmt::format("{} ({})", sdk.id, needed_by))
                                        : sdk::cuda_toolchain_paths(*spec);
-  CudaToolkit toolkit{toolchain.nvcc, toolchain.include_dir, toolchain.lib_dir, {}};
-  std::string host = settings::get("cuda_host_compiler"); // named where the table's is called otherwise
-  toolkit.host_compiler = host.empty() ? toolchain.host_compiler : host;
+  CudaToolkit toolkit;
+  toolkit.nvcc = toolchain.nvcc;
+  toolkit.include_dir = toolchain.include_dir;
+  toolkit.lib_dir = toolchain.lib_dir;
+  toolkit.host_compiler = host;
   toolkit.release = toolchain.release;
   toolkit.origin = fmt::format("opkit's CUDA {} from {} (configs/cuda/toolchains.yaml) in {}", toolchain.release,
                                spec->archive, toolchain.root.string());
-  if (fetch && find_program(toolkit.host_compiler).empty()) {
-    throw Error(ExitCode::missing,
-                fmt::format("{}: CUDA {}'s nvcc needs {} as its host compiler, which is not on PATH (needed for {})",
-                            sdk.id, toolchain.release, toolkit.host_compiler, needed_by),
-                fmt::format("install it (scripts/setup.sh does; on Debian and Ubuntu: apt-get install {}), name "
-                            "another in cuda_host_compiler, or set cuda: system to build with the system's nvcc",
-                            toolkit.host_compiler));
-  }
   return toolkit;
 }
 
