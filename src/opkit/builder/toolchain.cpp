@@ -123,9 +123,10 @@ cuda_toolkit_for(const sdk::Sdk& sdk, const std::string& needed_by, bool fetch)
 {
   int major = project::cuda_major(sdk.cuda.cuda_version);
   const project::CudaToolchainSpec* spec = project::cuda_toolchain_for_major(major);
+  std::string named_host = settings::get("cuda_host_compiler"); // where the table's is called otherwise
   if (settings::get("cuda") == "system" || spec == nullptr) {
     CudaToolkit system = find_cuda_toolkit(needed_by);
-    system.host_compiler = settings::get("cuda_host_compiler");
+    system.host_compiler = named_host;
     if (spec == nullptr && major != project::cuda_major(system.release)) {
       log_info("{}: built with CUDA {}, for which configs/cuda/toolchains.yaml names no toolchain: its device code "
                "is built with {} CUDA {}",
@@ -140,11 +141,10 @@ cuda_toolkit_for(const sdk::Sdk& sdk, const std::string& needed_by, bool fetch)
   } catch (const Error&) { // none on this machine: the fetched one does
   }
   if (system && project::cuda_major(system->release) == major) {
-    system->host_compiler = settings::get("cuda_host_compiler");
+    system->host_compiler = named_host;
     return *system;
   }
-  std::string host = settings::get("cuda_host_compiler"); // named where the table's is called otherwise
-  host = host.empty() ? spec->host_compiler : host;
+  std::string host = named_host.empty() ? spec->host_compiler : named_host;
   if (fetch && find_program(host).empty()) { // said before a gigabyte is fetched
     throw Error(ExitCode::missing,
                 fmt::format("{}: CUDA {}'s nvcc needs {} as its host compiler, which is not on PATH (needed for {})",

@@ -355,10 +355,11 @@ add_cuda_finding(const elf::ElfInfo& elf, const CheckTarget& target, std::vector
     }
   }
   // The CUDA its device code was built with: the newest PTX ISA it carries says.
-  int device_major = 0;
+  int ptx_major = 0;
   for (const elf::FatbinEntry& entry : elf.fatbin) {
-    device_major = entry.ptx ? std::max(device_major, project::cuda_major_of_ptx_isa(entry.major)) : device_major;
+    ptx_major = entry.ptx ? std::max(ptx_major, entry.major) : ptx_major;
   }
+  int device_major = project::cuda_major_of_ptx_isa(ptx_major);
   int target_major = project::cuda_major(target.cuda_version);
   bool runtime_fits = dynamic_cudart == elf.needed.end() || *dynamic_cudart == cuda_soname_for(target.cuda_version);
   if (device_major > 0 && target_major > 0 && device_major <= target_major && runtime_fits) {
@@ -383,11 +384,7 @@ add_cuda_finding(const elf::ElfInfo& elf, const CheckTarget& target, std::vector
                                       "new enough for both that and the CUDA the op was built with",
                                       target.cuda_version);
   if (device_major > 0) {
-    finding.diagnosis += fmt::format(
-      " (its device code is CUDA {}'s: PTX ISA {}.x)", device_major,
-      std::max_element(elf.fatbin.begin(), elf.fatbin.end(), [](const elf::FatbinEntry& a, const elf::FatbinEntry& b) {
-        return (a.ptx ? a.major : 0) < (b.ptx ? b.major : 0);
-      })->major);
+    finding.diagnosis += fmt::format(" (its device code is CUDA {}'s: PTX ISA {}.x)", device_major, ptx_major);
   }
   finding.remedy = "build with the CUDA version of the target's TensorFlow (its build_info says which; opkit build "
                    "does, by default), and check the driver on the GPU machines";

@@ -29,19 +29,6 @@ system_profile(const std::string& runtime, const std::filesystem::path& profile_
   return profile_from_policy(project::load_runtime_policy(runtime));
 }
 
-// The copy of `soname` of a CUDA toolchain of the SDK's CUDA major (fetched, or the system's); empty when none.
-std::filesystem::path
-cuda_toolchain_library(const sdk::Sdk& sdk, const std::string& soname)
-{
-  std::optional<sdk::CudaToolchain> toolchain =
-    sdk::cuda_toolchain_of_major(project::cuda_major(sdk.cuda.cuda_version));
-  std::error_code ec;
-  if (!toolchain || !std::filesystem::exists(toolchain->lib_dir / soname, ec)) {
-    return {};
-  }
-  return std::filesystem::canonical(toolchain->lib_dir / soname, ec);
-}
-
 } // namespace
 
 std::optional<ProfileLibrary>
@@ -137,12 +124,16 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
   // The CUDA runtime a CUDA build's process loads (torch's pinned nvidia wheels:
   // libcudart.so.12): where opkit has a copy of the SDK's major, the probe's
   // (the pinned one) or its CUDA toolchain's, an op that needs it finds it.
-  if (sdk.cuda.is_cuda_build) {
+  if (sdk.cuda.is_cuda_build && !table.probe_runtime().empty()) {
+    std::optional<sdk::CudaToolchain> toolchain =
+      sdk::cuda_toolchain_of_major(project::cuda_major(sdk.cuda.cuda_version));
     for (const auto& [soname, source] : table.probe_runtime()) {
       std::error_code ec;
       std::filesystem::path file = sdk::opkit_home() / "probes" / sdk.id / "runtime" / soname;
       if (!std::filesystem::is_regular_file(file, ec)) {
-        file = cuda_toolchain_library(sdk, soname);
+        file = toolchain && std::filesystem::exists(toolchain->lib_dir / soname, ec)
+                 ? std::filesystem::canonical(toolchain->lib_dir / soname, ec)
+                 : std::filesystem::path();
       }
       if (!file.empty() && target.profile.find(soname) == nullptr) {
         ProfileLibrary loaded = indexed_library(file, cache_place(file));

@@ -1,5 +1,6 @@
 #include "opkit/project/cuda_table.hpp"
 
+#include "opkit/project/version.hpp"
 #include "opkit/project/yaml_util.hpp"
 #include "opkit/util/error.hpp"
 
@@ -104,17 +105,8 @@ cuda_major_of_ptx_isa(int ptx_major)
 int
 cuda_major(const std::string& version)
 {
-  int major = 0;
-  for (char c : version) {
-    if (c < '0' || c > '9') {
-      break;
-    }
-    major = major * 10 + (c - '0');
-    if (major > 1000) {
-      return 0;
-    }
-  }
-  return major;
+  std::optional<Version> parsed = parse_version(version); // "11.2", "13": its first part
+  return parsed ? parsed->parts.front() : 0;
 }
 
 } // namespace opkit::project
