@@ -46,14 +46,15 @@ assert old["wheel_tag"] == "cp310-cp310-manylinux1_x86_64", old["wheel_tag"]
 assert new["wheel_tag"] == "cp311-cp311-manylinux_2_28_x86_64", new["wheel_tag"]
 PY
 # Only what a build and the load probe need is kept: the headers, libc10,
-# libtorch_cpu, libtorch, and the libgomp libtorch_cpu needs (auditwheel's name in 2.5).
+# libtorch_cpu, libtorch, libc10_cuda, libtorch_python (what a Python module links), and the
+# libgomp libtorch_cpu needs (auditwheel's name in 2.5).
 for v in 2.5.1 2.8.0; do
   sdk="$OPKIT_HOME/sdks/torch-$v-cuda"
   [ -f "$sdk/include/torch/library.h" ] || fail "$v: torch/library.h missing"
   [ -f "$sdk/include/torch/csrc/api/include/torch/torch.h" ] || fail "$v: the C++ API headers are missing"
   gomp=libgomp.so.1
   [ $v = 2.5.1 ] && gomp=libgomp-a34b3233.so.1
-  [ "$(cd "$sdk/lib" && ls | sort | tr '\n' ' ')" = "$(printf '%s\n' libc10.so libc10_cuda.so libtorch.so libtorch_cpu.so $gomp | sort | tr '\n' ' ')" ] ||
+  [ "$(cd "$sdk/lib" && ls | sort | tr '\n' ' ')" = "$(printf '%s\n' libc10.so libc10_cuda.so libtorch.so libtorch_cpu.so libtorch_python.so $gomp | sort | tr '\n' ' ')" ] ||
     fail "$v: lib/ holds $(ls "$sdk/lib")"
   # Of the Python sources only version.py and the fact file cpp_extension.py (its C++ standard) are kept.
   [ -z "$(find "$sdk" -name '*.py' ! -name version.py ! -path "$sdk/facts/cpp_extension.py")" ] ||

@@ -1,5 +1,7 @@
 #include "opkit/builder/ninja_writer.hpp"
 #include "opkit/builder/plan.hpp"
+#include "opkit/builder/python_module.hpp"
+#include "opkit/util/error.hpp"
 #include "opkit/util/json.hpp"
 
 #include <algorithm>
@@ -300,4 +302,63 @@ TEST(BuildPlan, TorchLibrariesGetTheirExtensionNameAndTorchsLibraries)
   EXPECT_EQ(plan.links[0].flags,
             (std::vector<std::string>{"-shared", "-Wl,--as-needed", "-L/store/sdks/torch-2.5.1-cuda/lib", "-lc10",
                                       "-ltorch_cpu", "-ltorch"}));
+}
+
+// A Python module (opkit.yaml's python_module): one library input per CPython,
+// its own objects, the file that Python imports, Python's headers, the
+// extension's name in TORCH_EXTENSION_NAME (its PyInit_), torch's module
+// flags, and libtorch_python after the framework's libraries. A plain library
+// of the same SDK gets none of that: <torch/torch.h> is then torch's C++ API alone.
+TEST(BuildPlan, APythonModuleIsBuiltForItsPythonWithItsHeadersAndName)
+{
+  sdk::Sdk sdk = fake_sdk_facts("2.5.1", 0, 17);
+  sdk.framework = "torch";
+  sdk.root = "/store/sdks/torch-2.5.1-cuda";
+  project::FrameworkFlags flags = project::FrameworkTable::get("torch").flags_for(sdk.version);
+  project::LibrarySpec spec;
+  spec.name = "fused";
+  spec.python_module = "fusedkit._C";
+  spec.output = "_C.so";
+  sdk::PythonBuildFacts python{"3.10", "/py/bin/python3.10", "/py/include/python3.10",
+                               ".cpython-310-x86_64-linux-gnu.so"};
+  builder::LibraryInput base{"fused", "_C.so", {"fusedkit/csrc/fused.cpp"}, {"/p/inc"}, {}, {"-O3"}, {}, {}};
+  builder::LibraryInput module = builder::module_input(base, spec, python, flags);
+  EXPECT_EQ(module.name, "fused-cp310");
+  EXPECT_EQ(module.output, "_C.cpython-310-x86_64-linux-gnu.so");
+  EXPECT_EQ(module.include_dirs, (std::vector<std::string>{"/p/inc", "/py/include/python3.10"}));
+  builder::LibraryInput plain{"plain", "libplain.so", {"csrc/plain.cpp"}, {}, {}, {}, {}, {}};
+  builder::TargetInput input{{{}, "/usr/bin/g++", {}}, "/p", {}, "/p/build/torch-2.5.1-cuda", false, {}, {}, {}, ""};
+  builder::TargetPlan plan = builder::plan_target(input, {module, plain}, sdk, flags, {});
+  ASSERT_EQ(plan.compiles.size(), 2U);
+  const std::vector<std::string>& flags_of_module = plan.compiles[0].flags;
+  auto has = [](const std::vector<std::string>& list, const std::string& flag) {
+    return std::find(list.begin(), list.end(), flag) != list.end();
+  };
+  EXPECT_EQ(plan.compiles[0].object, "obj/fused-cp310/fusedkit/csrc/fused.cpp.o");
+  EXPECT_TRUE(has(flags_of_module, "-DTORCH_EXTENSION_NAME=_C"));
+  EXPECT_TRUE(has(flags_of_module, "-DTORCH_API_INCLUDE_EXTENSION_H"));
+  EXPECT_TRUE(has(flags_of_module, "-I/py/include/python3.10"));
+  EXPECT_FALSE(has(plan.compiles[1].flags, "-DTORCH_API_INCLUDE_EXTENSION_H"));
+  EXPECT_FALSE(has(plan.compiles[1].flags, "-I/py/include/python3.10"));
+  EXPECT_EQ(plan.links[0].output, "_C.cpython-310-x86_64-linux-gnu.so");
+  EXPECT_EQ(plan.links[0].flags.back(), "-ltorch_python");
+  EXPECT_FALSE(has(plan.links[1].flags, "-ltorch_python"));
+}
+
+// The CPythons a module is built for: the release's venv Python by default,
+// else those asked for, each one the release has a wheel for.
+TEST(BuildPlan, AModulesPythonsAreTheReleasesOwnOrOnesItHasWheelsFor)
+{
+  sdk::Sdk sdk = fake_sdk_facts("2.5.1", 0, 17);
+  sdk.framework = "torch";
+  EXPECT_EQ(builder::module_pythons(sdk, {}), (std::vector<std::string>{"3.10"}));
+  EXPECT_EQ(builder::module_pythons(sdk, {"3.11", "3.12"}), (std::vector<std::string>{"3.11", "3.12"}));
+  try {
+    builder::module_pythons(sdk, {"3.8"});
+    FAIL() << "torch 2.5.1 has no wheel for Python 3.8";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("--python 3.8: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cp310"), std::string::npos) << e.what();
+  }
 }

@@ -154,8 +154,9 @@ TEST(FrameworkTable, TorchSdkLayout)
   EXPECT_EQ(layout.package_dirs, std::vector<std::string>{"torch"});
   EXPECT_EQ(layout.include_dir, "include");
   EXPECT_EQ(layout.library_dir, "lib");
-  EXPECT_EQ(layout.libraries, (std::vector<std::string>{"libc10.so", "libtorch_cpu.so", "libtorch.so",
-                                                        "libgomp-a34b3233.so.1", "libgomp.so.1", "libc10_cuda.so"}));
+  EXPECT_EQ(layout.libraries,
+            (std::vector<std::string>{"libc10.so", "libtorch_cpu.so", "libtorch.so", "libgomp-a34b3233.so.1",
+                                      "libgomp.so.1", "libc10_cuda.so", "libtorch_python.so"}));
   EXPECT_EQ(layout.version_file, "version.py");
   EXPECT_EQ(layout.abi_libraries, (std::vector<std::string>{"libc10.so", "libtorch_cpu.so"}));
   EXPECT_EQ(layout.abi_namespaces, (std::vector<std::string>{"_ZN3c10", "_ZN2at", "_ZN5torch"}));
@@ -186,8 +187,11 @@ TEST(FrameworkTable, TorchAbiSwitchesAt27)
 TEST(FrameworkTable, TorchBuildFlagsFollowCppExtension)
 {
   FrameworkFlags f = torch_flags("2.5.1");
-  EXPECT_NE(std::find(f.compile_flags.begin(), f.compile_flags.end(), "-DTORCH_API_INCLUDE_EXTENSION_H"),
+  // Only a Python module includes torch/extension.h through <torch/torch.h>: a plain op needs no Python headers.
+  EXPECT_EQ(std::find(f.compile_flags.begin(), f.compile_flags.end(), "-DTORCH_API_INCLUDE_EXTENSION_H"),
             f.compile_flags.end());
+  EXPECT_EQ(f.module_compile_flags, std::vector<std::string>{"-DTORCH_API_INCLUDE_EXTENSION_H"});
+  EXPECT_EQ(f.module_libraries, std::vector<std::string>{"torch_python"});
   EXPECT_EQ(f.link_flags, (std::vector<std::string>{"-shared", "-Wl,--as-needed"}));
   EXPECT_EQ(f.link_libraries, (std::vector<std::string>{"c10", "torch_cpu", "torch"}));
   EXPECT_EQ(f.include_dirs, (std::vector<std::string>{"include", "include/torch/csrc/api/include"}));
@@ -235,7 +239,8 @@ TEST(FrameworkTable, TorchNamesItsProcessAndProbe)
                                                               {"libcupti.so.13", "cuda-toolkit[cupti]"}}));
   FrameworkFlags f = torch_flags("2.8.0");
   EXPECT_EQ(f.library_defines, (std::vector<std::string>{"TORCH_EXTENSION_NAME={library}"}));
-  EXPECT_EQ(f.process_libraries, (std::vector<std::string>{"libc10.so", "libtorch.so", "libc10_cuda.so"}));
+  EXPECT_EQ(f.process_libraries,
+            (std::vector<std::string>{"libc10.so", "libtorch.so", "libc10_cuda.so", "libtorch_python.so"}));
   EXPECT_EQ(f.pch_include_prefixes, (std::vector<std::string>{"torch/", "ATen/", "c10/"}));
 
   const FrameworkTable& tf = FrameworkTable::tensorflow();

@@ -505,3 +505,28 @@ TEST(Manifest, ALibraryOfGpuKernelsOnlyIsBuiltByCudaSdksAlone)
   EXPECT_EQ(error_of("name: r\nlibraries:\n  - name: s\n    device: cpu\n    sources: [s.cpp]\n"),
             "opkit.yaml:4:13: a library's device can only be gpu (its kernels are GPU kernels only), got 'cpu'");
 }
+
+// python_module: a dotted module name; the library's file is then named per
+// CPython (output, when given, is the module's last part .so).
+TEST(Manifest, APythonModuleIsNamedByItsDottedNameAndItsFilePerPython)
+{
+  std::string text =
+    replace(k_torch, "    sources: [src/zo.cpp]\n", "    sources: [src/zo.cpp]\n    python_module: zo_pkg._C\n");
+  Manifest manifest = parse_manifest(text, "opkit.yaml", "/p");
+  const opkit::project::LibrarySpec& library = manifest.libraries.at(0);
+  EXPECT_EQ(library.python_module, "zo_pkg._C");
+  EXPECT_EQ(library.output, "_C.so");
+  EXPECT_EQ(library.module_file(".cpython-311-x86_64-linux-gnu.so"), "_C.cpython-311-x86_64-linux-gnu.so");
+  EXPECT_EQ(manifest.libraries.at(0).ops.size(), 1u);
+  EXPECT_EQ(parse_manifest(k_torch, "opkit.yaml", "/p").libraries.at(0).module_file(".cpython-311.so"), "libzo.so");
+
+  std::string bad =
+    replace(k_torch, "    sources: [src/zo.cpp]\n", "    sources: [src/zo.cpp]\n    python_module: zo-pkg.1C\n");
+  EXPECT_NE(error_of(bad).find("opkit.yaml:6:20: python_module 'zo-pkg.1C' must be a dotted Python module name"),
+            std::string::npos)
+    << error_of(bad);
+  std::string renamed = replace(k_torch, "    sources: [src/zo.cpp]\n",
+                                "    sources: [src/zo.cpp]\n    python_module: zo_pkg._C\n    output: libzo.so\n");
+  EXPECT_NE(error_of(renamed).find("output 'libzo.so' of python_module zo_pkg._C must be _C.so"), std::string::npos)
+    << error_of(renamed);
+}

@@ -164,10 +164,10 @@ TEST(SdkImporter, TorchWheelKeepsWhatItsTableNames)
 TEST(SdkImporter, TorchWheelSkipsTheRest)
 {
   for (const char* path :
-       {"torch/lib/libtorch_cuda.so", "torch/lib/libtorch_python.so", "torch/lib/libshm.so",
-        "torch/lib/libtorch_global_deps.so", "torch/_C.cpython-310-x86_64-linux-gnu.so", "torch/__init__.py",
-        "torch/include", "torch/utils/version.py", "torch/lib/sub/libc10.so", "torchgen/packaged/x.h",
-        "functorch/include/x.h", "site-packages/torch/include/x.h", "torch-2.5.1.dist-info/RECORD"}) {
+       {"torch/lib/libtorch_cuda.so", "torch/lib/libshm.so", "torch/lib/libtorch_global_deps.so",
+        "torch/_C.cpython-310-x86_64-linux-gnu.so", "torch/__init__.py", "torch/include", "torch/utils/version.py",
+        "torch/lib/sub/libc10.so", "torchgen/packaged/x.h", "functorch/include/x.h", "site-packages/torch/include/x.h",
+        "torch-2.5.1.dist-info/RECORD"}) {
     EXPECT_EQ(classify_entry(path).kind, EntryKind::skip) << path;
   }
   EXPECT_THROW(classify_entry("torch/include/../../x.h"), opkit::Error);

@@ -1,5 +1,7 @@
 #include "opkit/builder/builder.hpp"
 
+#include "opkit/builder/python_module.hpp"
+
 #include "opkit/builder/check_cache.hpp"
 #include "opkit/builder/folder_lock.hpp"
 #include "opkit/builder/pch.hpp"
@@ -220,7 +222,8 @@ target_dir(const stdfs::path& build_root, const sdk::Sdk& sdk)
 
 std::vector<BuiltTarget>
 find_built_libraries(const project::Manifest& manifest, const std::vector<std::string>& specs,
-                     const stdfs::path& build_root, const std::vector<std::string>& selected)
+                     const stdfs::path& build_root, const std::vector<std::string>& selected,
+                     const std::vector<std::string>& pythons)
 {
   std::vector<const project::LibrarySpec*> libraries = manifest.select_libraries(selected);
   stdfs::path root = project::build_root(manifest.root, build_root);
@@ -235,18 +238,39 @@ find_built_libraries(const project::Manifest& manifest, const std::vector<std::s
                       library->skip_reason(manifest.framework, target.sdk.version, target.sdk.cuda.is_cuda_build)));
         continue;
       }
-      stdfs::path path = target_dir(root, target.sdk) / library->output;
-      std::error_code ec;
-      if (!stdfs::is_regular_file(path, ec)) {
-        throw Error(ExitCode::missing, fmt::format("{}: not built for {}", path, target.sdk.id),
-                    fmt::format("run `opkit build --{} {}` first",
-                                project::FrameworkTable::get(manifest.framework).short_name(), spec));
+      std::vector<std::pair<std::string, stdfs::path>> files; // (Python, file)
+      if (library->python_module.empty()) {
+        files.emplace_back("", target_dir(root, target.sdk) / library->output);
+      } else {
+        for (const std::string& python : module_pythons(target.sdk, pythons)) {
+          const sdk::PythonBuildFacts& facts = sdk::python_build_facts(python, library->python_module);
+          files.emplace_back(python, target_dir(root, target.sdk) / library->module_file(facts.ext_suffix));
+        }
       }
-      target.libraries.emplace_back(library, path);
+      for (const auto& [python, path] : files) {
+        std::error_code ec;
+        if (!stdfs::is_regular_file(path, ec)) {
+          throw Error(ExitCode::missing, fmt::format("{}: not built for {}", path, target.sdk.id),
+                      fmt::format("run `opkit build --{} {}{}` first",
+                                  project::FrameworkTable::get(manifest.framework).short_name(), spec,
+                                  python.empty() || pythons.empty() ? "" : " --python " + python));
+        }
+        target.libraries.emplace_back(library, path);
+        if (!python.empty()) {
+          target.module_pythons[path] = python;
+        }
+      }
     }
     built.push_back(target);
   }
   return built;
+}
+
+std::string
+BuiltTarget::python_of(const stdfs::path& library) const
+{
+  auto found = module_pythons.find(library);
+  return found == module_pythons.end() ? "" : found->second;
 }
 
 std::string
@@ -259,7 +283,7 @@ BuiltTarget::skip_line(const std::string& verb) const
 
 std::vector<LibraryInput>
 library_inputs(const project::Manifest& manifest, const std::vector<const project::LibrarySpec*>& selected,
-               const sdk::Sdk& sdk)
+               const sdk::Sdk& sdk, const std::vector<sdk::PythonBuildFacts>& pythons)
 {
   std::vector<LibraryInput> inputs;
   for (const project::LibrarySpec* library : selected) {
@@ -274,7 +298,14 @@ library_inputs(const project::Manifest& manifest, const std::vector<const projec
     for (const stdfs::path& dir : settings.include_dirs) {
       input.include_dirs.push_back(dir.string());
     }
-    inputs.push_back(input);
+    if (library->python_module.empty()) {
+      inputs.push_back(input);
+      continue;
+    }
+    project::FrameworkFlags flags = project::FrameworkTable::get(sdk.framework).flags_for(sdk.version);
+    for (const sdk::PythonBuildFacts& python : pythons) {
+      inputs.push_back(module_input(input, *library, python, flags));
+    }
   }
   return inputs;
 }
@@ -489,7 +520,13 @@ build_project(const project::Manifest& manifest, const BuildOptions& options)
     ++spec;
     sdks.push_back(std::move(sdk));
     in_use.push_back(sdk::use_sdk(sdks.back()));
-    inputs.push_back(library_inputs(manifest, selected, sdks.back()));
+    std::vector<sdk::PythonBuildFacts> pythons;
+    if (any_module(selected)) { // each Python's headers, asked of it before anything is written
+      for (const std::string& python : module_pythons(sdks.back(), options.pythons)) {
+        pythons.push_back(sdk::python_build_facts(python, "the Python modules of " + manifest.name));
+      }
+    }
+    inputs.push_back(library_inputs(manifest, selected, sdks.back(), pythons));
     check_target_sources(manifest, sdks.back(), inputs.back(), selected);
     for (const LibraryInput& input : inputs.back()) {
       auto device = std::find_if(input.sources.begin(), input.sources.end(), is_device_source);

@@ -5,11 +5,13 @@
 #include "opkit/builder/plan.hpp"
 #include "opkit/builder/sharing.hpp"
 #include "opkit/check/checker.hpp"
+#include "opkit/sdk/interpreter.hpp"
 #include "opkit/util/json.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/fs.hpp"
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +36,7 @@ struct BuildOptions
   bool pch = true;                    // use the SDK's precompiled header where a source can
   std::optional<bool> cache;          // --cache/--no-cache: ccache on or off, whatever the settings say
   std::vector<std::string> libraries; // --lib: only these (empty: every library)
+  std::vector<std::string> pythons;   // --python: the CPythons Python modules are built for (empty: each release's)
   bool dry_run = false;               // plan only: each target's steps, nothing written in the project
   bool wait = true;                   // the build folder in use by another opkit: wait for it (--no-wait: fail at once)
   // The build folder's lock, when the caller holds it already (`opkit test`
@@ -133,6 +136,11 @@ struct BuiltTarget
   std::vector<std::pair<const project::LibrarySpec*, std::filesystem::path>> libraries; // <root>/tf-<v>/<output>
   std::shared_ptr<const fs::FileLock> in_use; // the SDK, while this value lives (sdk::use_sdk)
   std::vector<std::string> skipped;           // libraries whose `tensorflow:` range leaves this version out
+  // A Python module's file -> the Python ("3.10") it was built for (only modules are here).
+  std::map<std::filesystem::path, std::string> module_pythons = {};
+
+  // The Python a library's file is for; "" for a library that is no module.
+  std::string python_of(const std::filesystem::path& library) const;
 
   // No library is for this version: `opkit build` skipped it, and so do test and package.
   bool nothing_built() const { return libraries.empty(); }
@@ -140,16 +148,18 @@ struct BuiltTarget
   std::string skip_line(const std::string& verb) const;
 };
 
-// The built libraries of `selected` (every library when empty) for each spec.
+// The built libraries of `selected` (every library when empty) for each spec,
+// a Python module's for each of `pythons` (empty: the release's own Python).
 // One not built yet is Error(missing) naming the `opkit build` command.
 std::vector<BuiltTarget>
 find_built_libraries(const project::Manifest& manifest, const std::vector<std::string>& specs,
-                     const std::filesystem::path& build_root, const std::vector<std::string>& selected = {});
+                     const std::filesystem::path& build_root, const std::vector<std::string>& selected = {},
+                     const std::vector<std::string>& pythons = {});
 
 // The libraries of `selected` that build for this SDK's version, each with its
-// settings resolved for it (pure).
+// settings resolved for it, a Python module once per Python of `pythons` (pure).
 std::vector<LibraryInput>
 library_inputs(const project::Manifest& manifest, const std::vector<const project::LibrarySpec*>& selected,
-               const sdk::Sdk& sdk);
+               const sdk::Sdk& sdk, const std::vector<sdk::PythonBuildFacts>& pythons = {});
 
 } // namespace opkit::builder

@@ -24,7 +24,8 @@ stale_reason(const project::Manifest& manifest, const stdfs::path& dir,
     return ""; // nothing to build for this version: `opkit build` skips it
   }
   for (const project::LibrarySpec* library : libraries) {
-    if (library->builds_for(sdk.version, sdk.cuda.is_cuda_build)
+    // A Python module's files are named per CPython: ninja's dry run below sees a missing one.
+    if (library->builds_for(sdk.version, sdk.cuda.is_cuda_build) && library->python_module.empty()
         && !stdfs::is_regular_file(dir / library->output, ec)) {
       return "not built yet";
     }

@@ -176,7 +176,8 @@ plan_target(const TargetInput& input, const std::vector<LibraryInput>& libraries
     // -I changes no macro and no option gcc checks a PCH against: only the rest must be the SDK's own.
     bool pch_flags = pch && library.cflags.empty() && own.empty() && base == pch->flags;
     // The framework's per-library defines name no macro its headers use, so they keep the PCH.
-    std::vector<std::string> named = library_defines(flags, library.name);
+    std::vector<std::string> named =
+      library_defines(flags, library.extension_name.empty() ? library.name : library.extension_name);
     host.insert(host.end() - static_cast<std::ptrdiff_t>(includes.size()), named.begin(), named.end());
     device.insert(device.end() - static_cast<std::ptrdiff_t>(includes.size()), named.begin(), named.end());
     LinkStep link{library.name, library.output, {}, {}, input.link_archives, {}};

@@ -67,6 +67,9 @@ struct LibraryInput
   std::vector<std::string> libs;                // -l<name>
   std::vector<std::string> compat = {};         // compat shims (opkit.yaml's `compat:`), by name
   std::vector<std::string> force_includes = {}; // their headers, forced into each source after the PCH (absolute)
+  // What the framework's per-library defines name it (TORCH_EXTENSION_NAME=_C
+  // for a Python module, whose PyInit_ it names); empty: `name`.
+  std::string extension_name = {};
 };
 
 // Linking one library from its objects.

@@ -128,6 +128,11 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     "'>=2.16' (default: opkit.yaml's targets)",
     "build");
   cmd->add_option("--lib", options.libraries, "Build only these libraries of opkit.yaml (repeatable)");
+  cmd
+    ->add_option("--python", options.pythons,
+                 "The CPythons to build Python modules (opkit.yaml's python_module) for, e.g. 3.10,3.11 (default: "
+                 "the Python of each release's venv)")
+    ->delimiter(',');
   cmd->add_option("-j,--jobs", options.jobs, "Parallel compile jobs (default: number of CPUs)")
     ->check(CLI::PositiveNumber);
   cmd->add_option("--build-dir", build_dir, "Build folder (default: <project>/build)");

@@ -417,6 +417,28 @@ wheel_json(const package::WheelResult& result)
 }
 
 void
+print_wheel(const package::WheelResult& result, bool dry_run, const project::Manifest& manifest)
+{
+  if (dry_run) {
+    print_dry_run(result.file, result.members);
+  }
+  print_package(result.file,
+                result.requirement.empty()
+                  ? fmt::format("requires no {} distribution: uses the installed one",
+                                project::FrameworkTable::get(manifest.framework).display_name())
+                  : "requires " + result.requirement,
+                result.libraries);
+  for (const package::PolicyVerdict& verdict : result.platform.verdicts) {
+    fmt::print("{}: {}\n", verdict.policy, verdict.passes ? "every library passes" : "fails: " + verdict.failure);
+  }
+  fmt::print("platform tag: {}\n", result.platform.tag);
+  if (result.platform.tag.rfind("linux_", 0) == 0) {
+    fmt::print("note: no manylinux policy passes, so PyPI will refuse this wheel; install it from a file or a "
+               "private index\n");
+  }
+}
+
+void
 add_wheel(CLI::App& package_app, int& exit_code)
 {
   static package::WheelOptions options;
@@ -430,28 +452,26 @@ add_wheel(CLI::App& package_app, int& exit_code)
     project::Manifest manifest = project::load_manifest(".");
     options.tf_specs = flags.versions.for_framework(manifest.framework);
     prepare_libraries(manifest, options.tf_specs, options.build_root, flags.no_build, options.dry_run);
-    package::WheelResult result = package::package_wheel(manifest, options);
+    // A tree with its own package (python_module:) gets a wheel per release; a template project one wheel.
+    bool own = std::any_of(manifest.libraries.begin(), manifest.libraries.end(),
+                           [](const project::LibrarySpec& library) { return !library.python_module.empty(); });
+    std::vector<package::WheelResult> results =
+      own ? package::package_own_wheels(manifest, options)
+          : std::vector<package::WheelResult>{package::package_wheel(manifest, options)};
     exit_code = 0;
     if (flags.json) {
-      fmt::print("{}\n", json_text(wheel_json(result), 2));
+      Json json = wheel_json(results.front());
+      if (own) {
+        json["wheels"] = Json::array();
+        for (const package::WheelResult& result : results) {
+          json["wheels"].push_back(wheel_json(result));
+        }
+      }
+      fmt::print("{}\n", json_text(json, 2));
       return;
     }
-    if (options.dry_run) {
-      print_dry_run(result.file, result.members);
-    }
-    print_package(result.file,
-                  result.requirement.empty()
-                    ? fmt::format("requires no {} distribution: uses the installed one",
-                                  project::FrameworkTable::get(manifest.framework).display_name())
-                    : "requires " + result.requirement,
-                  result.libraries);
-    for (const package::PolicyVerdict& verdict : result.platform.verdicts) {
-      fmt::print("{}: {}\n", verdict.policy, verdict.passes ? "every library passes" : "fails: " + verdict.failure);
-    }
-    fmt::print("platform tag: {}\n", result.platform.tag);
-    if (result.platform.tag.rfind("linux_", 0) == 0) {
-      fmt::print("note: no manylinux policy passes, so PyPI will refuse this wheel; install it from a file or a "
-                 "private index\n");
+    for (const package::WheelResult& result : results) {
+      print_wheel(result, options.dry_run, manifest);
     }
   });
 }

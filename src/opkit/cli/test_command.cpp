@@ -78,6 +78,9 @@ print_target(const probe::TestTarget& target)
     fmt::print("  kernel {} on {}{}\n", kernel.op, kernel.device,
                untyped.count(kernel.op) != 0 ? "" : ": " + constraints_text(kernel.constraints));
   }
+  for (const std::string& function : report.functions) { // a Python module's own (pybind11)
+    fmt::print("  function {}\n", function);
+  }
   for (const std::string& difference : target.differences) {
     fmt::print("  MISMATCH {}\n", difference);
   }

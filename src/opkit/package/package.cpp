@@ -234,7 +234,7 @@ collect_built(const project::Manifest& manifest, const std::vector<std::string>&
                     fmt::format("run `opkit build --{} {}` first",
                                 project::FrameworkTable::get(manifest.framework).short_name(), target.spec));
       }
-      BuiltLibrary library{target.sdk, spec->name, path, read_build_record(info, path)};
+      BuiltLibrary library{target.sdk, spec->name, path, read_build_record(info, path), target.python_of(path)};
       library.facts["library"] = path.filename().string();
       built.push_back(library);
     }

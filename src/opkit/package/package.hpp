@@ -19,6 +19,7 @@ struct BuiltLibrary
   std::string name;           // the library's name in opkit.yaml
   std::filesystem::path path; // build/tf-<version>/<output>
   Json facts;                 // opkit-build.json
+  std::string python = {};    // a Python module's CPython ("3.10"); "" for a plain library
 
   std::string version() const { return sdk.version.str(); }
 };

@@ -3,6 +3,7 @@
 #include "opkit/package/package.hpp"
 #include "opkit/package/wheel_tag.hpp"
 #include "opkit/project/framework_table.hpp"
+#include "opkit/sdk/interpreter.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -11,6 +12,7 @@
 #include "opkit/util/strings.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <sys/utsname.h>
@@ -89,6 +91,150 @@ package_members(const project::Manifest& manifest, const std::vector<BuiltLibrar
   return members;
 }
 
+// The package an adopted tree's Python modules belong to (the first part of
+// their python_module): every module names the same one.
+std::string
+own_package(const project::Manifest& manifest)
+{
+  std::string package;
+  for (const project::LibrarySpec& library : manifest.libraries) {
+    if (library.python_module.empty()) {
+      continue;
+    }
+    std::string first = library.python_module.substr(0, library.python_module.find('.'));
+    if (!package.empty() && first != package) {
+      fail(ExitCode::usage, "{}: the Python modules belong to two packages ({} and {}): a wheel holds one",
+           manifest.root / "opkit.yaml", package, first);
+    }
+    package = first;
+  }
+  return package;
+}
+
+// The package's own Python files (<root>/<package>/**/*.py), as the wheel
+// holds them; links and caches are not the package's.
+std::vector<ArchiveMember>
+package_sources(const stdfs::path& root, const std::string& package)
+{
+  stdfs::path folder = root / package;
+  std::error_code ec;
+  if (!stdfs::is_regular_file(folder / "__init__.py", ec) || stdfs::is_symlink(folder, ec)) {
+    throw Error(
+      ExitCode::usage,
+      fmt::format("{}: no package folder with an __init__.py, which the modules' python_module names", folder),
+      fmt::format("the package {} lives in {}/ beside opkit.yaml, as setup.py's packages", package, package));
+  }
+  const size_t k_max_files = 10000;
+  std::vector<ArchiveMember> members;
+  stdfs::recursive_directory_iterator it(folder, stdfs::directory_options::none, ec);
+  for (; !ec && it != stdfs::recursive_directory_iterator(); it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (it->is_symlink(ec) || name == "__pycache__" || name[0] == '.') {
+      if (it->is_directory(ec)) {
+        it.disable_recursion_pending();
+      }
+      continue;
+    }
+    if (it->is_regular_file(ec) && ends_with(name, ".py")) {
+      if (members.size() == k_max_files) {
+        fail(ExitCode::usage, "{}: more than {} Python files: not a package opkit packs", folder, k_max_files);
+      }
+      members.push_back({it->path().lexically_relative(root).generic_string(), it->path(), {}, false});
+    }
+  }
+  return members;
+}
+
+// Where the package imports a library: a module by its dotted name
+// (extension_cpp/_C.cpython-310-x86_64-linux-gnu.so), a plain library in the package's folder.
+std::string
+library_place(const project::Manifest& manifest, const BuiltLibrary& built)
+{
+  const project::LibrarySpec* library = manifest.select_libraries({built.name}).front();
+  std::string module =
+    library->python_module.empty() ? own_package(manifest) + "." + library->name : library->python_module;
+  std::string folder = module.substr(0, module.rfind('.'));
+  std::replace(folder.begin(), folder.end(), '.', '/');
+  return folder + "/" + built.path.filename().string();
+}
+
+// The distribution a release's wheels require: the CUDA or CPU build's project.
+std::string
+distribution_of(const sdk::Sdk& sdk)
+{
+  project::FrameworkFlags flags = project::FrameworkTable::get(sdk.framework).flags_for(sdk.version);
+  return sdk.cuda.is_cuda_build || flags.cpu_distribution.empty() ? flags.gpu_distribution : flags.cpu_distribution;
+}
+
+// What distinguishes one wheel's dist-info: its version, tags and requirement.
+struct WheelLabel
+{
+  std::string version;
+  std::string python_tag = "py3";
+  std::string abi_tag = "none";
+  std::string requirement;
+  std::string summary;
+  std::string top_level;
+};
+
+// Adds the dist-info to `members` and writes the wheel (unless dry_run).
+WheelResult
+finish_wheel(const project::Manifest& manifest, const WheelOptions& options, const std::vector<BuiltLibrary>& built,
+             std::vector<ArchiveMember> members, const std::vector<std::pair<std::string, Json>>& libraries,
+             const WheelLabel& label, WheelResult result)
+{
+  result.requirement = label.requirement;
+  std::string dist_info = manifest.name + "-" + label.version + ".dist-info";
+  result.platform = wheel_platform_tag(built, machine());
+  std::string tag = label.python_tag + "-" + label.abi_tag + "-" + result.platform.tag;
+  members.push_back(
+    {dist_info + "/METADATA",
+     {},
+     fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: {}\n{}", manifest.name, label.version,
+                 label.summary, label.requirement.empty() ? "" : "Requires-Dist: " + label.requirement + "\n"),
+     false});
+  // Root-Is-Purelib false: the libraries are platform code, so pip installs into platlib.
+  members.push_back(
+    {dist_info + "/WHEEL",
+     {},
+     fmt::format("Wheel-Version: 1.0\nGenerator: opkit {}\nRoot-Is-Purelib: false\nTag: {}\n", OPKIT_VERSION, tag),
+     false});
+  members.push_back({dist_info + "/top_level.txt", {}, label.top_level + "\n", false});
+  Json manifest_json = make_manifest("wheel", manifest.name, members, libraries);
+  members.push_back({dist_info + "/" + k_manifest_name, {}, json_text(manifest_json, 2) + "\n", false});
+
+  std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  std::string record;
+  for (const ArchiveMember& member : members) {
+    record += record_line(member);
+  }
+  record += dist_info + "/RECORD,,\n";
+  members.push_back({dist_info + "/RECORD", {}, record, false});
+
+  stdfs::path out_dir = output_folder(manifest, options.output_dir);
+  result.file = out_dir / fmt::format("{}-{}-{}.whl", manifest.name, label.version, tag);
+  result.members = packed_files(members);
+  if (options.dry_run) {
+    return result;
+  }
+  fs::create_dirs(out_dir);
+  result.written = true;
+  write_archive(result.file, ArchiveFormat::zip, std::move(members), source_date_epoch(manifest.root));
+  return result;
+}
+
+// One requirement line: printable, or a METADATA header could be injected.
+void
+check_requirement(const std::string& requirement)
+{
+  bool one_line = requirement.size() <= 512 && !has_control(requirement);
+  if (!one_line) {
+    fail(ExitCode::usage,
+         "--requires '{}': a requirement is one line of printable text (PEP 508, e.g. 'tensorflow>=2.10,<2.11')",
+         escape_text(requirement.substr(0, 120)));
+  }
+}
+
 } // namespace
 
 std::string
@@ -105,64 +251,64 @@ WheelResult
 package_wheel(const project::Manifest& manifest, const WheelOptions& options)
 {
   std::vector<BuiltLibrary> built = collect_built(manifest, options.tf_specs, options.build_root);
-  WheelResult result;
   // No TensorFlow requirement unless asked: see docs/packaging.md (`opkit package wheel`).
-  result.requirement = options.requirement;
-  // It becomes a METADATA header line: one line of printable text, or a header could be injected.
-  bool one_line = result.requirement.size() <= 512 && !has_control(result.requirement);
-  if (!one_line) {
-    fail(ExitCode::usage,
-         "--requires '{}': a requirement is one line of printable text (PEP 508, e.g. 'tensorflow>=2.10,<2.11')",
-         escape_text(result.requirement.substr(0, 120)));
-  }
+  check_requirement(options.requirement);
+  WheelResult result;
   std::vector<std::pair<std::string, Json>> libraries;
   std::vector<ArchiveMember> members = package_members(manifest, built, libraries, result);
-
-  std::string dist_info = manifest.name + "-" + manifest.version + ".dist-info";
-  result.platform = wheel_platform_tag(built, machine());
-  std::string tag = "py3-none-" + result.platform.tag;
   std::vector<std::string> built_versions;
   built_versions.reserve(built.size());
   for (const BuiltLibrary& library : built) {
     built_versions.push_back(library.version());
   }
   const std::string& framework = project::FrameworkTable::get(manifest.framework).display_name();
-  members.push_back({dist_info + "/METADATA",
-                     {},
-                     fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: The {} {} op, "
-                                 "built by opkit for {} {}\n{}",
-                                 manifest.name, manifest.version, manifest.primary_op().name, framework, framework,
-                                 join(built_versions, ", "),
-                                 result.requirement.empty() ? "" : "Requires-Dist: " + result.requirement + "\n"),
-                     false});
-  // Root-Is-Purelib false: the libraries are platform code, so pip installs into platlib.
-  members.push_back(
-    {dist_info + "/WHEEL",
-     {},
-     fmt::format("Wheel-Version: 1.0\nGenerator: opkit {}\nRoot-Is-Purelib: false\nTag: {}\n", OPKIT_VERSION, tag),
-     false});
-  members.push_back({dist_info + "/top_level.txt", {}, manifest.name + "\n", false});
-  Json manifest_json = make_manifest("wheel", manifest.name, members, libraries);
-  members.push_back({dist_info + "/" + k_manifest_name, {}, json_text(manifest_json, 2) + "\n", false});
+  WheelLabel label;
+  label.version = manifest.version;
+  label.requirement = options.requirement;
+  label.summary = fmt::format("The {} {} op, built by opkit for {} {}", manifest.primary_op().name, framework,
+                              framework, join(built_versions, ", "));
+  label.top_level = manifest.name;
+  return finish_wheel(manifest, options, built, std::move(members), libraries, label, result);
+}
 
-  std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
-  std::string record;
-  for (const ArchiveMember& member : members) {
-    record += record_line(member);
+std::vector<WheelResult>
+package_own_wheels(const project::Manifest& manifest, const WheelOptions& options)
+{
+  check_requirement(options.requirement);
+  std::string package = own_package(manifest);
+  std::vector<ArchiveMember> sources = package_sources(manifest.root, package);
+  const project::FrameworkTable& table = project::FrameworkTable::get(manifest.framework);
+  // One wheel per release and Python: each carries the library files the package imports, by their own names.
+  std::map<std::pair<std::string, std::string>, std::vector<BuiltLibrary>> groups;
+  for (const BuiltLibrary& library : collect_built(manifest, options.tf_specs, options.build_root)) {
+    groups[{library.version(), library.python}].push_back(library);
   }
-  record += dist_info + "/RECORD,,\n";
-  members.push_back({dist_info + "/RECORD", {}, record, false});
-
-  stdfs::path out_dir = output_folder(manifest, options.output_dir);
-  result.file = out_dir / fmt::format("{}-{}-{}.whl", manifest.name, manifest.version, tag);
-  result.members = packed_files(members);
-  if (options.dry_run) {
-    return result;
+  std::vector<WheelResult> results;
+  for (const auto& [key, built] : groups) {
+    const auto& [version, python] = key;
+    WheelResult result;
+    std::vector<ArchiveMember> members = sources;
+    std::vector<std::pair<std::string, Json>> libraries;
+    for (const BuiltLibrary& library : built) {
+      std::string path = library_place(manifest, library);
+      members.push_back({path, library.path, {}, true});
+      libraries.emplace_back(path, library.facts);
+      result.libraries.push_back(path);
+    }
+    WheelLabel label;
+    // A local version label per release (as torch's own "+cu124"): one file name per release.
+    label.version = manifest.version + "+" + table.short_name() + version;
+    if (!python.empty()) {
+      label.python_tag = label.abi_tag = sdk::cpython_tag(python);
+    }
+    label.requirement =
+      options.requirement.empty() ? distribution_of(built.front().sdk) + "==" + version : options.requirement;
+    label.summary =
+      fmt::format("{} ({}), built by opkit for {} {}", manifest.name, package, table.display_name(), version);
+    label.top_level = package;
+    results.push_back(finish_wheel(manifest, options, built, std::move(members), libraries, label, result));
   }
-  fs::create_dirs(out_dir);
-  result.written = true;
-  write_archive(result.file, ArchiveFormat::zip, std::move(members), source_date_epoch(manifest.root));
-  return result;
+  return results;
 }
 
 } // namespace opkit::package

@@ -38,6 +38,15 @@ struct WheelResult
 WheelResult
 package_wheel(const project::Manifest& manifest, const WheelOptions& options);
 
+// For a tree with its own Python package (its libraries' python_module:
+// extension_cpp._C): a wheel per framework release and Python, holding the
+// package's own Python files and each library where the package imports it
+// (extension_cpp/_C.cpython-310-x86_64-linux-gnu.so), versioned
+// <version>+<framework><release> and requiring that release (torch==2.5.1)
+// unless a requirement is given. No wrapper: the package is its own.
+std::vector<WheelResult>
+package_own_wheels(const project::Manifest& manifest, const WheelOptions& options);
+
 // "sha256=<urlsafe base64, no padding>" as RECORD wants it.
 std::string
 record_hash(const std::string& sha256_base64);

@@ -2,7 +2,7 @@
 
 #include "opkit/settings/settings.hpp"
 #include "opkit/probe/env_step.hpp"
-#include "opkit/probe/interpreter.hpp"
+#include "opkit/sdk/interpreter.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/store.hpp"
 #include "opkit/util/error.hpp"
@@ -74,7 +74,7 @@ ensure_framework_venv(const sdk::Sdk& sdk)
     return venv;
   }
   std::string requirement = distribution_of(flags) + "==" + sdk.version.str();
-  stdfs::path python = find_interpreter(recipe.python, what + " (opkit test --python)");
+  stdfs::path python = sdk::find_interpreter(recipe.python, what + " (opkit test --python)");
   log_info("creating a Python {} environment with {} (once; the recipe from {}) ...", recipe.python, requirement,
            chosen->origin);
   progress::Step step(fmt::format("creating a Python {} environment with {}", recipe.python, requirement));

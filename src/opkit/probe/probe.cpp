@@ -197,6 +197,9 @@ parse_probe_output(const std::string& json_text)
       report.kernels.push_back({kernel.at("op").get<std::string>(), kernel.at("device").get<std::string>(),
                                 attrs_from_json(kernel.at("constraints")), kernel.value("label", std::string())});
     }
+    for (const Json& function : json.value("functions", Json::array())) {
+      report.functions.push_back(function.get<std::string>());
+    }
     return report;
   } catch (const Json::exception& e) {
     fail(ExitCode::system, "load probe printed unexpected output ({}): {}", e.what(), tail_lines(json_text, 5));
@@ -437,6 +440,15 @@ compare_with_spec(const project::LibrarySpec& library, const ProbeReport& report
     if (std::none_of(library.ops.begin(), library.ops.end(),
                      [&](const project::OpSpec& o) { return o.name == op.name; })) {
       differences.push_back(fmt::format("op {} is registered by the library but not declared in opkit.yaml", op.name));
+    }
+  }
+  // A Python module's functions: each declared one is among what its import defines.
+  for (const project::OpSpec& function : library.functions) {
+    std::string name = function.name.substr(function.name.find("::") + 2);
+    if (std::find(report.functions.begin(), report.functions.end(), name) == report.functions.end()) {
+      differences.push_back(
+        fmt::format("function {} of {} is declared in opkit.yaml but the module has none (it has: {})", name,
+                    library.python_module, report.functions.empty() ? "no function" : join(report.functions, ", ")));
     }
   }
   return differences;

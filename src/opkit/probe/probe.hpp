@@ -50,6 +50,9 @@ struct ProbeReport
   // RTLD_LOCAL, as its Python loads it); else why the framework's own Python
   // (its release's venv) had to stand in (python_process.hpp).
   std::string python_process = {};
+  // A Python extension module, imported as its package imports it: its
+  // public functions (pybind11's m.def), sorted. Empty for any other library.
+  std::vector<std::string> functions = {};
 };
 
 // The probe executable for an SDK (and the reporter library beside it, which

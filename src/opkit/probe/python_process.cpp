@@ -48,7 +48,7 @@ needs_framework_python(const sdk::Sdk& sdk, const stdfs::path& library)
 
 ProbeReport
 run_probe_in_python(const sdk::Sdk& sdk, const stdfs::path& probe, const stdfs::path& library,
-                    const std::string& reason)
+                    const std::string& reason, const std::string& module)
 {
   stdfs::path venv = ensure_framework_venv(sdk);
   stdfs::path dir = probe.parent_path();
@@ -59,6 +59,9 @@ run_probe_in_python(const sdk::Sdk& sdk, const stdfs::path& probe, const stdfs::
   std::vector<std::string> argv = {(venv / "bin" / "python").string(), (dir / "load_in_python.py").string(),
                                    project::FrameworkTable::get(sdk.framework).python_module(),
                                    (dir / "libopkit_probe_report.so").string(), stdfs::absolute(library).string()};
+  if (!module.empty()) { // imported as its package imports it, by its last name
+    argv.push_back(module.substr(module.rfind('.') + 1));
+  }
   ProbeReport report = read_probe_run(run_process(argv, options), "the load probe in " + venv.string(), library);
   report.python_process = fmt::format("{}'s own Python ({}): {}", sdk.id, venv.filename().string(), reason);
   return report;

@@ -84,12 +84,9 @@ report_json(const ProbeReport& report)
                        {"label", kernel.label},
                        {"constraints", attrs_json(kernel.constraints)}});
   }
-  return {{"loaded", report.loaded},
-          {"error", report.error},
-          {"tf_version", report.tf_version},
-          {"ops", ops},
-          {"kernels", kernels},
-          {"python_process", report.python_process}};
+  return {
+    {"loaded", report.loaded}, {"error", report.error},         {"tf_version", report.tf_version},        {"ops", ops},
+    {"kernels", kernels},      {"functions", report.functions}, {"python_process", report.python_process}};
 }
 
 const char* k_lock_file = "opkit.lock";
@@ -98,8 +95,13 @@ const char* k_lock_file = "opkit.lock";
 // own process, or in the framework's own Python where only that has what the
 // library needs (python_process).
 ProbeReport
-probe_library(const sdk::Sdk& sdk, const stdfs::path& probe, const stdfs::path& library)
+probe_library(const sdk::Sdk& sdk, const stdfs::path& probe, const stdfs::path& library, const std::string& module = "")
 {
+  if (!module.empty()) {
+    std::string reason = fmt::format("it is the Python module {}, which Python imports", module);
+    log_info("importing {} in {}'s own Python: {}", library.filename(), sdk.id, reason);
+    return run_probe_in_python(sdk, probe, library, reason, module);
+  }
   std::string reason;
   try {
     reason = needs_framework_python(sdk, library);
@@ -284,9 +286,9 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
       TestTarget target{one.spec, one.sdk.id, one.sdk.version.str(), library->name, path, {}, {}, true, {}, {}};
       target.framework_library = one.sdk.framework_library;
       log_info("probing {} in {} ...", path.filename(), one.sdk.id);
-      target.report = probe_library(one.sdk, ensure_probe(one.sdk), path);
+      target.report = probe_library(one.sdk, ensure_probe(one.sdk), path, library->python_module);
       target.check_differs = check_differs(host, one.sdk, path, target.report);
-      target.compared = !library->ops.empty(); // no `ops:`: the lock alone is its contract
+      target.compared = !library->ops.empty() || !library->functions.empty(); // else the lock alone is its contract
       if (target.report.loaded && target.compared) {
         target.differences = compare_with_spec(*library, target.report, one.sdk.cuda.is_cuda_build);
       }

@@ -146,6 +146,7 @@ FrameworkTable::from_node(Node root, const std::string& name)
                      "sdk",
                      "common",
                      "pch",
+                     "extension_module",
                      "cuda",
                      "versions",
                      "cpu_floor",
@@ -172,6 +173,11 @@ FrameworkTable::from_node(Node root, const std::string& name)
   for (const auto& entry : cuda["include_map"]) {
     std::string prefix = entry.first.scalar();
     common.cuda_include_map.emplace_back(prefix, yaml::get_string_list(cuda["include_map"], prefix.c_str(), name));
+  }
+  if (Node module = root["extension_module"]) {
+    yaml::expect_keys(module, {"compile_flags", "libraries"}, name);
+    common.module_compile_flags = yaml::get_string_list(module, "compile_flags", name);
+    common.module_libraries = yaml::get_string_list(module, "libraries", name);
   }
   if (Node pch = root["pch"]) {
     yaml::expect_keys(pch, {"headers", "defines", "include_prefixes"}, name);

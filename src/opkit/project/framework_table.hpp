@@ -92,6 +92,10 @@ struct FrameworkFlags
   // A source may take the precompiled header when it includes a header under
   // one of these ("tensorflow/", "torch/").
   std::vector<std::string> pch_include_prefixes;
+  // What a library that is a Python extension module gets besides (torch's
+  // `extension_module:`): compile flags, and -l names after the framework's.
+  std::vector<std::string> module_compile_flags;
+  std::vector<std::string> module_libraries;
   // Defines each library gets, `{library}` replaced by its name
   // (torch: TORCH_EXTENSION_NAME={library}, as cpp_extension passes).
   std::vector<std::string> library_defines;

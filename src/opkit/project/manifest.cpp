@@ -144,16 +144,45 @@ library_name(const Node& node, const std::string& name)
   return library;
 }
 
+// python_module: dotted Python identifiers ("extension_cpp._C"); "" when absent.
+std::string
+python_module_name(const Node& node, const std::string& name)
+{
+  std::string module = yaml::get_string_or(node, "python_module", name, "");
+  if (module.empty()) {
+    return module;
+  }
+  for (const std::string& part : split(module, '.')) {
+    bool identifier = !part.empty() && !std::isdigit(static_cast<unsigned char>(part[0]))
+                      && std::all_of(part.begin(), part.end(),
+                                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    if (!identifier) {
+      fail(ExitCode::usage, "{}: python_module '{}' must be a dotted Python module name, e.g. my_package._C",
+           yaml::where(name, node["python_module"]), module);
+    }
+  }
+  return module;
+}
+
 LibrarySpec
 parse_library(const Node& node, const std::string& name, const std::string& framework)
 {
   yaml::expect_keys(node,
                     {"name", "output", framework, "device", "sources", "include_dirs", "defines", "cflags", "ldflags",
-                     "libs", "compat", "when", "ops"},
+                     "libs", "compat", "when", "ops", "python_module", "functions"},
                     name);
   LibrarySpec library;
   library.name = library_name(node, name);
-  library.output = yaml::get_string_or(node, "output", name, "lib" + library.name + ".so");
+  library.python_module = python_module_name(node, name);
+  std::string module_base = library.python_module.substr(library.python_module.rfind('.') + 1);
+  library.output = yaml::get_string_or(
+    node, "output", name, library.python_module.empty() ? "lib" + library.name + ".so" : module_base + ".so");
+  if (!library.python_module.empty() && library.output != module_base + ".so") {
+    fail(ExitCode::usage,
+         "{}: output '{}' of python_module {} must be {}.so (or left out): its file is named for each CPython, "
+         "as {}.cpython-310-x86_64-linux-gnu.so",
+         yaml::where(name, node["output"]), library.output, library.python_module, module_base, module_base);
+  }
   if (library.output.find('/') != std::string::npos || library.output.empty() || library.output[0] == '.'
       || has_control(library.output)) {
     fail(ExitCode::usage, "{}: output '{}' must be a plain file name, e.g. _{}_ops.so",
@@ -179,6 +208,21 @@ parse_library(const Node& node, const std::string& name, const std::string& fram
   }
   for (const Node& op : yaml::get_list(node, "ops", name)) {
     library.ops.push_back(parse_op(op, name, framework));
+  }
+  for (const Node& item : yaml::get_list(node, "functions", name)) {
+    if (library.python_module.empty() || framework != "torch") {
+      fail(ExitCode::usage, "{}: functions: belong to a PyTorch library that is a Python module (python_module:)",
+           yaml::where(name, item));
+    }
+    OpSpec function = parse_op(item, name, framework);
+    std::string module = module_base;
+    if (function.name.substr(0, function.name.find("::")) != module || !function.kernels.empty()) {
+      fail(ExitCode::usage,
+           "{}: function '{}' of python_module {}: its schema is named {}::<function>, with no "
+           "kernels",
+           yaml::where(name, item), function.name, library.python_module, module);
+    }
+    library.functions.push_back(std::move(function));
   }
   return library;
 }
@@ -432,6 +476,12 @@ load_manifest(const std::filesystem::path& dir)
   }
   std::filesystem::path file = *root / "opkit.yaml";
   return parse_manifest(fs::read_file(file), file.string(), *root);
+}
+
+std::string
+LibrarySpec::module_file(const std::string& ext_suffix) const
+{
+  return python_module.empty() ? output : python_module.substr(python_module.rfind('.') + 1) + ext_suffix;
 }
 
 bool

@@ -104,6 +104,18 @@ struct LibrarySpec
   std::string device;    // `device: gpu`: its kernels are GPU kernels only, built for CUDA SDKs alone ("" = any)
   std::vector<SettingsBlock> settings; // its own settings: sources, flags, and `when` blocks
   std::vector<OpSpec> ops;
+  // A Python extension module, by the name its package imports it
+  // ("extension_cpp._C"); "" for a library loaded as a file (load_op_library,
+  // torch.ops.load_library). A module is built once per CPython, its file
+  // named as that Python's import finds it: module_file(".cpython-310-x86_64-linux-gnu.so").
+  std::string python_module = {};
+  // A module's own functions (pybind11's m.def), each declared by a torch
+  // schema whose namespace is the module's last name ("_C::fuse(Tensor x) ->
+  // Tensor"), with test vectors `opkit test --python` calls them on.
+  std::vector<OpSpec> functions = {};
+
+  // The file of a module for one CPython's extension suffix; `output` for a plain library.
+  std::string module_file(const std::string& ext_suffix) const;
 
   // Whether a build for this framework version (a CUDA build or not) makes it.
   bool builds_for(const Version& version, bool cuda_build) const;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace opkit::probe {
+namespace opkit::sdk {
 
 // Where to look, as data (the process's environment, PATH and pyenv's root by default).
 struct InterpreterSearch
@@ -35,4 +35,24 @@ std::filesystem::path
 find_interpreter(const std::string& python_version, const std::string& needed_by,
                  const InterpreterSearch& search = InterpreterSearch::from_environment());
 
-} // namespace opkit::probe
+// What a C extension module for one CPython is built with, asked of that
+// interpreter itself (sysconfig): the folder holding Python.h and the file
+// name suffix its import finds (".cpython-310-x86_64-linux-gnu.so").
+struct PythonBuildFacts
+{
+  std::string version; // "3.10"
+  std::filesystem::path interpreter;
+  std::filesystem::path include_dir;
+  std::string ext_suffix;
+};
+
+// The facts of find_interpreter(version)'s interpreter, asked once per process.
+// No interpreter, or one without its headers: Error(missing) with the install step.
+const PythonBuildFacts&
+python_build_facts(const std::string& python_version, const std::string& needed_by);
+
+// The CPython wheel tag of a version: "3.10" -> "cp310".
+std::string
+cpython_tag(const std::string& python_version);
+
+} // namespace opkit::sdk

@@ -1,4 +1,4 @@
-#include "opkit/probe/interpreter.hpp"
+#include "opkit/sdk/interpreter.hpp"
 
 #include "opkit/project/version.hpp"
 #include "opkit/settings/settings.hpp"
@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 
 #include <unistd.h>
 
-namespace opkit::probe {
+namespace opkit::sdk {
 
 namespace stdfs = std::filesystem;
 
@@ -103,4 +105,45 @@ find_interpreter(const std::string& python_version, const std::string& needed_by
               fmt::format("install it (`pyenv install {}`) or set {}=/path/to/{}", python_version, variable, program));
 }
 
-} // namespace opkit::probe
+const PythonBuildFacts&
+python_build_facts(const std::string& python_version, const std::string& needed_by)
+{
+  static std::mutex mutex;
+  static std::map<std::string, PythonBuildFacts> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto found = known.find(python_version); found != known.end()) {
+    return found->second;
+  }
+  PythonBuildFacts facts;
+  facts.version = python_version;
+  facts.interpreter = find_interpreter(python_version, needed_by);
+  ProcessResult result = run_process(
+    {facts.interpreter.string(), "-c",
+     "import sysconfig; print(sysconfig.get_paths()['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))"});
+  std::vector<std::string> lines = split(trim(result.out), '\n');
+  if (result.exit_code != 0 || lines.size() != 2) {
+    fail(ExitCode::system, "{}: cannot ask it for its headers and extension suffix (sysconfig): {}", facts.interpreter,
+         tail_lines(result.err, 3));
+  }
+  facts.include_dir = trim(lines[0]);
+  facts.ext_suffix = trim(lines[1]);
+  std::error_code ec;
+  if (!stdfs::is_regular_file(facts.include_dir / "Python.h", ec)) {
+    throw Error(ExitCode::missing,
+                fmt::format("{}: no Python.h in {} (needed for {})", facts.interpreter, facts.include_dir, needed_by),
+                fmt::format("install Python {}'s headers (Debian: python{}-dev; pyenv installs them), or set {} to "
+                            "an interpreter that has them",
+                            python_version, python_version, interpreter_variable(python_version)));
+  }
+  return known.emplace(python_version, facts).first->second;
+}
+
+std::string
+cpython_tag(const std::string& python_version)
+{
+  std::string digits = python_version;
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  return "cp" + digits;
+}
+
+} // namespace opkit::sdk

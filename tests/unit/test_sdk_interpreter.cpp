@@ -1,4 +1,4 @@
-#include "opkit/probe/interpreter.hpp"
+#include "opkit/sdk/interpreter.hpp"
 #include "opkit/util/error.hpp"
 
 #include <gtest/gtest.h>
@@ -7,8 +7,8 @@
 #include <map>
 
 namespace stdfs = std::filesystem;
-using opkit::probe::find_interpreter;
-using opkit::probe::InterpreterSearch;
+using opkit::sdk::find_interpreter;
+using opkit::sdk::InterpreterSearch;
 
 namespace {
 
@@ -74,4 +74,10 @@ TEST_F(Interpreter, NothingFoundNamesTheVersionAndTheVariable)
   }
   env["OPKIT_PYTHON_3_6"] = (root / "nope").string();
   EXPECT_THROW(find_interpreter("3.6", "tensorflow 1.12.0", search), opkit::Error);
+}
+
+TEST(CpythonTag, IsCpAndTheVersionsDigits)
+{
+  EXPECT_EQ(opkit::sdk::cpython_tag("3.10"), "cp310");
+  EXPECT_EQ(opkit::sdk::cpython_tag("3.9"), "cp39");
 }
