@@ -69,3 +69,15 @@ TEST(TorchSchema, RefusesWhatTheDispatcherWouldNotDefineAndSaysWhere)
   EXPECT_EQ(error_offset("zo::f(str s=\"open) -> Tensor"), 12u);
   EXPECT_EQ(error_offset("zo::f(Tensor x, *, *, int y) -> Tensor"), 20u);
 }
+
+// Float defaults as the dispatcher prints them (c10's IValue printing), so a
+// schema written "shift=0.0" matches what torch registered ("shift=0.").
+TEST(TorchSchema, FloatDefaultsAreWrittenAsTheDispatcherPrintsThem)
+{
+  TorchSchema schema =
+    parse_torch_schema("ns::f(Tensor x, float a=0.0, float b=2, float c=0.5, float? d=1e-12, float e=-0.0, "
+                       "float f=inf, int n=3) -> Tensor");
+  EXPECT_EQ(render_torch_schema(schema), "ns::f(Tensor x, float a=0., float b=2., float c=0.5, "
+                                         "float? d=9.9999999999999998e-13, float e=-0., float f=inf, int n=3) -> "
+                                         "Tensor");
+}

@@ -5,6 +5,10 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 namespace opkit::project {
 
@@ -148,6 +152,26 @@ private:
   size_t m_at = 0;
 };
 
+// A float default as the dispatcher prints it (c10's IValue printing): a
+// whole number as "2." ("0.0" is "0."), else 17 significant digits ("0.5",
+// "0.10000000000000001"); anything else (inf, a name) as written.
+std::string
+float_as_torch_prints(const std::string& text)
+{
+  errno = 0;
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value)) {
+    return text;
+  }
+  if (std::abs(value) < 1e10 && static_cast<double>(static_cast<int64_t>(value)) == value) {
+    return fmt::format("{}{}.", value == 0 && std::signbit(value) ? "-" : "", static_cast<int64_t>(value));
+  }
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
 TorchArg
 read_arg(Reader& in, bool is_return)
 {
@@ -161,6 +185,9 @@ read_arg(Reader& in, bool is_return)
   }
   if (!is_return && in.accept("=")) {
     arg.default_value = in.value();
+    if (arg.type == "float" || arg.type == "float?") {
+      arg.default_value = float_as_torch_prints(arg.default_value);
+    }
   }
   return arg;
 }
