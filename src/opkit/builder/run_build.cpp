@@ -55,7 +55,9 @@ check_built_library(LibraryResult& result, const sdk::Sdk& sdk, const std::strin
     log_debug("check: {} is unchanged since its last check: verdict reused", result.library);
   } else {
     log_debug("check: {} against {}", result.library, sdk.id);
-    check::CheckTarget target = check::make_check_target(sdk, runtime, profile_file);
+    // A Python module's process is the interpreter its file is named for.
+    check::CheckTarget target =
+      check::make_check_target(sdk, runtime, profile_file, check::python_of_module_file(result.library));
     check::apply_cpu_option(target.profile, cpu);
     result.check = check::check_library(result.library, target);
     cpu::add_cpu_findings(*result.check, result.library, target.profile.cpu, target.profile.name);

@@ -11,6 +11,7 @@
 #include "opkit/util/format.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 
 namespace opkit::check {
@@ -31,10 +32,27 @@ system_profile(const std::string& runtime, const std::filesystem::path& profile_
 
 } // namespace
 
-std::optional<ProfileLibrary>
-python_interpreter(const sdk::Sdk& sdk)
+std::string
+python_of_module_file(const std::filesystem::path& library)
 {
-  std::string version = sdk::python_of_wheel_tag(sdk.wheel_tag);
+  // _C.cpython-311-x86_64-linux-gnu.so: CPython's EXT_SUFFIX names its version.
+  std::string name = library.filename().string();
+  size_t at = name.find(".cpython-3");
+  if (at == std::string::npos) {
+    return "";
+  }
+  size_t digits = at + std::string(".cpython-3").size();
+  size_t end = digits;
+  while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) {
+    ++end;
+  }
+  return end > digits && end < name.size() && name[end] == '-' ? "3." + name.substr(digits, end - digits) : "";
+}
+
+std::optional<ProfileLibrary>
+python_interpreter(const sdk::Sdk& sdk, const std::string& python)
+{
+  std::string version = python.empty() ? sdk::python_of_wheel_tag(sdk.wheel_tag) : python;
   std::optional<std::string_view> text =
     version.empty() ? std::nullopt : find_embedded("configs/python/cpython-" + version + ".symbols");
   if (!text) {
@@ -50,7 +68,8 @@ python_interpreter(const sdk::Sdk& sdk)
 }
 
 CheckTarget
-make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::filesystem::path& profile_file)
+make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::filesystem::path& profile_file,
+                  const std::string& python)
 {
   const project::FrameworkTable& table = project::FrameworkTable::get(sdk.framework);
   project::FrameworkFlags flags = table.flags_for(sdk.version);
@@ -155,8 +174,8 @@ make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::fi
   }
   // A policy or this machine stands for TF's Python process; a captured profile is the process it recorded.
   if (profile_file.empty()) {
-    if (std::optional<ProfileLibrary> python = python_interpreter(sdk)) {
-      target.profile.libraries.push_back(std::move(*python));
+    if (std::optional<ProfileLibrary> interpreter = python_interpreter(sdk, python)) {
+      target.profile.libraries.push_back(std::move(*interpreter));
     }
   }
   return target;

@@ -37,11 +37,18 @@ make_check_target(const TargetOptions& options);
 // linking libpython (configs/python/, made by scripts/python-symbols.sh from
 // the real interpreter). Nothing when the SDK's wheel names no CPython opkit
 // has the symbols of.
+// `python` ("3.11") names the interpreter instead (a Python module built for it).
 std::optional<ProfileLibrary>
-python_interpreter(const sdk::Sdk& sdk);
+python_interpreter(const sdk::Sdk& sdk, const std::string& python = "");
 
-// The same, from an SDK already resolved (opkit build).
+// The CPython a module's file is named for ("_C.cpython-311-x86_64-linux-gnu.so": "3.11"), "" for another name.
+std::string
+python_of_module_file(const std::filesystem::path& library);
+
+// The same, from an SDK already resolved (opkit build); `python`: the
+// interpreter of the process, where not the wheel tag's (a module built for it).
 CheckTarget
-make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::filesystem::path& profile_file);
+make_check_target(const sdk::Sdk& sdk, const std::string& runtime, const std::filesystem::path& profile_file,
+                  const std::string& python = "");
 
 } // namespace opkit::check
