@@ -7,7 +7,12 @@ usage: python run_torch_vectors.py LIBRARY OP_NAME VECTORS_JSON
 LIBRARY is loaded with torch.ops.load_library, as an extension's own Python
 loads it. OP_NAME is the dispatcher's name (ns::op or ns::op.overload); the op
 is called as torch.ops.ns.op(...) with every argument by keyword, as its schema
-names them, so arguments a vector leaves out take the schema's defaults.
+names them, so arguments a vector leaves out take the schema's defaults; the
+optional ones without a default that it leaves out (opkit lists them as the
+vector's "pass_none") and its nulls ("none": true) are None. An output marked
+"argument" is an argument the op writes into (Tensor(a!)), compared after the
+call. The JSON opkit wrote is the truth about the op; whatever goes wrong,
+including bad vector data, is a JSON line, never a traceback.
 """
 import json
 import math
@@ -24,14 +29,30 @@ def tensor(value, dtype):
 
 
 def argument(item):
-    """An input of a vector as the op takes it: a tensor, a list of them, or a plain value."""
+    """An input of a vector as the op takes it: a tensor, a list of them (None
+    for a null element of a Tensor?[]), a plain value, or None."""
+    if item.get("none") or item["value"] is None:
+        return None
     if item.get("kind") == "tensor":
         return tensor(item["value"], item["dtype"])
     if item.get("kind") == "tensors":
-        return [tensor(v, item["dtype"]) for v in item["value"]]
-    if item["type"].startswith("ScalarType") and isinstance(item["value"], str):
+        return [None if v is None else tensor(v, item["dtype"]) for v in item["value"]]
+    if item.get("type", "").startswith("ScalarType") and isinstance(item["value"], str):
         return getattr(torch, item["value"])  # "float32" -> torch.float32
     return item["value"]
+
+
+def arguments(vector):
+    """The op's keyword arguments for a vector: (kwargs, None), or (None, why not)."""
+    kwargs = {}
+    for item in vector["attrs"] + vector["inputs"]:
+        try:
+            kwargs[item["name"]] = argument(item)
+        except Exception as error:  # torch.tensor on ragged lists, an unknown dtype, ...
+            return None, "input %s: %s: %s" % (item.get("name"), type(error).__name__, error_message(error))
+    for name in vector.get("pass_none", []):
+        kwargs.setdefault(name, None)
+    return kwargs, None
 
 
 def plain(value):
@@ -43,11 +64,16 @@ def plain(value):
         return value.tolist()
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
-    return value
+    if isinstance(value, complex):
+        return [value.real, value.imag]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)  # torch.dtype, torch.device, ...: JSON has no such value
 
 
 def close(a, b, tolerance):
-    if isinstance(a, float) or isinstance(b, float):
+    numbers = (int, float)
+    if (isinstance(a, float) or isinstance(b, float)) and isinstance(a, numbers) and isinstance(b, numbers):
         return (math.isnan(a) and math.isnan(b)) or a == b or abs(a - b) <= tolerance
     return a == b
 
@@ -79,7 +105,9 @@ def error_message(error):
 
 def check(function, vector):
     """(ok, actual) for one vector."""
-    kwargs = {item["name"]: argument(item) for item in vector["attrs"] + vector["inputs"]}
+    kwargs, problem = arguments(vector)
+    if problem:
+        return False, {"error": "opkit could not make the vector's %s" % problem}
     try:
         result = function(**kwargs)
     except Exception as error:  # TORCH_CHECK's c10::Error is RuntimeError; a bad argument TypeError
@@ -88,9 +116,11 @@ def check(function, vector):
     got = [] if result is None else list(result) if isinstance(result, tuple) else [result]
     if vector["error"] is not None:
         return False, {"outputs": [plain(g) for g in got]}
-    actual = {"outputs": {o["name"]: plain(g) for o, g in zip(vector["outputs"], got)}}
-    ok = len(got) == len(vector["outputs"]) and all(
-        matches(g, o["value"], vector["tolerance"]) for o, g in zip(vector["outputs"], got))
+    results = [o for o in vector["outputs"] if not o.get("argument")]
+    written = [(o, kwargs.get(o["name"])) for o in vector["outputs"] if o.get("argument")]
+    compared = list(zip(results, got)) + written
+    actual = {"outputs": {o["name"]: plain(g) for o, g in compared}}
+    ok = len(got) == len(results) and all(matches(g, o["value"], vector["tolerance"]) for o, g in compared)
     return ok, actual
 
 
@@ -117,9 +147,18 @@ def main():
         print(dumps({"error": "the library registered no op %s in torch %s" % (op_name, torch.__version__)}))
         return 1
     print(dumps({"python_name": python_name}))
+    try:
+        with open(vectors_path) as file:
+            vectors = json.load(file, object_hook=special_float)
+    except (OSError, ValueError) as error:
+        print(dumps({"error": "%s: %s" % (vectors_path, error)}))
+        return 1
     failures = 0
-    for index, vector in enumerate(json.load(open(vectors_path), object_hook=special_float)):
-        ok, actual = check(function, vector)
+    for index, vector in enumerate(vectors):
+        try:
+            ok, actual = check(function, vector)
+        except Exception as error:  # a vector opkit's runner did not foresee: that vector fails, not the run
+            ok, actual = False, {"error": "opkit's runner: %s: %s" % (type(error).__name__, error_message(error))}
         failures += 0 if ok else 1
         print(dumps({"vector": index, "ok": ok, "actual": actual}))
         sys.stdout.flush()

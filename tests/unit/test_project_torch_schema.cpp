@@ -59,6 +59,21 @@ TEST(TorchSchema, RendersOneResultWithoutParenthesesAsTheDispatcherPrintsIt)
   EXPECT_EQ(render_torch_schema(parse_torch_schema(canonical)), canonical);
 }
 
+TEST(TorchSchema, SaysWhichArgumentsTakeNoneAndWhichTheOpWritesInto)
+{
+  TorchSchema schema =
+    parse_torch_schema("zo::f(Tensor(a!) out, Tensor(b) view, Tensor? w, int? n, int dim=-1, Tensor?[] xs, "
+                       "int[]? sizes, Tensor(c!)? maybe, Tensor(d!)[] outs) -> ()");
+  std::vector<bool> optional, mutated;
+  for (const opkit::project::TorchArg& arg : schema.args) {
+    optional.push_back(arg.is_optional());
+    mutated.push_back(arg.is_mutated());
+  }
+  EXPECT_EQ(optional, (std::vector<bool>{false, false, true, true, false, false, true, true, false}));
+  EXPECT_EQ(mutated, (std::vector<bool>{true, false, false, false, false, false, false, true, true}));
+  EXPECT_TRUE(schema.args[4].may_omit()); // a default, yet no None
+}
+
 TEST(TorchSchema, RefusesWhatTheDispatcherWouldNotDefineAndSaysWhere)
 {
   EXPECT_EQ(error_offset("zero_out(Tensor x) -> Tensor"), 8u);      // no namespace: "::" expected at '('

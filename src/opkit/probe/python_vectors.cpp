@@ -44,37 +44,92 @@ value_json(const project::TestVector::Value& value, const stdfs::path& root)
   return file.string();
 }
 
+const project::OpArg*
+input_named(const project::OpSpec& op, const std::string& name)
+{
+  auto arg = std::find_if(op.inputs.begin(), op.inputs.end(), [&](const project::OpArg& a) { return a.name == name; });
+  return arg == op.inputs.end() ? nullptr : &*arg;
+}
+
+bool
+given(const std::vector<project::TestVector::Value>& values, const std::string& name)
+{
+  return std::any_of(values.begin(), values.end(), [&](const auto& value) { return value.name == name; });
+}
+
+// torch: the optional arguments (`T?`) without a default that `vector` leaves
+// out, which the op is called with as None (torch calls any argument without a
+// default missing). A `Tensor?`'s only default is None, so any omitted one is.
+Json
+none_for_omitted(const project::OpSpec& op, const project::TestVector& vector)
+{
+  Json names = Json::array();
+  for (const project::OpArg& arg : op.inputs) {
+    if (arg.nullable && !given(vector.inputs, arg.name)) {
+      names.push_back(arg.name);
+    }
+  }
+  for (const project::OpAttr& attr : op.attrs) {
+    if (ends_with(attr.type, "?") && !attr.default_value && !given(vector.attrs, attr.name)) {
+      names.push_back(attr.name);
+    }
+  }
+  return names;
+}
+
+} // namespace
+
 Json
 vectors_json(const project::OpSpec& op, const stdfs::path& root)
 {
+  bool torch = !op.schema.empty();
   Json vectors = Json::array();
   for (const project::TestVector& vector : op.tests) {
     Json attrs = Json::array();
     for (const auto& attr : vector.attrs) {
-      attrs.push_back({{"name", attr.name}, {"type", attr.type}, {"value", value_json(attr, root)}});
+      Json item = {{"name", attr.name}, {"type", attr.type}, {"value", value_json(attr, root)}};
+      if (torch && item["value"].is_null()) {
+        item["none"] = true;
+      }
+      attrs.push_back(item);
     }
     Json inputs = Json::array();
     for (const auto& input : vector.inputs) {
       Json item = {{"name", input.name}, {"dtype", input.type}, {"value", value_json(input, root)}};
-      if (!op.schema.empty()) { // torch: a tensor or a list of them, by the schema ("" dtype: inferred)
-        auto arg = std::find_if(op.inputs.begin(), op.inputs.end(),
-                                [&](const project::OpArg& a) { return a.name == input.name; });
-        item["kind"] = arg != op.inputs.end() && arg->type == "Tensor[]" ? "tensors" : "tensor";
+      if (torch) { // a tensor or a list of them, by the schema ("" dtype: inferred); null: None
+        const project::OpArg* arg = input_named(op, input.name);
+        item["kind"] = arg && arg->type == "Tensor[]" ? "tensors" : "tensor";
+        if (item["value"].is_null()) {
+          item["none"] = true;
+        }
       }
       inputs.push_back(item);
     }
     Json outputs = Json::array();
     for (const auto& output : vector.outputs) {
-      outputs.push_back({{"name", output.name}, {"value", Json::parse(output.json)}});
+      Json item = {{"name", output.name}, {"value", Json::parse(output.json)}};
+      const project::OpArg* arg = torch ? input_named(op, output.name) : nullptr;
+      bool result = std::any_of(op.outputs.begin(), op.outputs.end(),
+                                [&](const project::OpArg& a) { return a.name == output.name; });
+      if (arg && arg->mutated && !result) { // its value after the call
+        item["argument"] = true;
+      }
+      outputs.push_back(item);
     }
-    vectors.push_back({{"attrs", attrs},
-                       {"inputs", inputs},
-                       {"outputs", outputs},
-                       {"error", vector.expects_error ? Json(vector.error) : Json()},
-                       {"tolerance", vector.tolerance}});
+    Json json = {{"attrs", attrs},
+                 {"inputs", inputs},
+                 {"outputs", outputs},
+                 {"error", vector.expects_error ? Json(vector.error) : Json()},
+                 {"tolerance", vector.tolerance}};
+    if (torch) {
+      json["pass_none"] = none_for_omitted(op, vector);
+    }
+    vectors.push_back(json);
   }
   return vectors;
 }
+
+namespace {
 
 Json
 expected_json(const project::TestVector& vector)

@@ -48,6 +48,15 @@ std::vector<PythonVectorsReport>
 test_in_framework_versions(const project::Manifest& manifest, const std::vector<std::string>& specs,
                            const std::filesystem::path& build_root, const std::vector<std::string>& libraries);
 
+// An op's vectors as the runner (the table's probe.vectors) reads them: per
+// vector its attrs, inputs (torch: each with its kind, tensor or tensors, and
+// "none": true for a null), outputs (torch: "argument": true for an argument
+// the op writes into, checked after the call) and error, and for torch
+// "pass_none": the optional arguments without a default it leaves out, passed as
+// None. A file value becomes its absolute path (one outside `root` is Error(usage)).
+Json
+vectors_json(const project::OpSpec& op, const std::filesystem::path& root);
+
 // The reports as data: schema opkit.test-python/1, one record per (version, vector).
 Json
 to_json(const std::vector<PythonVectorsReport>& reports);

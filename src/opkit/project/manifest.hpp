@@ -21,6 +21,8 @@ struct OpArg
   std::string number_attr = {};
   bool is_ref = false;
   bool optional = false; // torch: `Tensor?` or a default, so a test vector may leave it out
+  bool nullable = false; // torch: `Tensor?`, which takes None (a vector's null, or its leaving it out)
+  bool mutated = false;  // torch: `Tensor(a!)`, which the op writes into: a vector's outputs may name it
 };
 
 // An attr: `type` is TensorFlow's attr type ("type", "int", "float", "string", "bool",

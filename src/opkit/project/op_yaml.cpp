@@ -239,13 +239,56 @@ names_of(const std::vector<T>& items)
   return names;
 }
 
+// torch: a vector's null is None, which only an optional argument (`T?`) takes.
+void
+expect_none_taken(const Node& value, const std::string& arg, const std::string& type, bool nullable,
+                  const std::string& name)
+{
+  if (value.is_null() && !nullable) {
+    fail(ExitCode::usage,
+         "{}: input '{}' is null (None), but the op's argument '{}' is {}, not optional: only `{}? {}` would take None",
+         yaml::where(name, value), arg, arg, type, type, arg);
+  }
+}
+
+// torch: a vector's outputs are the op's results and the arguments it writes into (`Tensor(a!)`).
+std::vector<std::string>
+torch_output_names(const OpSpec& op, const Node& outputs, const std::string& name)
+{
+  std::vector<std::string> names = names_of(op.outputs);
+  for (const OpArg& arg : op.inputs) {
+    if (arg.mutated && !contains(names, arg.name)) {
+      names.push_back(arg.name);
+    }
+  }
+  if (!outputs.is_map()) {
+    return names; // expect_names says what is wrong with it
+  }
+  std::vector<std::string> arguments = names_of(op.inputs);
+  for (const OpAttr& attr : op.attrs) {
+    arguments.push_back(attr.name);
+  }
+  for (const auto& entry : outputs) {
+    std::string output = entry.first.scalar();
+    if (contains(arguments, output) && !contains(names, output)) {
+      fail(ExitCode::usage,
+           "{}: '{}' is an argument the op does not write into: only a result or an argument it writes "
+           "into (`Tensor(a!)`) is an output (this op's: {})",
+           yaml::where(name, entry.first), output, names.empty() ? "none" : join(names, ", "));
+    }
+  }
+  return names;
+}
+
 // - name: two keys
 //   attrs: {num_buckets: 16, salt: s1, vocab: {file: data/vocab.txt}}
 //   inputs: {keys: {dtype: string, value: [a, b]}}
 //   outputs: {buckets: [3, 7]}      (or: error: "must be a vector")
 //
 // A torch op's vector gives every argument of its schema under `inputs:`
-// (tensors and the rest alike) and its results under `outputs:`.
+// (tensors and the rest alike; null is None, for a `T?` argument) and its
+// results under `outputs:`, with any argument it writes into (`Tensor(a!)`)
+// whose value after the call is checked.
 TestVector
 parse_test_vector(const Node& item, const OpSpec& op, const std::string& name)
 {
@@ -265,7 +308,8 @@ parse_test_vector(const Node& item, const OpSpec& op, const std::string& name)
     expect_names(item["attrs"], names_of(op.attrs), "attr", name);
   }
   expect_names(item["inputs"], input_names, "input", name);
-  expect_names(item["outputs"], names_of(op.outputs), "output", name);
+  expect_names(item["outputs"], torch ? torch_output_names(op, item["outputs"], name) : names_of(op.outputs), "output",
+               name);
   // yaml-cpp: indexing a missing node throws; a missing map stands for all its missing entries.
   auto entry = [](const Node& map, const std::string& key) { return map.is_defined() ? map[key] : map; };
   const Node attrs = torch ? item["inputs"] : item["attrs"];
@@ -273,6 +317,9 @@ parse_test_vector(const Node& item, const OpSpec& op, const std::string& name)
   const Node outputs = item["outputs"];
   for (const OpAttr& attr : op.attrs) {
     Node value = entry(attrs, attr.name);
+    if (torch) {
+      expect_none_taken(value, attr.name, attr.type, ends_with(attr.type, "?"), name);
+    }
     if (value.is_defined()) {
       vector.attrs.push_back(is_file_value(value) ? file_value(attr.name, attr.type, value, name)
                                                   : TestVector::Value{attr.name, attr.type, yaml::to_json_text(value),
@@ -286,6 +333,9 @@ parse_test_vector(const Node& item, const OpSpec& op, const std::string& name)
     }
     if (!value.is_defined()) {
       fail(ExitCode::usage, "{}: test vector lacks input '{}'", yaml::where(name, item), arg.name);
+    }
+    if (torch) {
+      expect_none_taken(value, arg.name, arg.type, arg.nullable, name);
     }
     vector.inputs.push_back(parse_input_value(arg, value, name));
   }
@@ -307,6 +357,12 @@ parse_test_vector(const Node& item, const OpSpec& op, const std::string& name)
            yaml::where(name, item), arg.name);
     }
     vector.outputs.push_back({arg.name, "", yaml::to_json_text(value), "", yaml::where(name, value)});
+  }
+  for (const OpArg& arg : op.inputs) { // torch: the arguments written into that the vector checks
+    Node value = entry(outputs, arg.name);
+    if (arg.mutated && value.is_defined() && !contains(names_of(op.outputs), arg.name)) {
+      vector.outputs.push_back({arg.name, "", yaml::to_json_text(value), "", yaml::where(name, value)});
+    }
   }
   if (item["tolerance"].is_defined()) {
     std::string text = yaml::get_string(item, "tolerance", name);
@@ -368,6 +424,8 @@ parse_torch_op(const Node& node, const std::string& name)
     if (arg.is_tensor() || arg.is_tensors()) {
       OpArg input{arg.name, arg.is_tensors() ? "Tensor[]" : "Tensor"};
       input.optional = arg.may_omit();
+      input.nullable = arg.is_optional();
+      input.mutated = arg.is_mutated();
       op.inputs.push_back(input);
     } else {
       OpAttr attr{arg.name, arg.base_type(), {}};

@@ -235,7 +235,21 @@ TorchArg::is_tensors() const
 bool
 TorchArg::may_omit() const
 {
-  return !default_value.empty() || ends_with(type, "?");
+  return !default_value.empty() || is_optional();
+}
+
+bool
+TorchArg::is_optional() const
+{
+  return ends_with(type, "?");
+}
+
+bool
+TorchArg::is_mutated() const
+{
+  size_t open = type.find('(');
+  size_t close = open == std::string::npos ? std::string::npos : type.find(')', open);
+  return close != std::string::npos && type.substr(open, close - open).find('!') != std::string::npos;
 }
 
 TorchSchema

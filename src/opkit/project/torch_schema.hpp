@@ -24,9 +24,11 @@ struct TorchArg
   bool keyword_only = false; // after `*`
   // The type without its alias annotation: "Tensor", "int[]?", "Tensor?[]".
   std::string base_type() const;
-  bool is_tensor() const;  // Tensor or Tensor? (one tensor)
-  bool is_tensors() const; // Tensor[] or Tensor?[] (a list of them)
-  bool may_omit() const;   // has a default, or its type ends in `?`
+  bool is_tensor() const;   // Tensor or Tensor? (one tensor)
+  bool is_tensors() const;  // Tensor[] or Tensor?[] (a list of them)
+  bool may_omit() const;    // has a default, or its type ends in `?`
+  bool is_optional() const; // its type ends in `?` (`Tensor?`, `int[]?`): it takes None
+  bool is_mutated() const;  // its alias annotation ends in `!` (`Tensor(a!)`): the op writes into it
 };
 
 struct TorchSchema
