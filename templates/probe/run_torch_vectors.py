@@ -2,20 +2,25 @@
 tests:) in a real torch, and prints JSON lines: how Python calls the op, then
 one line per vector, then the torch release (framework_version).
 
-usage: python run_torch_vectors.py LIBRARY OP_NAME VECTORS_JSON
+usage: python run_torch_vectors.py LIBRARY OP_NAME VECTORS_JSON [MODULE]
 
 LIBRARY is loaded with torch.ops.load_library, as an extension's own Python
 loads it. OP_NAME is the dispatcher's name (ns::op or ns::op.overload); the op
 is called as torch.ops.ns.op(...) with every argument by keyword, as its schema
-names them, so arguments a vector leaves out take the schema's defaults; the
+names them (positionally where they are torch's inferred _0, _1, ...), so arguments a vector leaves out take the schema's defaults; the
 optional ones without a default that it leaves out (opkit lists them as the
 vector's "pass_none") and its nulls ("none": true) are None. An output marked
 "argument" is an argument the op writes into (Tensor(a!)), compared after the
-call. The JSON opkit wrote is the truth about the op; whatever goes wrong,
+call. With MODULE (opkit.yaml's python_module, "rowkit_cpp"), LIBRARY is that
+Python module, imported by its last name, and OP_NAME (<module>::<function>)
+one of its own functions (pybind11's m.def), called the same way. The JSON opkit wrote is the truth about the op; whatever goes wrong,
 including bad vector data, is a JSON line, never a traceback.
 """
+import importlib.machinery
+import importlib.util
 import json
 import math
+import re
 import sys
 
 import torch
@@ -103,13 +108,22 @@ def error_message(error):
     return message.splitlines()[0] if message else ""
 
 
+def call(function, kwargs):
+    """By keyword, as the schema names the arguments; positionally where the
+    names are those torch infers (_0, _1, ...), which a module's function
+    (pybind11 without py::arg) does not take by keyword."""
+    if kwargs and all(re.match(r"_\d+$", name) for name in kwargs):
+        return function(*[kwargs[name] for name in sorted(kwargs, key=lambda n: int(n[1:]))])
+    return function(**kwargs)
+
+
 def check(function, vector):
     """(ok, actual) for one vector."""
     kwargs, problem = arguments(vector)
     if problem:
         return False, {"error": "opkit could not make the vector's %s" % problem}
     try:
-        result = function(**kwargs)
+        result = call(function, kwargs)
     except Exception as error:  # TORCH_CHECK's c10::Error is RuntimeError; a bad argument TypeError
         message = error_message(error)
         return vector["error"] is not None and vector["error"] in message, {"error": "%s: %s" % (type(error).__name__, message)}
@@ -134,18 +148,41 @@ def operator(op_name):
     return function, "torch.ops.%s.%s" % (namespace, rest)
 
 
+def module_function(library, module_name, op_name):
+    """A Python module's own function (pybind11's m.def): the library imported as the
+    module (its last name, as its package imports it), and how Python names the function."""
+    name = module_name.rpartition(".")[2]
+    loader = importlib.machinery.ExtensionFileLoader(name, library)
+    spec = importlib.util.spec_from_file_location(name, library, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    function_name = op_name.partition("::")[2]
+    return getattr(module, function_name), "%s.%s" % (module_name, function_name)
+
+
 def main():
     library, op_name, vectors_path = sys.argv[1:4]
-    try:
-        torch.ops.load_library(library)
-    except Exception as error:
-        print(dumps({"error": "torch.ops.load_library: %s" % error_message(error)}))
-        return 1
-    try:
-        function, python_name = operator(op_name)
-    except (AttributeError, RuntimeError):
-        print(dumps({"error": "the library registered no op %s in torch %s" % (op_name, torch.__version__)}))
-        return 1
+    module_name = sys.argv[4] if len(sys.argv) > 4 else None
+    if module_name:
+        try:
+            function, python_name = module_function(library, module_name, op_name)
+        except ImportError as error:
+            print(dumps({"error": "import %s: %s" % (module_name, error_message(error))}))
+            return 1
+        except AttributeError:
+            print(dumps({"error": "the module %s has no function %s" % (module_name, op_name.partition("::")[2])}))
+            return 1
+    else:
+        try:
+            torch.ops.load_library(library)
+        except Exception as error:
+            print(dumps({"error": "torch.ops.load_library: %s" % error_message(error)}))
+            return 1
+        try:
+            function, python_name = operator(op_name)
+        except (AttributeError, RuntimeError):
+            print(dumps({"error": "the library registered no op %s in torch %s" % (op_name, torch.__version__)}))
+            return 1
     print(dumps({"python_name": python_name}))
     try:
         with open(vectors_path) as file:

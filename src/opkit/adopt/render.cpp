@@ -183,6 +183,10 @@ render_manifest(const Adoption& adoption)
     if (library.output != "lib" + library.name + ".so") {
       out += fmt::format("    output: {}\n", scalar(library.output));
     }
+    if (!library.python_module.empty()) {
+      out += fmt::format("    python_module: {} # built per CPython, imported by this name\n",
+                         scalar(library.python_module));
+    }
     if (!library.versions.empty()) {
       out += fmt::format("    {}: {}\n", adoption.framework, scalar(library.versions.text));
     }
@@ -205,6 +209,14 @@ render_manifest(const Adoption& adoption)
     for (const project::OpSpec* op : ops) {
       render_op(out, *op);
     }
+    // A module's own functions (pybind11), each by the schema init read from its C++ function.
+    std::string functions;
+    for (const project::OpSpec& function : library.functions) {
+      if (!function.schema.empty()) {
+        render_op(functions, function);
+      }
+    }
+    out += functions.empty() ? "" : "    functions:\n" + functions;
   }
   return out;
 }
@@ -229,7 +241,8 @@ init_project(const stdfs::path& dir, const AdoptOptions& options, bool dry_run)
   Adoption written = result.adoption;
   for (project::LibrarySpec& library : written.libraries) {
     if (!options.write_ops) {
-      library.ops.clear(); // opkit.lock records the interface; `ops:` only when asked (init --ops)
+      library.ops.clear(); // opkit.lock records the interface; `ops:` (and `functions:`) only when asked (init --ops)
+      library.functions.clear();
     }
   }
   result.text = render_manifest(written);

@@ -193,8 +193,13 @@ run_op(const stdfs::path& script, const fs::Folder& dir, const project::Manifest
   options.env_set["TF_CPP_MIN_LOG_LEVEL"] = "3";
   options.env_set["PYTHONDONTWRITEBYTECODE"] = "1";
   log_info("{} {}: running {} vector(s) of {} ...", report.framework, report.version, op.tests.size(), op.name);
-  ProcessResult result =
-    run_process({report.python.string(), script.string(), path.string(), op.name, vectors.string()}, options);
+  std::vector<std::string> argv = {report.python.string(), script.string(), path.string(), op.name, vectors.string()};
+  if (std::find_if(library.functions.begin(), library.functions.end(),
+                   [&](const project::OpSpec& f) { return &f == &op; })
+      != library.functions.end()) {
+    argv.push_back(library.python_module); // a module's function: the runner imports the module, then calls it
+  }
+  ProcessResult result = run_process(argv, options);
   VectorOutcome base;
   base.library = library.name;
   base.path = path;
@@ -267,15 +272,17 @@ test_in_framework_versions(const project::Manifest& manifest, const std::vector<
       log_info("{}", target.skip_line("run"));
     }
     for (const auto& library : target.libraries) {
-      for (const project::OpSpec& op : library.first->ops) {
-        if (!op.tests.empty() && vectors.count(&op) == 0) {
-          vectors[&op] = json_text(vectors_json(op, manifest.root), 2) + "\n";
+      for (const std::vector<project::OpSpec>* list : {&library.first->ops, &library.first->functions}) {
+        for (const project::OpSpec& op : *list) {
+          if (!op.tests.empty() && vectors.count(&op) == 0) {
+            vectors[&op] = json_text(vectors_json(op, manifest.root), 2) + "\n";
+          }
         }
       }
     }
   }
   if (vectors.empty()) {
-    fail(ExitCode::usage, "{}: no test vectors (an op's tests:) to run", manifest.root / "opkit.yaml");
+    fail(ExitCode::usage, "{}: no test vectors (an op's or a function's tests:) to run", manifest.root / "opkit.yaml");
   }
   require_loadable(built, manifest);
   stdfs::path root = project::build_root(manifest.root, build_root);
@@ -305,9 +312,11 @@ test_in_framework_versions(const project::Manifest& manifest, const std::vector<
     dir.write_if_changed("vectors_json.py",
                          require_embedded("templates/probe/vectors_json.py")); // the runner imports it
     for (const auto& [library, path] : target.libraries) {
-      for (const project::OpSpec& op : library->ops) {
-        if (!op.tests.empty()) {
-          run_op(script, dir, manifest, *library, path, op, vectors.at(&op), report);
+      for (const std::vector<project::OpSpec>* list : {&library->ops, &library->functions}) {
+        for (const project::OpSpec& op : *list) {
+          if (!op.tests.empty()) {
+            run_op(script, dir, manifest, *library, path, op, vectors.at(&op), report);
+          }
         }
       }
     }
