@@ -298,3 +298,28 @@ TEST(AdoptSetupPy, HostileShapesStayBounded)
   EXPECT_TRUE(has_note(description, "setup.py:67: CppExtension(...): its name is not a string opkit can read (an "
                                     "f-string with {N})"));
 }
+
+TEST(AdoptSetupPy, AClassReassignedUnderACudaConditionSplitsTheSources)
+{
+  std::string setup = R"(
+from os import path
+def get_extensions():
+    here = path.dirname(path.abspath(__file__))
+    csrc = path.join(here, "lib", "csrc")
+    sources = [path.join(csrc, "vision.cpp")] + glob.glob(path.join(csrc, "**", "*.cpp"))
+    source_cuda = glob.glob(path.join(csrc, "**", "*.cu"))
+    extension = CppExtension
+    if torch.cuda.is_available() or os.getenv("FORCE_CUDA", "0") == "1":
+        extension = CUDAExtension
+        sources += source_cuda + [path.join(csrc, "cuda_only.cpp")]
+    return [extension("lib._C", sources)]
+)";
+  BuildDescription description =
+    read_setup("setup.py", setup,
+               {"lib/csrc/vision.cpp", "lib/csrc/box/box.cpp", "lib/csrc/box/box.cu", "lib/csrc/cuda_only.cpp"});
+  const DeclaredLibrary* library = find(description, "_C.so");
+  ASSERT_NE(library, nullptr) << notes_of(description);
+  EXPECT_EQ(library->rule, "extension (CUDAExtension or CppExtension)");
+  EXPECT_EQ(library->sources, (Strings{"lib/csrc/vision.cpp", "lib/csrc/box/box.cpp"}));
+  EXPECT_EQ(library->gpu_sources, (Strings{"lib/csrc/box/box.cu", "lib/csrc/cuda_only.cpp"}));
+}
