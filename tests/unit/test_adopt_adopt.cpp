@@ -296,3 +296,33 @@ TEST(AdoptAdopt, ATorchTreeBecomesATorchOpProjectWithSetupPyExtensionsAsLibrarie
               std::string::npos);
   }
 }
+
+TEST(AdoptAdopt, AnExtensionWhoseClassIsChosenKeepsItsPythonModuleAndCudaSources)
+{
+  std::vector<adopt::TreeText> cpp = {
+    {"kit/csrc/ops.cpp", "#include <torch/library.h>\nTORCH_LIBRARY(kit, m) {\n  m.def(\"mul(Tensor x) -> "
+                         "Tensor\");\n}\n"},
+    {"kit/csrc/cuda/ops.cu", "#include <torch/library.h>\nTORCH_LIBRARY_IMPL(kit, CUDA, m) { m.impl(\"mul\", "
+                             "&mul_cuda); }\n"},
+  };
+  std::vector<adopt::TreeText> python = {
+    {"setup.py", "import glob, os\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension\n"
+                 "name = 'kit'\nuse_cuda = os.getenv('USE_CUDA') == '1'\n"
+                 "extension = CUDAExtension if use_cuda else CppExtension\n"
+                 "sources = glob.glob(os.path.join(name, 'csrc', '*.cpp'))\n"
+                 "if use_cuda:\n    sources += glob.glob(f'{name}/csrc/cuda/*.cu')\n"
+                 "modules = [extension(f'{name}._C', sources)]\n"},
+    {"kit/__init__.py", "from . import _C\n"}};
+  std::vector<std::string> files = {"kit/__init__.py", "kit/csrc/cuda/ops.cu", "kit/csrc/ops.cpp", "setup.py"};
+  adopt::AdoptedTree tree = adopt::scan_tree(files, cpp, python);
+  adopt::Adoption adoption = adopt::plan_adoption(tree, "/w/kit", {});
+  ASSERT_EQ(adoption.libraries.size(), 1u);
+  const project::LibrarySpec& library = adoption.libraries[0];
+  EXPECT_EQ(library.output, "_C.so");
+  EXPECT_EQ(adoption.python_modules, (std::map<std::string, std::string>{{library.name, "kit._C"}}));
+  EXPECT_EQ(library.settings.at(0).sources, (std::vector<std::string>{"kit/csrc/ops.cpp"}));
+  ASSERT_EQ(library.settings.size(), 2u);
+  EXPECT_EQ(library.settings[1].sources, (std::vector<std::string>{"kit/csrc/cuda/ops.cu"}));
+  EXPECT_TRUE(contains_line(adoption.report, "<- setup.py:9 extension (CUDAExtension or CppExtension) \"_C.so\" (1 "
+                                             "source, 1 GPU source)"));
+}

@@ -172,8 +172,9 @@ setup(
   EXPECT_EQ(hash->origin(), "pkg/setup.py:8 Extension \"_hash_ops.so\"");
   EXPECT_EQ(hash->sources, (Strings{"pkg/src/hash_ops.cc", "pkg/src/hash_kernels.cc"}));
   ASSERT_NE(find(description, "native.so"), nullptr);
-  EXPECT_TRUE(find(description, "native.so")->sources.empty());
-  EXPECT_TRUE(has_note(description, "pkg/setup.py:9: a source of native opkit cannot read"));
+  EXPECT_EQ(find(description, "native.so")->python_module, "hashing.lib.native");
+  EXPECT_TRUE(find(description, "native.so")->sources.empty()); // os.path.join is read: a file the tree lacks
+  EXPECT_TRUE(has_note(description, "pkg/setup.py:9: \"src/native.cc\" is not a file of the tree (left out)"));
 }
 
 TEST(AdoptBuildFiles, ReadsCMakeSharedLibrariesWithTheirNames)

@@ -435,6 +435,9 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
     }
     planner.guess_versions(library);
     planner.guess_device(library);
+    if (!group.python_module.empty()) {
+      adoption.python_modules[library.name] = group.python_module;
+    }
     adoption.libraries.push_back(library);
   }
   adoption.report.insert(adoption.report.end(), notes.begin(), notes.end());

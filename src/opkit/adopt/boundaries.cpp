@@ -146,6 +146,7 @@ public:
         continue;
       }
       candidate.group.output = library.output;
+      candidate.group.python_module = library.python_module;
       candidate.origin = origin;
       std::string folder = parent_of(library.place.file);
       candidate.parts = folder == "." ? std::vector<std::string>{} : split(folder, '/');

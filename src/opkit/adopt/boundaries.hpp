@@ -14,6 +14,7 @@ struct LibraryGroup
   std::string name;
   std::string output;                   // the file it makes
   bool default_output = false;          // lib<name>.so, as nothing in the tree named another
+  std::string python_module;            // a setup.py extension's dotted module name ("pkg._C"); "" otherwise
   std::vector<std::string> sources;     // compiled by every build, tree-relative, sorted
   std::vector<std::string> gpu_sources; // `device: gpu` (.cu.cc, .cu, a rule's GPU sources), sorted
   std::vector<std::string> lines;       // its report lines: where it came from, its file name

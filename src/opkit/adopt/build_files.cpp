@@ -299,39 +299,6 @@ strings_of(const CallValue& value, std::vector<const CallValue*>& into)
 }
 
 void
-read_setup_py(const TreeText& file, const std::vector<std::string>& tree_files, BuildDescription& into)
-{
-  const project::BuildFileRules& rules = project::build_file_rules();
-  std::string folder = parent_of(file.path);
-  ReadCalls read = read_calls(file.text, {rules.setup_extensions.begin(), rules.setup_extensions.end()}, file.path);
-  for (const CallValue& call : read.calls) {
-    const CallValue* name = call.items.empty() ? call.keyword("name") : &call.items[0];
-    const CallValue* sources = call.keyword("sources");
-    sources = sources ? sources : call.items.size() > 1 ? &call.items[1] : nullptr;
-    Place place{file.path, call.line};
-    if (name == nullptr || name->kind != ValueKind::string || sources == nullptr || sources->kind != ValueKind::list) {
-      into.notes.push_back(fmt::format("note: {}: {}(...) without a plain module name and sources list (skipped)",
-                                       place.str(), call.text));
-      continue;
-    }
-    DeclaredLibrary library;
-    std::string module = name->text.substr(name->text.rfind('.') + 1);
-    library.output = module + ".so";
-    library.place = place;
-    library.rule = call.callee();
-    for (const CallValue& source : sources->items) {
-      if (source.kind != ValueKind::string) {
-        into.notes.push_back(fmt::format("note: {}:{}: a source of {} opkit cannot read (the rest is used)", file.path,
-                                         source.line, module));
-        continue;
-      }
-      add_source(library.sources, folder, source.text, tree_files, {file.path, source.line}, into.notes);
-    }
-    into.libraries.push_back(std::move(library));
-  }
-}
-
-void
 read_loaders(const TreeText& file, BuildDescription& into)
 {
   const std::vector<std::string>& loaders = project::build_file_rules().python_loaders;
@@ -426,6 +393,12 @@ parent_of(const std::string& path)
 {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+std::string
+relative_to(const std::string& folder, const std::string& path)
+{
+  return folder == "." ? path : std::filesystem::path(path).lexically_relative(folder).generic_string();
 }
 
 bool
@@ -526,7 +499,7 @@ read_build_description(const std::vector<TreeText>& build_files, const std::vect
   bazel.finish();
   for (const TreeText& file : python) {
     if (named_in(rules.setup_files, file.path) && readable(file)) {
-      read_setup_py(file, tree_files, description);
+      read_setup_py(file, tree_files, budget, description);
     }
   }
   for (const TreeText& file : build_files) {

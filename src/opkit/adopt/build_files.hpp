@@ -16,6 +16,7 @@ struct DeclaredLibrary
   std::vector<std::string> gpu_sources; // the rule's GPU sources (gpu_srcs), which CPU builds skip
   Place place;                          // the build file and the rule's line
   std::string rule;                     // "tf_custom_op_library", "Extension", "add_library", "make rule"
+  std::string python_module;            // setup.py: the module's dotted name, as the package imports it ("pkg._C")
 
   // `lumen/text/BUILD:4 tf_custom_op_library "_normalize_ops.so"`
   std::string origin() const;
@@ -60,6 +61,17 @@ struct Budget
   bool spent = false; // some work was left undone
 };
 
+// setup_py.cpp: the extension modules a setup.py makes (configs/adopt/
+// build_files.yaml's setup_py): `CppExtension("pkg._C", [...])`, also
+// through a name chosen between two classes (`extension = CUDAExtension if
+// use_cuda else CppExtension`), its name an f-string, `%` or `+` of names
+// assigned before, its sources lists, `+=`, os.path calls and glob.glob
+// expanded against `tree_files` (relative to the setup.py's folder). What a
+// CUDA build alone adds (`if use_cuda: sources += ...`) and .cu files are GPU
+// sources. What it cannot read is a note naming the line.
+void
+read_setup_py(const TreeText& file, const std::vector<std::string>& tree_files, Budget& budget, BuildDescription& into);
+
 // make_files.cpp: CMake's add_library(NAME SHARED|MODULE ...) with
 // set_target_properties' OUTPUT_NAME/PREFIX/SUFFIX and target_sources; a
 // Makefile's rules making a *.so, and its recipe lines calling a compiler
@@ -81,6 +93,10 @@ is_code_file(const std::string& word);
 
 std::string
 parent_of(const std::string& path);
+
+// A tree-relative path relative to `folder` (a build file's; "." the tree's root).
+std::string
+relative_to(const std::string& folder, const std::string& path);
 
 // A glob pattern ("*.cc", "kernels/**/*.cc", "x_?.cc") against a relative path.
 bool

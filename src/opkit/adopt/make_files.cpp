@@ -59,13 +59,6 @@ expand(std::string text, const std::string& open, char close, Budget& budget, Lo
   return text;
 }
 
-// A tree-relative path relative to `folder` (a build file's).
-std::string
-relative_to(const std::string& folder, const std::string& path)
-{
-  return folder == "." ? path : std::filesystem::path(path).lexically_relative(folder).generic_string();
-}
-
 std::string
 up_to_root(const std::string& folder)
 {

@@ -116,6 +116,7 @@ load_build_files()
   rules.bazel_gpu_conditions = yaml::get_string_list(bazel, "gpu_conditions", k_build_files);
   rules.setup_files = yaml::get_string_list(root["setup_py"], "files", k_build_files);
   rules.setup_extensions = yaml::get_string_list(root["setup_py"], "extensions", k_build_files);
+  rules.setup_cuda_extensions = yaml::get_string_list(root["setup_py"], "cuda_extensions", k_build_files);
   rules.cmake_files = yaml::get_string_list(root["cmake"], "files", k_build_files);
   rules.make_files = yaml::get_string_list(root["makefile"], "files", k_build_files);
   rules.script_files = yaml::get_string_list(root["compile_scripts"], "files", k_build_files);

@@ -58,6 +58,7 @@ struct BuildFileRules
   std::vector<std::string> bazel_gpu_conditions; // if_cuda([...]): what CUDA builds add
   std::vector<std::string> setup_files;
   std::vector<std::string> setup_extensions;
+  std::vector<std::string> setup_cuda_extensions; // those a CUDA build uses (CUDAExtension)
   std::vector<std::string> cmake_files;
   std::vector<std::string> make_files;
   std::vector<std::string> script_files;     // glob patterns of a compile script's file name
