@@ -1,8 +1,8 @@
 # `opkit init` on a torch extension shaped like PyG's (tests/fixtures/segkit:
 # several operators in csrc/ across TORCH_LIBRARY, TORCH_LIBRARY_FRAGMENT and
 # TORCH_LIBRARY_IMPL blocks, an include root, a setup.py listing two
-# CppExtensions, one schema inferred from its C++ function), then `opkit
-# build` for torch 2.5.1 and 2.8.0 (the two C++ ABIs), `opkit test` (the
+# CppExtensions, one schema init infers from its C++ function as torch does),
+# then `opkit build` for torch 2.5.1 and 2.8.0 (the two C++ ABIs), `opkit test` (the
 # dispatcher's schemas and kernels against what init declared), and `opkit
 # test --python` in both real torch venvs, with expected values computed by
 # the same computation written in plain torch, in each of those venvs.
@@ -26,7 +26,7 @@ expect_contains "$work/out" '^found: include folder csrc \(csrc/cpu/segment_cpu\
 expect_contains "$work/out" '^found: op segkit::segment_sum \(csrc/segment\.cpp:[0-9]+; segkit::segment_sum\(Tensor src, Tensor ptr\) -> Tensor\)$'
 expect_contains "$work/out" '^found: op segkit::segment_max \(csrc/segment\.cpp:[0-9]+; segkit::segment_max\(Tensor src, Tensor ptr\) -> \(Tensor out, Tensor arg_out\)\)$'
 expect_contains "$work/out" '^found: CPU kernel of segkit::segment_sum \(csrc/cpu/segment_cpu\.cpp:[0-9]+\)$'
-expect_contains "$work/out" '^found: op segkit::gather_csr \(csrc/gather\.cpp:[0-9]+; schema inferred from its C\+\+ function\)$'
+expect_contains "$work/out" '^found: op segkit::gather_csr \(csrc/gather\.cpp:[0-9]+; schema inferred from its C\+\+ function: segkit::gather_csr\(Tensor _0, Tensor _1\) -> Tensor _0\)$'
 expect_contains "$work/out" '^found: CompositeImplicitAutograd kernel of segkit::gather_csr \(csrc/gather\.cpp:[0-9]+\)$'
 expect_contains "$work/out" 'wrote .*/segkit/opkit\.yaml \(2 libraries\); next: opkit build$'
 expect_contains opkit.yaml '^template: torch-op$'
@@ -34,6 +34,8 @@ expect_contains opkit.yaml '^  torch: \["2\.5", "2\.8"\]$'
 expect_contains opkit.yaml '^    output: _segment\.so$'
 expect_contains opkit.yaml '^    output: _gather\.so$'
 expect_contains opkit.yaml '^      - schema: "segkit::segment_max\(Tensor src, Tensor ptr\) -> \(Tensor out, Tensor arg_out\)"$'
+expect_contains opkit.yaml '^      - schema: "segkit::gather_csr\(Tensor _0, Tensor _1\) -> Tensor _0"$'
+expect_contains opkit.yaml '^        kernels: \[CompositeImplicitAutograd\]$'
 expect_contains opkit.yaml '^        kernels: \[CPU\]$'
 expect_contains opkit.yaml '^  include_dirs: \[csrc\]$' # the include root cpu/segment_cpu.cpp's "utils.h" needs
 
@@ -49,7 +51,8 @@ nm -D --undefined-only build/torch-2.8.0-cuda/_segment.so >"$work/nm-2.8"
 expect_contains "$work/nm-2.5" '_ZN5torch7LibraryC1ENS0_4KindESs'
 expect_contains "$work/nm-2.8" '_ZN5torch7LibraryC1ENS0_4KindENSt7__cxx11'
 
-# The real dispatcher's view: the schemas init read match; the inferred one is named as torch names it.
+# The real dispatcher's view: the schemas init read, and the one it inferred
+# (named as torch names it), match.
 run_opkit 0 test
 for v in 2.5.1 2.8.0; do
   expect_contains "$work/out" "^torch-$v-cuda: loaded .*/_segment\\.so into the real libtorch_cpu \\($v\\)"
@@ -57,11 +60,11 @@ for v in 2.5.1 2.8.0; do
 done
 expect_contains "$work/out" '^  op     segkit::gather_csr\(Tensor _0, Tensor _1\) -> Tensor _0$'
 expect_contains "$work/out" '^  kernel segkit::segment_max on CPU$'
-[ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 2 ] || fail "_segment.so does not match opkit.yaml in both versions"
+[ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 4 ] || fail "_segment.so and _gather.so do not both match opkit.yaml in both versions"
 
 # Test vectors, their expected values computed in plain torch (no segkit) by
-# the venv of each version, which must agree; gather_csr declared as torch
-# inferred it.
+# the venv of each version, which must agree; gather_csr's arguments and
+# result named as the inferred schema names them.
 venv25="$OPKIT_VENVS/torch-2.5.1-py3.10/bin/python"
 venv28="$OPKIT_VENVS/torch-2.8.0-py3.11/bin/python"
 [ -x "$venv25" ] && [ -x "$venv28" ] || fail "no torch venvs: integration.torch_build (fixture python_torch) makes them"
@@ -118,34 +121,25 @@ PY
 "$venv28" "$work/reference.py" >"$work/reference-2.8.0.json" 2>"$work/reference.err" || { cat "$work/reference.err" >&2; fail "plain torch 2.8.0"; }
 cmp -s "$work/reference-2.5.1.json" "$work/reference-2.8.0.json" || fail "plain torch 2.5.1 and 2.8.0 disagree on the reference values"
 python3 - opkit.yaml "$work/reference-2.5.1.json" <<'PY'
-"""Adds each op's vectors (JSON is YAML) after its schema and kernels, and
-gather_csr's declaration to the library that outputs _gather.so."""
+"""Adds each op's vectors (JSON is YAML) after its schema and kernels."""
 import json, re, sys
 path, vectors = sys.argv[1], json.load(open(sys.argv[2]))
 def tests(op):
     return ["        tests:"] + ["          - " + json.dumps(v) for v in vectors[op]]
-lines, out, library = open(path).read().splitlines(), [], None
+lines, out = open(path).read().splitlines(), []
 for i, line in enumerate(lines):
     out.append(line)
-    if line.startswith("  - name: "):
-        library = None
-    if line == "    output: _gather.so":
-        library = "_gather"
     m = re.match(r'^      - schema: "segkit::(\w+)\(', line)
     if m and not (i + 1 < len(lines) and lines[i + 1].startswith("        kernels:")):
         out += tests(m.group(1))
     if line.startswith("        kernels:") and re.match(r'^      - schema: "segkit::(\w+)\(', lines[i - 1]):
         out += tests(re.match(r'^      - schema: "segkit::(\w+)\(', lines[i - 1]).group(1))
-    if library == "_gather" and (i + 1 == len(lines) or lines[i + 1].startswith("  - name: ")):
-        out += ["    ops:", '      - schema: "segkit::gather_csr(Tensor _0, Tensor _1) -> Tensor _0"',
-                "        kernels: [CompositeImplicitAutograd]"] + tests("gather_csr")
-        library = None
 open(path, "w").write("\n".join(out) + "\n")
 PY
-grep -q 'gather_csr(Tensor _0' opkit.yaml || fail "gather_csr not declared: $(cat opkit.yaml)"
+grep -q '"rows repeated"' opkit.yaml || fail "gather_csr's vector not added: $(cat opkit.yaml)"
 
 run_opkit 0 test
-[ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 4 ] || fail "not every library matches opkit.yaml after declaring gather_csr"
+[ "$(grep -c '^  matches opkit.yaml$' "$work/out")" -eq 4 ] || fail "not every library matches opkit.yaml after adding the vectors"
 run_opkit 0 test --python
 for v in 2.5.1 2.8.0; do
   sed -n "/^torch $v (Python)/,/^  \\(all test vectors match\\|FAILED\\)\$/p" "$work/out" >"$work/one"

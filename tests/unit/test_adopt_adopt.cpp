@@ -326,3 +326,62 @@ TEST(AdoptAdopt, AnExtensionWhoseClassIsChosenKeepsItsPythonModuleAndCudaSources
   EXPECT_TRUE(contains_line(adoption.report, "<- setup.py:9 extension (CUDAExtension or CppExtension) \"_C.so\" (1 "
                                              "source, 1 GPU source)"));
 }
+
+TEST(AdoptAdopt, ARegisterOperatorsExtensionGetsItsSchemasInferredFromItsFunctions)
+{
+  stdfs::path root = stdfs::path(OPKIT_TEST_SOURCE_DIR) / "tests/fixtures/clusterkit";
+  adopt::AdoptOptions options;
+  options.target_versions = {"2.5", "2.8"};
+  options.versions_framework = "torch";
+  options.write_ops = true;
+  adopt::Adoption adoption = adopt::plan_adoption(adopt::read_tree(root), root.string(), options);
+  EXPECT_EQ(adoption.framework, "torch");
+  std::string text = adopt::render_manifest(adoption);
+  project::Manifest manifest = project::parse_manifest(text, "opkit.yaml", root);
+  ASSERT_EQ(manifest.libraries.size(), 2u) << text;
+  std::vector<std::string> declared;
+  for (const project::LibrarySpec& library : manifest.libraries) {
+    for (const project::OpSpec& op : library.ops) {
+      std::string keys;
+      for (const project::KernelSpec& kernel : op.kernels) {
+        keys += " " + kernel.device;
+      }
+      declared.push_back(library.output + " " + op.schema + keys);
+    }
+  }
+  std::sort(declared.begin(), declared.end());
+  EXPECT_EQ(
+    declared,
+    (std::vector<std::string>{
+      "_graclus.so clusterkit::graclus(Tensor _0, Tensor _1, Tensor? _2) -> Tensor _0 CompositeImplicitAutograd",
+      "_graclus.so clusterkit::grid_cluster(Tensor pos, Tensor size) -> Tensor CPU",
+      "_pool.so clusterkit::cluster_max(Tensor src, Tensor cluster, int num_clusters) -> (Tensor out, Tensor "
+      "arg_out) CompositeImplicitAutograd",
+      "_pool.so clusterkit::cluster_pool(Tensor _0, Tensor _1, int _2, Tensor? _3, int? _4) -> Tensor _0 "
+      "CompositeImplicitAutograd"}))
+    << text;
+  EXPECT_TRUE(contains_line(adoption.report,
+                            "found: op clusterkit::cluster_pool (csrc/pool.cpp:36; schema inferred from its C++ "
+                            "function: clusterkit::cluster_pool(Tensor _0, Tensor _1, int _2, Tensor? _3, int? _4) -> "
+                            "Tensor _0)"));
+  EXPECT_FALSE(contains_line(adoption.report, "unresolved:"));
+}
+
+TEST(AdoptAdopt, ATreeWhoseEveryRegistrationWasSkippedSaysHowManyAndWhere)
+{
+  adopt::AdoptedTree tree = adopt::scan_tree(
+    {"csrc/a.cpp", "csrc/b.h"},
+    {{"csrc/a.cpp", "static auto r = torch::RegisterOperators()\n  .op(kName, &f)\n  .op(kOther, &g);\n"},
+     {"csrc/b.h", "#define LIB(ns) TORCH_LIBRARY(ns, m) {}\n"}},
+    {});
+  try {
+    adopt::plan_adoption(tree, "/x/tree", {});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("or a torch operator (TORCH_LIBRARY, torch::RegisterOperators); 3 torch "
+                                         "registrations opkit could not read, the first at csrc/a.cpp:2"),
+              std::string::npos)
+      << e.what();
+  }
+}

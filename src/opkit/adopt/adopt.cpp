@@ -260,9 +260,10 @@ struct Planner
         }
         library.ops.push_back(op.op);
         if (adoption.framework == "torch") {
-          adoption.report.push_back(
-            fmt::format("found: op {} ({}; {})", op.op.name, op.place.str(),
-                        op.op.schema.empty() ? "schema inferred from its C++ function" : op.op.schema));
+          std::string schema = op.op.schema.empty() ? "schema inferred from its C++ function"
+                               : op.inferred        ? "schema inferred from its C++ function: " + op.op.schema
+                                                    : op.op.schema;
+          adoption.report.push_back(fmt::format("found: op {} ({}; {})", op.op.name, op.place.str(), schema));
         } else {
           adoption.report.push_back(fmt::format(
             "found: op {} ({}; {}, {}, {})", op.op.name, op.place.str(), plural(op.op.inputs.size(), "input"),
@@ -374,10 +375,17 @@ framework_of(const AdoptedTree& tree, const std::string& folder)
     }
   }
   if (tensorflow == nullptr && torch == nullptr) {
+    std::vector<Place> skipped;
+    for (const SourceScan& scan : tree.scans) {
+      skipped.insert(skipped.end(), scan.skipped.begin(), scan.skipped.end());
+    }
     fail(ExitCode::usage,
          "{}: no op sources: no C++ file registers a TensorFlow op or kernel (REGISTER_OP, REGISTER_KERNEL_BUILDER) "
-         "or a torch operator (TORCH_LIBRARY)",
-         folder);
+         "or a torch operator (TORCH_LIBRARY, torch::RegisterOperators){}",
+         folder,
+         skipped.empty() ? ""
+                         : fmt::format("; {} opkit could not read, the first at {}",
+                                       plural(skipped.size(), "torch registration"), skipped.front().str()));
   }
   if (tensorflow != nullptr && torch != nullptr) {
     fail(ExitCode::usage,
@@ -414,10 +422,11 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
   }
   Planner planner{tree, adoption, {}, {}, {}, {}};
   for (const SourceScan& scan : tree.scans) {
-    if (is_source(scan.file) && scan.registers) {
-      for (const FoundKernel& kernel : scan.kernels) {
-        planner.kernels.push_back(&kernel);
-      }
+    bool op_source = is_source(scan.file) && scan.registers;
+    for (size_t i = 0; op_source && i < scan.kernels.size(); ++i) {
+      planner.kernels.push_back(&scan.kernels[i]); // pointers into the tree's scans
+    }
+    if (op_source || !scan.skipped.empty()) { // a header's registrations opkit skipped are named too
       planner.problems.insert(planner.problems.end(), scan.problems.begin(), scan.problems.end());
     }
   }

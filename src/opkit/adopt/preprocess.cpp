@@ -3,6 +3,8 @@
 #include "opkit/project/adopt_rules.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -69,6 +71,15 @@ is_registration(const Token& token)
   return token.kind == Kind::ident && k_registrations.count(token.text) != 0;
 }
 
+// torch's registrations (adopt/torch_scan reads them), by the word that starts one.
+bool
+is_torch_registration(const Token& token)
+{
+  static const std::set<std::string> k_torch = {"TORCH_LIBRARY", "TORCH_LIBRARY_FRAGMENT", "TORCH_LIBRARY_IMPL",
+                                                "RegisterOperators"};
+  return token.kind == Kind::ident && k_torch.count(token.text) != 0;
+}
+
 // Turns a C++ file into tokens, running the directives it meets.
 class Scanner
 {
@@ -91,7 +102,8 @@ private:
   int m_line = 1;
   std::vector<Condition> m_conditions;
   std::map<std::string, Macro> m_macros;
-  std::vector<Token> m_pending; // code since the last #define/#undef, not yet expanded
+  std::map<std::string, Token> m_torch_macros; // macros holding a torch registration, not expanded yet: the word
+  std::vector<Token> m_pending;                // code since the last #define/#undef, not yet expanded
   std::vector<Token> m_code;
 
   char at(size_t offset) const { return m_pos + offset < m_text.size() ? m_text[m_pos + offset] : '\0'; }
@@ -266,6 +278,13 @@ Scanner::run()
   }
   flush();
   m_scan.identifiers.assign(m_used.begin(), m_used.end());
+  // A registration inside a macro this file never expands (one other files
+  // use, through a header): opkit reads no file's macros in another.
+  for (const auto& [name, word] : m_torch_macros) {
+    m_scan.problems.push_back(fmt::format("{}:{}: {} inside macro {}, which {} never expands: not read, skipped",
+                                          m_scan.file, word.line, word.text, name, m_scan.file));
+    m_scan.skipped.push_back({m_scan.file, word.line});
+  }
   return std::move(m_code);
 }
 
@@ -359,6 +378,10 @@ Scanner::define(const std::vector<Token>& tokens)
   }
   macro.body.assign(tokens.begin() + std::min(body, tokens.size()), tokens.end());
   m_scan.registers = m_scan.registers || std::any_of(macro.body.begin(), macro.body.end(), is_registration);
+  auto torch = std::find_if(macro.body.begin(), macro.body.end(), is_torch_registration);
+  if (torch != macro.body.end()) {
+    m_torch_macros.insert_or_assign(tokens[0].text, *torch);
+  }
   m_macros[tokens[0].text] = macro;
 }
 
@@ -478,6 +501,7 @@ Scanner::expand(const std::vector<Token>& in, std::set<std::string>& active, std
       i = close;
     }
     active.insert(token.text);
+    m_torch_macros.erase(token.text);
     expand(substitute(*macro, args, token), active, out, depth + 1);
     active.erase(token.text);
   }

@@ -1,11 +1,11 @@
 #include "opkit/adopt/scan.hpp"
 
 #include "opkit/adopt/preprocess.hpp"
+#include "opkit/adopt/torch_scan.hpp"
 
 #include "opkit/project/adopt_rules.hpp"
 #include "opkit/project/attr_spec.hpp"
 #include "opkit/project/names.hpp"
-#include "opkit/project/torch_schema.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
@@ -46,10 +46,13 @@ public:
         } else if (m_code[i].text == "REGISTER_KERNEL_BUILDER") {
           kernel(i);
         } else if (m_code[i].text == "TORCH_LIBRARY" || m_code[i].text == "TORCH_LIBRARY_FRAGMENT") {
-          torch_library(i, false);
+          torch_scan_detail::read_torch_library(m_code, i, false, m_scan);
         } else if (m_code[i].text == "TORCH_LIBRARY_IMPL") {
-          torch_library(i, true);
+          torch_scan_detail::read_torch_library(m_code, i, true, m_scan);
         }
+      }
+      if (m_code[i].kind == Kind::ident && m_code[i].text == "RegisterOperators") {
+        torch_scan_detail::read_register_operators(m_code, i, m_scan);
       }
     }
   }
@@ -108,101 +111,6 @@ private:
       size_t close = close_of(open);
       method(m_code[i + 1].text, angle_begin, open, close);
       i = close + 1;
-    }
-  }
-
-  // A call argument's string: "text", or one wrapped in a macro (TORCH_SELECTIVE_SCHEMA("text")).
-  static std::optional<std::string> string_argument(const std::vector<Token>& arg)
-  {
-    size_t begin = 0;
-    size_t end = arg.size();
-    if (end >= 4 && arg[0].kind == Kind::ident && is_punct(arg[1], "(") && is_punct(arg[end - 1], ")")) {
-      begin = 2;
-      end -= 1;
-    }
-    std::string text;
-    for (size_t i = begin; i < end; ++i) {
-      if (arg[i].kind != Kind::string) {
-        return std::nullopt;
-      }
-      text += arg[i].text;
-    }
-    return begin < end ? std::optional<std::string>(text) : std::nullopt;
-  }
-
-  // TORCH_LIBRARY(ns, m) { m.def("op(Tensor x) -> Tensor"); m.def("op2", &f); }
-  // TORCH_LIBRARY_IMPL(ns, CPU, m) { m.impl("op", &cpu_kernel); }
-  void torch_library(size_t at, bool impl)
-  {
-    int line = m_code[at].line;
-    const char* macro = impl ? "TORCH_LIBRARY_IMPL" : "TORCH_LIBRARY";
-    size_t close = m_code.size();
-    std::optional<std::vector<std::vector<Token>>> args = call_arguments(m_code, at + 1, close);
-    bool plain = args && args->size() == (impl ? 3u : 2u)
-                 && std::all_of(args->begin(), args->end(),
-                                [](const std::vector<Token>& a) { return a.size() == 1 && a[0].kind == Kind::ident; });
-    if (!plain || get(close + 1) == nullptr || !is_punct(m_code[close + 1], "{")) {
-      problem(line, fmt::format("{} without a namespace name and a block: skipped", macro));
-      return;
-    }
-    m_scan.torch = true;
-    std::string ns = (*args)[0][0].text;
-    std::string key = impl ? (*args)[1][0].text : "";
-    size_t end = close + 1;
-    for (int depth = 0; end < m_code.size(); ++end) {
-      depth += is_punct(m_code[end], "{") ? 1 : is_punct(m_code[end], "}") ? -1 : 0;
-      if (depth == 0) {
-        break;
-      }
-    }
-    bool gpu_file = ends_with(m_scan.file, ".cu");
-    for (size_t i = close + 2; i + 2 < end; ++i) {
-      if (!is_punct(m_code[i], ".") || m_code[i + 1].kind != Kind::ident || !is_punct(m_code[i + 2], "(")) {
-        continue;
-      }
-      const std::string& method = m_code[i + 1].text;
-      if (method != "def" && method != "impl") {
-        continue;
-      }
-      int at_line = m_code[i].line;
-      size_t call_close = m_code.size();
-      std::optional<std::vector<std::vector<Token>>> call = call_arguments(m_code, i + 2, call_close);
-      std::optional<std::string> text = call && !call->empty() ? string_argument(call->front()) : std::nullopt;
-      if (!text) {
-        problem(at_line, fmt::format("{}.{}() without a string literal first: skipped", ns, method));
-        continue;
-      }
-      if (method == "impl") { // without a key (in TORCH_LIBRARY): the catch-all kernel
-        std::string op = ns + "::" + text->substr(0, text->find('('));
-        m_scan.kernels.push_back(
-          {op, key.empty() ? "CompositeImplicitAutograd" : key, {}, gpu_file || m_code[i].gpu, {m_scan.file, at_line}});
-      } else if (!impl) { // a def belongs to TORCH_LIBRARY (or _FRAGMENT) blocks only
-        torch_def(ns, *text, call->size() > 1, at_line);
-      }
-      i = call_close;
-    }
-  }
-
-  // m.def("op(Tensor x) -> Tensor") declares a schema; m.def("op", &f) infers it
-  // from f's C++ type and registers f as the op's catch-all kernel.
-  void torch_def(const std::string& ns, const std::string& text, bool with_function, int line)
-  {
-    FoundOp found{{}, {m_scan.file, line}};
-    std::string name = trim(text.substr(0, text.find('(')));
-    found.op.name = ns + "::" + name;
-    if (text.find('(') != std::string::npos) {
-      try {
-        project::TorchSchema schema = project::parse_torch_schema(ns + "::" + text);
-        found.op.name = schema.name;
-        found.op.schema = project::render_torch_schema(schema);
-      } catch (const project::SpecError& e) {
-        problem(line, fmt::format("{}::{}: schema not read ({}); opkit test records what torch makes of it", ns, name,
-                                  e.what()));
-      }
-    }
-    m_scan.ops.push_back(found);
-    if (with_function) {
-      m_scan.kernels.push_back({found.op.name, "CompositeImplicitAutograd", {}, false, {m_scan.file, line}});
     }
   }
 
@@ -477,6 +385,9 @@ scan_source(std::string_view text, const std::string& file, const std::vector<st
   scan.file = file;
   std::vector<Token> code = preprocess(text, scan, watched);
   RegistrationParser(code, scan).run();
+  if (!scan.skipped.empty() && !scan.torch && scan.ops.empty() && scan.kernels.empty()) {
+    scan.registers = false; // every registration it has was skipped: no op source
+  }
   scan.main_line = main_definition(code);
   return scan;
 }

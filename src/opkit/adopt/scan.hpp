@@ -22,12 +22,14 @@ struct Place
 
 // A REGISTER_OP chain as opkit.yaml declares it: inputs, outputs and attrs
 // (kernels are the registrations', joined later). torch: a TORCH_LIBRARY
-// block's m.def(): name "ns::op", and `schema` when the text gives one (not
-// for m.def("op", &function), whose schema torch infers from the C++ type).
+// block's m.def() or a RegisterOperators chain's .op(): name "ns::op", and
+// `schema` when the text gives one, or when torch infers it from a C++
+// function this file holds (m.def("op", &function), `inferred`).
 struct FoundOp
 {
   project::OpSpec op;
   Place place;
+  bool inferred = false; // the schema is the one torch infers from the registered function
 };
 
 // One REGISTER_KERNEL_BUILDER, after the file's own macros and TF_CALL_* expanded;
@@ -56,9 +58,14 @@ struct SourceScan
   std::vector<FoundInclude> includes;   // #include "..." (not <...>)
   std::vector<std::string> identifiers; // the watched identifiers its code uses, sorted
   std::vector<std::string> problems;    // "file:line: what could not be read", in order
-  bool registers = false; // it mentions REGISTER_OP or REGISTER_KERNEL_BUILDER (or TORCH_LIBRARY*) in code
-  bool torch = false;     // it has a TORCH_LIBRARY, TORCH_LIBRARY_FRAGMENT or TORCH_LIBRARY_IMPL block
-  int main_line = 0;      // where it defines `int main(` at file scope: a program, not a library's source
+  std::vector<Place> skipped;           // torch registrations seen and not read (each also a problems line)
+  // It mentions REGISTER_OP or REGISTER_KERNEL_BUILDER (or TORCH_LIBRARY*) in
+  // code, or registers through torch::RegisterOperators; not a file whose
+  // every registration was skipped.
+  bool registers = false;
+  // It has a TORCH_LIBRARY, TORCH_LIBRARY_FRAGMENT or TORCH_LIBRARY_IMPL block, or a RegisterOperators .op() read.
+  bool torch = false;
+  int main_line = 0; // where it defines `int main(` at file scope: a program, not a library's source
 };
 
 // Scans one C++ file's text: comments, line continuations, #if 0, adjacent

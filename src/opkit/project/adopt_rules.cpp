@@ -15,6 +15,7 @@ namespace {
 const char* const k_dtypes_file = "configs/adopt/cpp_dtypes.yaml";
 const char* const k_compat_file = "configs/adopt/compat.yaml";
 const char* const k_build_files = "configs/adopt/build_files.yaml";
+const char* const k_torch_types = "configs/adopt/torch_cpp_types.yaml";
 
 void
 require_dtype(const Node& node, const std::string& dtype)
@@ -125,6 +126,32 @@ load_build_files()
   return rules;
 }
 
+TorchCppTypes
+load_torch_types()
+{
+  Node root = yaml::load(std::string(require_embedded(k_torch_types)), k_torch_types);
+  TorchCppTypes types;
+  for (const auto& entry : root["types"]) {
+    std::string type = entry.first.scalar();
+    for (const std::string& spelling : yaml::get_string_list(root["types"], type.c_str(), k_torch_types)) {
+      if (!types.types.emplace(spelling, type).second) {
+        fail(ExitCode::system, "{}: {} stands for two schema types", yaml::where(k_torch_types, entry.second),
+             spelling);
+      }
+    }
+  }
+  types.optional = yaml::get_string_list(root["templates"], "optional", k_torch_types);
+  types.list = yaml::get_string_list(root["templates"], "list", k_torch_types);
+  types.tuple = yaml::get_string_list(root, "tuple", k_torch_types);
+  return types;
+}
+
+bool
+contains(const std::vector<std::string>& names, const std::string& name)
+{
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 } // namespace
 
 const BuildFileRules&
@@ -140,6 +167,46 @@ AdoptRules::dtype_of(const std::string& cpp_type) const
   std::string spelling = cpp_type.rfind("::", 0) == 0 ? cpp_type.substr(2) : cpp_type;
   auto found = cpp_types.find(spelling);
   return found == cpp_types.end() ? "" : found->second;
+}
+
+std::string
+TorchCppTypes::schema_type(const std::string& cpp_type) const
+{
+  std::string spelling = cpp_type.rfind("::", 0) == 0 ? cpp_type.substr(2) : cpp_type;
+  if (auto found = types.find(spelling); found != types.end()) {
+    return found->second;
+  }
+  size_t open = spelling.find('<');
+  if (open == std::string::npos || spelling.back() != '>') {
+    return "";
+  }
+  std::string name = spelling.substr(0, open);
+  std::string argument = spelling.substr(open + 1, spelling.size() - open - 2);
+  int depth = 0;
+  for (char c : argument) {
+    depth += c == '<' ? 1 : c == '>' ? -1 : 0;
+    if (depth == 0 && c == ',') {
+      return ""; // one type argument only (no allocator, no tuple here)
+    }
+  }
+  std::string inner = schema_type(argument);
+  if (inner.empty()) {
+    return "";
+  }
+  if (contains(optional, name) && inner.back() != '?') {
+    return inner + "?";
+  }
+  if (contains(list, name) && inner.find('[') == std::string::npos) {
+    return inner + "[]";
+  }
+  return "";
+}
+
+const TorchCppTypes&
+torch_cpp_types()
+{
+  static const TorchCppTypes types = load_torch_types();
+  return types;
 }
 
 const AdoptRules&

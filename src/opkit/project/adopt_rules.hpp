@@ -69,6 +69,23 @@ struct BuildFileRules
 const BuildFileRules&
 build_file_rules();
 
+// configs/adopt/torch_cpp_types.yaml: the schema type of each C++ type a
+// torch operator's function takes or returns, as torch infers a schema.
+struct TorchCppTypes
+{
+  std::map<std::string, std::string> types; // C++ spelling (no leading ::) -> schema type ("Tensor", "int[]?")
+  std::vector<std::string> optional;        // templates of T that are T?
+  std::vector<std::string> list;            // templates of T that are T[]
+  std::vector<std::string> tuple;           // a return of several results
+
+  // The schema type of a C++ type (its tokens joined, const and references
+  // dropped, no leading ::): "c10::optional<at::Tensor>" -> "Tensor?"; "" when unknown.
+  std::string schema_type(const std::string& cpp_type) const;
+};
+
+const TorchCppTypes&
+torch_cpp_types();
+
 // The embedded rules, parsed once.
 const AdoptRules&
 adopt_rules();
