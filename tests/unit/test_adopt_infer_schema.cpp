@@ -56,6 +56,23 @@ TEST(AdoptInferSchema, OptionalsListsAndTheOtherScalarTypes)
             "t::f(Tensor?[] _0, int[]? _1) -> Tensor _0");
 }
 
+TEST(AdoptInferSchema, AsTheRealDispatcherPrintsThem)
+{
+  // These functions, registered with RegisterOperators().op("t::f", &f), are
+  // printed so by torch 2.5.1's and 2.8.0's dispatcher (checked once by hand).
+  EXPECT_EQ(inferred("at::Tensor f(std::string s, c10::string_view v, at::Scalar sc, c10::ScalarType st, torch::Dtype "
+                     "dt, at::Device d, c10::SymInt si);"),
+            "t::f(str _0, str _1, Scalar _2, ScalarType _3, ScalarType _4, Device _5, SymInt _6) -> Tensor _0");
+  EXPECT_EQ(inferred("at::Tensor f(at::TensorList a, at::IntArrayRef b, at::OptionalIntArrayRef c, c10::SymIntArrayRef "
+                     "d, std::vector<at::Tensor> e, std::vector<int64_t> f, c10::List<c10::optional<at::Tensor>> g, "
+                     "c10::ArrayRef<double> h);"),
+            "t::f(Tensor[] _0, int[] _1, int[]? _2, SymInt[] _3, Tensor[] _4, int[] _5, Tensor?[] _6, float[] _7) -> "
+            "Tensor _0");
+  EXPECT_EQ(inferred("std::tuple<at::Tensor, c10::optional<at::Tensor>, int64_t> f(c10::optional<at::Tensor> a, "
+                     "c10::optional<int64_t> b, std::optional<double> c, c10::optional<at::IntArrayRef> d);"),
+            "t::f(Tensor? _0, int? _1, float? _2, int[]? _3) -> (Tensor _0, Tensor? _1, int _2)");
+}
+
 TEST(AdoptInferSchema, TupleVoidAndListReturns)
 {
   EXPECT_EQ(inferred("std::tuple<at::Tensor, at::Tensor> f(at::Tensor src) { return {src, src}; }"),

@@ -145,6 +145,14 @@ TEST(AdoptTorchScan, ATorchLibraryInAMacroTheFileNeverExpandsIsNamed)
                                   "expands: not read, skipped"));
   EXPECT_FALSE(header.registers);
 
+  // The namespace TORCH_EXTENSION_NAME is the build's -D, not the source's.
+  adopt::SourceScan named =
+    adopt::scan_source("TORCH_LIBRARY(TORCH_EXTENSION_NAME, m) { m.def(\"a\", &a); }\n", "csrc/ext.cpp");
+  EXPECT_TRUE(named.ops.empty());
+  ASSERT_EQ(named.skipped.size(), 1u);
+  EXPECT_TRUE(has_problem(named, "csrc/ext.cpp:1: TORCH_LIBRARY(TORCH_EXTENSION_NAME, ...): a namespace the build "
+                                 "defines, skipped"));
+
   // Expanded in its own file: read, nothing skipped.
   adopt::SourceScan used = adopt::scan_source("#define KIT_LIBRARY(ns) TORCH_LIBRARY(ns, m) { m.def(\"a\", &a); }\n"
                                               "KIT_LIBRARY(kit)\n",

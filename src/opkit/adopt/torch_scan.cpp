@@ -241,8 +241,12 @@ Reader::torch_library(size_t at, bool impl)
     skip(line, fmt::format("{} without a namespace name and a block", macro));
     return;
   }
-  m_scan.torch = true;
   std::string ns = (*args)[0][0].text;
+  if (ns == "TORCH_EXTENSION_NAME") { // -DTORCH_EXTENSION_NAME=<module>, set by the build, not the source
+    skip(line, fmt::format("{}(TORCH_EXTENSION_NAME, ...): a namespace the build defines", macro));
+    return;
+  }
+  m_scan.torch = true;
   std::string key = impl ? (*args)[1][0].text : "";
   size_t end = close + 1;
   for (int depth = 0; end < m_code.size(); ++end) {
