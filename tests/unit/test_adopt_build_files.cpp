@@ -245,14 +245,18 @@ _lazy = LazySO("custom_ops/image/_image_ops.so")
 NOT_LOADED = "_mentioned.so"
 def f():
     return load_op_library(r"_inner_ops.so")  # in a function
+_f = tf.load_op_library(f"{os.path.dirname(__file__)}/_fstring_ops.so")
+load = tf.load_op_library
+_through = load("_through_ops.so")
 )";
   BuildDescription description = read({}, {"py/ops.py"}, {{"py/ops.py", loader}});
   Strings names;
   for (const adopt::LoadedName& loaded : description.loaded) {
     names.push_back(loaded.output + "@" + loaded.place.str());
   }
-  EXPECT_EQ(names, (Strings{"_text_ops.so@py/ops.py:6", "lib_other.so@py/ops.py:7", "_image_ops.so@py/ops.py:8",
-                            "_inner_ops.so@py/ops.py:11"}));
+  EXPECT_EQ(names,
+            (Strings{"_text_ops.so@py/ops.py:6", "lib_other.so@py/ops.py:7", "_image_ops.so@py/ops.py:8",
+                     "_inner_ops.so@py/ops.py:11", "_fstring_ops.so@py/ops.py:12", "_through_ops.so@py/ops.py:14"}));
 }
 
 TEST(AdoptBuildFiles, CallReaderEvaluatesWhatItCanAndStaysBounded)

@@ -283,11 +283,11 @@ private:
   }
 };
 
-// Every string among a value's (nested) arguments.
+// Every string among a value's (nested) arguments, and the text of each f-string opkit could not fill.
 void
 strings_of(const CallValue& value, std::vector<const CallValue*>& into)
 {
-  if (value.kind == ValueKind::string) {
+  if (value.kind == ValueKind::string || (value.kind == ValueKind::unknown && !value.text.empty())) {
     into.push_back(&value);
   }
   for (const CallValue& item : value.items) {

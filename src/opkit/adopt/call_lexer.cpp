@@ -232,6 +232,7 @@ format_fstring(const std::string& body, int line,
     if (!text || value.text.size() + text->size() > k_max_string) {
       CallValue failed;
       failed.line = line;
+      failed.text = body; // as written: a loader's "{folder}/_ops.so" still names its file
       failed.why = fmt::format("an f-string with {{{}}}", quoted(placeholder));
       return failed;
     }

@@ -65,7 +65,8 @@ CallValue
 percent_format(const CallValue& format, const CallValue& right);
 
 // An f-string's body with its `{name}` placeholders replaced by `lookup`'s
-// strings, `{{` and `}}` read; unknown naming the first placeholder it cannot.
+// strings, `{{` and `}}` read; unknown naming the first placeholder it cannot
+// (its `text` the body as written).
 CallValue
 format_fstring(const std::string& body, int line,
                const std::function<std::optional<std::string>(const std::string& name)>& lookup);

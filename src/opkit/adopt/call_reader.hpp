@@ -27,7 +27,8 @@ struct CallValue
     choice // `A if COND else B`: items {A, B}, text COND as written
   };
   Kind kind = Kind::unknown;
-  std::string text;             // string: its value; name, number: as written; call: its dotted name
+  std::string text;             // string: its value; name, number: as written; call: its dotted name; an f-string opkit
+                                // cannot fill (unknown): its body as written ("{folder}/_ops.so")
   std::vector<CallValue> items; // list: the items; call: the positional arguments
   std::vector<std::pair<std::string, CallValue>> keywords; // call: the keyword arguments
   int line = 0;
