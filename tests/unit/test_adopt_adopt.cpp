@@ -300,8 +300,9 @@ TEST(AdoptAdopt, ATorchTreeBecomesATorchOpProjectWithSetupPyExtensionsAsLibrarie
 TEST(AdoptAdopt, AnExtensionWhoseClassIsChosenKeepsItsPythonModuleAndCudaSources)
 {
   std::vector<adopt::TreeText> cpp = {
-    {"kit/csrc/ops.cpp", "#include <torch/library.h>\nTORCH_LIBRARY(kit, m) {\n  m.def(\"mul(Tensor x) -> "
-                         "Tensor\");\n}\n"},
+    {"kit/csrc/ops.cpp", "#include <Python.h>\n#include <torch/library.h>\nTORCH_LIBRARY(kit, m) {\n  "
+                         "m.def(\"mul(Tensor x) -> Tensor\");\n}\nextern \"C\" PyObject* PyInit__C(void) { return "
+                         "PyModule_Create(&def); }\n"},
     {"kit/csrc/cuda/ops.cu", "#include <torch/library.h>\nTORCH_LIBRARY_IMPL(kit, CUDA, m) { m.impl(\"mul\", "
                              "&mul_cuda); }\n"},
   };
@@ -319,7 +320,9 @@ TEST(AdoptAdopt, AnExtensionWhoseClassIsChosenKeepsItsPythonModuleAndCudaSources
   ASSERT_EQ(adoption.libraries.size(), 1u);
   const project::LibrarySpec& library = adoption.libraries[0];
   EXPECT_EQ(library.output, "_C.so");
-  EXPECT_EQ(adoption.python_modules, (std::map<std::string, std::string>{{library.name, "kit._C"}}));
+  EXPECT_EQ(library.python_module, "kit._C") << "setup.py's name for a library whose source defines PyInit__C";
+  EXPECT_TRUE(contains_line(adoption.report, "found: Python module kit._C (kit/csrc/ops.cpp:6: defines PyInit__C): "
+                                             "built per CPython, imported by that name"));
   EXPECT_EQ(library.settings.at(0).sources, (std::vector<std::string>{"kit/csrc/ops.cpp"}));
   ASSERT_EQ(library.settings.size(), 2u);
   EXPECT_EQ(library.settings[1].sources, (std::vector<std::string>{"kit/csrc/cuda/ops.cu"}));

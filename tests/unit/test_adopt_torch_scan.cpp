@@ -183,3 +183,59 @@ TORCH_LIBRARY(segkit, m) {
   ASSERT_EQ(scan.skipped.size(), 1u);
   EXPECT_TRUE(has_problem(scan, "csrc/gather.cpp:10: segkit.def() without a string literal first, skipped"));
 }
+
+// A Python module's source: PYBIND11_MODULE's functions with the schema torch
+// would infer ("_::" stands for the module, known once its library is), the
+// header that makes it a module's, and a torch source (its library builds for torch).
+TEST(AdoptTorchScan, APybindModulesFunctionsAndItsHeader)
+{
+  adopt::SourceScan scan = adopt::scan_source(R"cc(#include <torch/extension.h>
+#include <tuple>
+torch::Tensor row_norms(const torch::Tensor& x) { return x; }
+std::tuple<torch::Tensor, torch::Tensor> split(const torch::Tensor& x, double eps) { return {x, x}; }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.doc() = "helpers";
+  m.def("row_norms", &row_norms, "norms", py::arg("x"));
+  m.def("split", &split);
+  m.def("lambda", [](int a) { return a; });
+  m.def(kName, &row_norms);
+}
+)cc",
+                                              "rows.cpp");
+  EXPECT_EQ(scan.module_code, "rows.cpp:5: PYBIND11_MODULE");
+  EXPECT_EQ(scan.module_name, "") << "TORCH_EXTENSION_NAME is the build's, not the source's";
+  EXPECT_TRUE(scan.torch);
+  EXPECT_TRUE(scan.registers);
+  ASSERT_EQ(scan.functions.size(), 3u);
+  EXPECT_EQ(scan.functions[0].op.name, "row_norms");
+  EXPECT_EQ(scan.functions[0].op.schema, "_::row_norms(Tensor _0) -> Tensor _0");
+  EXPECT_EQ(scan.functions[0].place.line, 7);
+  EXPECT_EQ(scan.functions[1].op.schema, "_::split(Tensor _0, float _1) -> (Tensor _0, Tensor _1)");
+  EXPECT_EQ(scan.functions[2].op.schema, "") << "a lambda: no schema";
+  EXPECT_NE(std::find(scan.problems.begin(), scan.problems.end(),
+                      "rows.cpp:10: a PYBIND11_MODULE function named by no string literal: skipped"),
+            scan.problems.end());
+}
+
+// The official example's stub: PyInit__C names the module _C; a module header
+// alone (no PyInit_, no PYBIND11_MODULE) still makes a module's source.
+TEST(AdoptTorchScan, APyInitNamesTheModuleAndAModuleHeaderAloneMarksIt)
+{
+  adopt::SourceScan stub = adopt::scan_source(
+    "#include <Python.h>\n#include <torch/library.h>\nextern \"C\" {\nPyObject* PyInit__C(void)\n{ return nullptr; "
+    "}\n}\nTORCH_LIBRARY(kit, m) { m.def(\"f(Tensor x) -> Tensor\"); }\n",
+    "kit/csrc/kit.cpp");
+  EXPECT_EQ(stub.module_name, "_C");
+  EXPECT_EQ(stub.module_code, "kit/csrc/kit.cpp:4: defines PyInit__C");
+  adopt::SourceScan header = adopt::scan_source(
+    "// a custom op loaded with torch.ops.load_library\n#include <torch/extension.h>\nTORCH_LIBRARY(kit, m) { "
+    "m.def(\"f(Tensor x) -> Tensor\"); }\n",
+    "op.cpp");
+  EXPECT_EQ(header.module_code, "op.cpp:2: includes <torch/extension.h>");
+  EXPECT_EQ(header.module_name, "");
+  adopt::SourceScan plain = adopt::scan_source(
+    "#include <torch/torch.h>\nTORCH_LIBRARY(kit, m) { m.def(\"f(Tensor x) -> Tensor\"); }\n", "plain.cpp");
+  EXPECT_EQ(plain.module_code, "") << "<torch/torch.h> is torch's C++ API: no module";
+  adopt::SourceScan tf = adopt::scan_source("#include <Python.h>\nint helper() { return 1; }\n", "tf_helper.cc");
+  EXPECT_FALSE(tf.torch) << "Python.h without torch's headers makes no torch source";
+}

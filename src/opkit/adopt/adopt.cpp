@@ -281,6 +281,52 @@ struct Planner
     }
   }
 
+  // A torch library whose sources are a Python module's (a PyInit_, PYBIND11_MODULE
+  // or a module header): its import name (setup.py's dotted name, else the
+  // PyInit_/PYBIND11_MODULE name, else the library's), its file, and the
+  // functions PYBIND11_MODULE binds (declared where torch would infer a schema).
+  void add_module(project::LibrarySpec& library, const LibraryGroup& group)
+  {
+    const SourceScan* module = nullptr;
+    std::string name;
+    std::vector<const FoundOp*> functions;
+    for (const SourceScan& scan : tree.scans) {
+      bool member = std::binary_search(group.sources.begin(), group.sources.end(), scan.file)
+                    || std::binary_search(group.gpu_sources.begin(), group.gpu_sources.end(), scan.file);
+      if (!member || scan.module_code.empty()) {
+        continue;
+      }
+      module = module != nullptr ? module : &scan;
+      name = name.empty() ? scan.module_name : name;
+      for (const FoundOp& function : scan.functions) {
+        functions.push_back(&function);
+      }
+    }
+    if (module == nullptr || adoption.framework != "torch") {
+      return;
+    }
+    library.python_module = !group.python_module.empty() ? group.python_module : !name.empty() ? name : library.name;
+    std::string last = library.python_module.substr(library.python_module.rfind('.') + 1);
+    library.output = last + ".so";
+    adoption.report.push_back(fmt::format("found: Python module {} ({}): built per CPython, imported by that name",
+                                          library.python_module, module->module_code));
+    for (const FoundOp* found : functions) {
+      project::OpSpec function = found->op;
+      function.name = last + "::" + found->op.name;
+      if (!function.schema.empty()) {
+        function.schema = last + function.schema.substr(1); // "_::f(...)": the module's own name
+      }
+      adoption.report.push_back(fmt::format("found: function {}.{} ({}; {})", library.python_module, found->op.name,
+                                            found->place.str(),
+                                            function.schema.empty() ? "no schema inferred: declare it under "
+                                                                      "functions: to call it from test --python"
+                                                                    : function.schema));
+      if (!function.schema.empty()) {
+        library.functions.push_back(function);
+      }
+    }
+  }
+
   // Namespaced op names abort the load on older TensorFlow (configs/frameworks/tensorflow.yaml).
   void guess_versions(project::LibrarySpec& library)
   {
@@ -444,9 +490,7 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
     }
     planner.guess_versions(library);
     planner.guess_device(library);
-    if (!group.python_module.empty()) {
-      adoption.python_modules[library.name] = group.python_module;
-    }
+    planner.add_module(library, group);
     adoption.libraries.push_back(library);
   }
   adoption.report.insert(adoption.report.end(), notes.begin(), notes.end());

@@ -29,9 +29,6 @@ struct Adoption
   std::vector<std::string> include_dirs;       // build.include_dirs, relative to the project ("." first)
   std::vector<project::SettingsBlock> when;    // build.when: the compatibility blocks
   std::vector<project::LibrarySpec> libraries; // settings[0]: sources; settings[1], if any: `device: gpu` sources
-  // A library's Python module as setup.py names it ("extension_cpp._C"), by
-  // library name; only libraries a setup.py extension makes have one.
-  std::map<std::string, std::string> python_modules;
   // One line per finding: "found: ...", "guessed: ...", "note: ...", "unresolved: ...".
   std::vector<std::string> report;
 };

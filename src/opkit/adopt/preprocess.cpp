@@ -311,6 +311,12 @@ Scanner::directive()
     m_macros.erase(tokens[0].text);
   } else if (name == "include" && !tokens.empty() && tokens[0].kind == Kind::string) {
     m_scan.includes.push_back({tokens[0].text, tokens[0].line});
+  } else if (name == "include" && !tokens.empty() && is_punct(tokens[0], "<")) {
+    std::string header;
+    for (size_t i = 1; i < tokens.size() && !is_punct(tokens[i], ">"); ++i) {
+      header += tokens[i].text;
+    }
+    m_scan.system_includes.push_back({header, tokens[0].line});
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include "opkit/adopt/preprocess.hpp"
 #include "opkit/adopt/torch_scan.hpp"
+#include "opkit/project/framework_table.hpp"
 
 #include "opkit/project/adopt_rules.hpp"
 #include "opkit/project/attr_spec.hpp"
@@ -49,6 +50,11 @@ public:
           torch_scan_detail::read_torch_library(m_code, i, false, m_scan);
         } else if (m_code[i].text == "TORCH_LIBRARY_IMPL") {
           torch_scan_detail::read_torch_library(m_code, i, true, m_scan);
+        } else if (m_code[i].text == "PYBIND11_MODULE") {
+          torch_scan_detail::read_python_module(m_code, i, m_scan);
+        } else if (starts_with(m_code[i].text, "PyInit_") && m_code[i].text.size() > 7 && m_scan.module_name.empty()) {
+          m_scan.module_name = m_code[i].text.substr(7); // the module's import name, as Python looks it up
+          m_scan.module_code = fmt::format("{}:{}: defines {}", m_scan.file, m_code[i].line, m_code[i].text);
         }
       }
       if (m_code[i].kind == Kind::ident && m_code[i].text == "RegisterOperators") {
@@ -378,6 +384,33 @@ main_definition(const std::vector<Token>& code)
 
 } // namespace
 
+namespace {
+
+// A source that includes a Python module's header (torch/extension.h, Python.h,
+// pybind11/: configs/frameworks/torch.yaml) is a module's; one of a torch module
+// (it includes torch's headers) is a torch source, whose library the module is.
+void
+note_module_code(SourceScan& scan)
+{
+  const std::vector<std::string>& headers = project::FrameworkTable::get("torch").module_headers();
+  bool torch_headers = false;
+  for (const FoundInclude& include : scan.system_includes) {
+    torch_headers = torch_headers || starts_with(include.path, "torch/");
+    for (const std::string& header : headers) {
+      bool match = ends_with(header, "/") ? starts_with(include.path, header) : include.path == header;
+      if (match && scan.module_code.empty()) {
+        scan.module_code = fmt::format("{}:{}: includes <{}>", scan.file, include.line, include.path);
+      }
+    }
+  }
+  if (!scan.module_code.empty() && torch_headers) {
+    scan.torch = true;
+    scan.registers = true;
+  }
+}
+
+} // namespace
+
 SourceScan
 scan_source(std::string_view text, const std::string& file, const std::vector<std::string>& watched)
 {
@@ -388,6 +421,7 @@ scan_source(std::string_view text, const std::string& file, const std::vector<st
   if (!scan.skipped.empty() && !scan.torch && scan.ops.empty() && scan.kernels.empty()) {
     scan.registers = false; // every registration it has was skipped: no op source
   }
+  note_module_code(scan);
   scan.main_line = main_definition(code);
   return scan;
 }

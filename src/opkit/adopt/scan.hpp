@@ -55,7 +55,15 @@ struct SourceScan
   std::string file;
   std::vector<FoundOp> ops;
   std::vector<FoundKernel> kernels;
-  std::vector<FoundInclude> includes;   // #include "..." (not <...>)
+  std::vector<FoundInclude> includes;        // #include "..." (not <...>)
+  std::vector<FoundInclude> system_includes; // #include <...>
+  // A Python extension module's code: "file:line: PYBIND11_MODULE" (or
+  // "defines PyInit__C", "includes <torch/extension.h>"); "" for none.
+  std::string module_code;
+  std::string module_name; // PyInit_<name>'s name, or PYBIND11_MODULE's first argument (not TORCH_EXTENSION_NAME)
+  // PYBIND11_MODULE's m.def("name", ...): op.name is the function's name, op.schema (when torch would infer one
+  // from the C++ function this file holds) its schema with `_` for the module's name ("_::f(Tensor _0) -> ...").
+  std::vector<FoundOp> functions;
   std::vector<std::string> identifiers; // the watched identifiers its code uses, sorted
   std::vector<std::string> problems;    // "file:line: what could not be read", in order
   std::vector<Place> skipped;           // torch registrations seen and not read (each also a problems line)

@@ -63,6 +63,20 @@ function_of(const std::vector<Token>& arg)
   return arg[end - 1].text;
 }
 
+// The index of the "}" closing the "{" at `open`; tokens.size() when unbalanced.
+size_t
+closing_brace(const std::vector<Token>& tokens, size_t open)
+{
+  int depth = 0;
+  for (size_t i = open; i < tokens.size(); ++i) {
+    depth += is_punct(tokens[i], "{") ? 1 : is_punct(tokens[i], "}") ? -1 : 0;
+    if (depth == 0) {
+      return i;
+    }
+  }
+  return tokens.size();
+}
+
 // The index of the token closing the bracket opened at `open` ("(" or "<"); tokens.size() when unbalanced.
 size_t
 closing(const std::vector<Token>& tokens, size_t open)
@@ -427,6 +441,50 @@ void
 read_register_operators(const std::vector<Token>& code, size_t at, SourceScan& scan)
 {
   Reader(code, scan).register_operators(at);
+}
+
+void
+read_python_module(const std::vector<Token>& code, size_t at, SourceScan& scan)
+{
+  int line = code[at].line;
+  size_t close = code.size();
+  std::optional<std::vector<std::vector<Token>>> args = call_arguments(code, at + 1, close);
+  if (!args || args->size() != 2 || (*args)[0].size() != 1 || (*args)[0][0].kind != Kind::ident
+      || close + 1 >= code.size() || !is_punct(code[close + 1], "{")) {
+    scan.problems.push_back(fmt::format("{}:{}: PYBIND11_MODULE without a module name and a block: its functions "
+                                        "are not read",
+                                        scan.file, line));
+    return;
+  }
+  scan.module_code =
+    scan.module_code.empty() ? fmt::format("{}:{}: PYBIND11_MODULE", scan.file, line) : scan.module_code;
+  const std::string& module = (*args)[0][0].text;
+  if (module != "TORCH_EXTENSION_NAME" && scan.module_name.empty()) {
+    scan.module_name = module;
+  }
+  size_t end = closing_brace(code, close + 1);
+  for (size_t i = close + 2; i + 2 < end; ++i) {
+    if (!is_punct(code[i], ".") || code[i + 1].kind != Kind::ident || code[i + 1].text != "def"
+        || !is_punct(code[i + 2], "(")) {
+      continue;
+    }
+    size_t call_close = code.size();
+    std::optional<std::vector<std::vector<Token>>> call = call_arguments(code, i + 2, call_close);
+    std::optional<std::string> name = call && !call->empty() ? string_argument(call->front()) : std::nullopt;
+    if (!name) {
+      scan.problems.push_back(
+        fmt::format("{}:{}: a PYBIND11_MODULE function named by no string literal: skipped", scan.file, code[i].line));
+      continue;
+    }
+    FoundOp found{{}, {scan.file, code[i].line}};
+    found.op.name = *name;
+    std::string function = call->size() > 1 ? function_of((*call)[1]) : "";
+    // Inferred as for an op, under a stand-in namespace: the module's name is the library's, known later.
+    found.op.schema = function.empty() ? "" : infer_torch_schema(code, function, "_::" + *name);
+    found.inferred = !found.op.schema.empty();
+    scan.functions.push_back(found);
+    i = call_close;
+  }
 }
 
 } // namespace opkit::adopt::torch_scan_detail

@@ -28,6 +28,12 @@ read_torch_library(const std::vector<Token>& code, size_t at, bool impl, SourceS
 void
 read_register_operators(const std::vector<Token>& code, size_t at, SourceScan& scan);
 
+// PYBIND11_MODULE(name, m) { m.def("f", &f, ...); }: the file is a Python
+// module's (scan.module_code, module_name unless TORCH_EXTENSION_NAME), whose
+// functions are scan.functions, each with the schema torch would infer from f.
+void
+read_python_module(const std::vector<Token>& code, size_t at, SourceScan& scan);
+
 // The schema torch infers for op `name` ("ns::op") from the C++ function
 // `function` defined or declared in `code` (configs/adopt/torch_cpp_types.yaml):
 // "ns::op(Tensor _0, int? _1) -> Tensor _0". "" when the function is not

@@ -174,10 +174,12 @@ FrameworkTable::from_node(Node root, const std::string& name)
     std::string prefix = entry.first.scalar();
     common.cuda_include_map.emplace_back(prefix, yaml::get_string_list(cuda["include_map"], prefix.c_str(), name));
   }
+  std::vector<std::string> module_headers;
   if (Node module = root["extension_module"]) {
-    yaml::expect_keys(module, {"compile_flags", "libraries"}, name);
+    yaml::expect_keys(module, {"compile_flags", "libraries", "headers"}, name);
     common.module_compile_flags = yaml::get_string_list(module, "compile_flags", name);
     common.module_libraries = yaml::get_string_list(module, "libraries", name);
+    module_headers = yaml::get_string_list(module, "headers", name);
   }
   if (Node pch = root["pch"]) {
     yaml::expect_keys(pch, {"headers", "defines", "include_prefixes"}, name);
@@ -203,6 +205,7 @@ FrameworkTable::from_node(Node root, const std::string& name)
     }
   }
   table.m_default_targets = yaml::get_string_list(root, "default_targets", name);
+  table.m_module_headers = module_headers;
   table.m_init_template = yaml::get_string_or(root, "init_template", name, "tensorflow-op");
   table.m_wheel_init = yaml::get_string_or(root, "wheel_init", name, "__init__.py");
   table.m_python_module_library = yaml::get_string_or(root, "python_module_library", name, "");

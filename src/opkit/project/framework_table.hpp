@@ -153,6 +153,9 @@ public:
   const std::string& init_template() const { return m_init_template; }
   // The versions `opkit new` writes into targets when none are given ("1.12", "2.10.1").
   const std::vector<std::string>& default_targets() const { return m_default_targets; }
+  // The headers whose #include makes a source a Python module's (extension_module.headers;
+  // a prefix when it ends in '/'): `opkit init` gives its library python_module.
+  const std::vector<std::string>& module_headers() const { return m_module_headers; }
   // The `sdk:` section; empty fields where the table has none.
   const SdkLayout& sdk_layout() const { return m_sdk_layout; }
 
@@ -213,6 +216,7 @@ private:
   std::string m_init_template;
   std::string m_wheel_init;
   std::string m_python_module_library;
+  std::vector<std::string> m_module_headers;
   SdkLayout m_sdk_layout;
   std::vector<std::pair<Version, FrameworkFlags>> m_ranges; // sorted by `since`
   std::vector<std::string> m_dtypes;
