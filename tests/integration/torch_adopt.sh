@@ -157,3 +157,28 @@ grep -q '\[\[3.25, 4.5\]' opkit.yaml || fail "the segment_max vector changed: ad
 run_opkit 1 test --python --torch 2.8
 expect_contains "$work/out" '^    segkit::segment_max \(torch\.ops\.segkit\.segment_max\) vector 0 "values and rows": MISMATCH$'
 expect_contains "$work/out" '^      actual   out = \[\[3\.25,4(\.0)?\],'
+
+# The tree's own package (segkit/, which loads _segment and _gather from beside
+# itself): init named it, and `package wheel` packs it, no wrapper, one wheel
+# per release holding that release's libraries in segkit/; pip installs each
+# beside its torch and the package's own import runs an op.
+expect_contains "$work/init.out" '^found: Python package segkit \(segkit/__init__\.py\): `opkit package wheel` packs it with the libraries$'
+expect_contains opkit.yaml '^package: segkit '
+run_opkit 0 package wheel
+for v in 2.5.1:3.10 2.8.0:3.11; do
+  version=${v%%:*} venv="$OPKIT_VENVS/torch-${v%%:*}-py${v##*:}"
+  wheel=$(ls dist/segkit-0.1.0+torch$version-py3-none-*.whl 2>/dev/null | head -n 1)
+  [ -n "$wheel" ] || fail "no wheel for torch $version: $(ls dist)"
+  python3 -m zipfile -l "$wheel" >"$work/members"
+  expect_contains "$work/members" '^segkit/_segment\.so '
+  expect_contains "$work/members" '^segkit/_gather\.so '
+  expect_contains "$work/members" '^segkit/__init__\.py '
+  ! grep -q '^test/' "$work/members" || fail "the wheel holds the tree's tests"
+  "$venv/bin/pip" install --quiet --no-index --no-deps --target "$work/site-$version" "$wheel" ||
+    fail "pip could not install $wheel beside torch $version"
+  (cd "$work" && PYTHONPATH="$work/site-$version" "$venv/bin/python" -c '
+import torch, segkit
+assert segkit.segment_sum(torch.tensor([[1.0], [2.0], [3.0]]), torch.tensor([0, 1, 3])).tolist() == [[1.0], [5.0]]
+print("imported", segkit.__file__)') >"$work/imported" 2>&1 || fail "import segkit with torch $version: $(cat "$work/imported")"
+  expect_contains "$work/imported" "^imported $work/site-$version/segkit/__init__\\.py$"
+done

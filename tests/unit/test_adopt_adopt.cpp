@@ -321,6 +321,7 @@ TEST(AdoptAdopt, AnExtensionWhoseClassIsChosenKeepsItsPythonModuleAndCudaSources
   const project::LibrarySpec& library = adoption.libraries[0];
   EXPECT_EQ(library.output, "_C.so");
   EXPECT_EQ(library.python_module, "kit._C") << "setup.py's name for a library whose source defines PyInit__C";
+  EXPECT_EQ(adoption.package, "kit") << "kit/__init__.py: the tree's own package";
   EXPECT_TRUE(contains_line(adoption.report, "found: Python module kit._C (kit/csrc/ops.cpp:6: defines PyInit__C): "
                                              "built per CPython, imported by that name"));
   EXPECT_EQ(library.settings.at(0).sources, (std::vector<std::string>{"kit/csrc/ops.cpp"}));

@@ -107,9 +107,8 @@ TEST(Manifest, RuleErrorsPointAtTheOffendingNode)
             "opkit.yaml:14:16: unknown dtype 'flaot' (did you mean float?)");
   EXPECT_EQ(
     error_of(replace(k_good, "sources:", "srcs:")),
-    "opkit.yaml:17:1: unknown key 'srcs' (expected one of: name, version, template, op, sources, when, libraries, "
-    "targets, "
-    "build, settings)");
+    "opkit.yaml:17:1: unknown key 'srcs' (expected one of: name, version, package, template, op, sources, when, "
+    "libraries, targets, build, settings)");
   EXPECT_EQ(error_of(replace(k_good, "name: zero_out", "name: ZeroOut")),
             "opkit.yaml:1:7: invalid project name 'ZeroOut': it must be snake_case (did you mean 'zero_out'?)");
   EXPECT_EQ(error_of(replace(k_good, "\"2.10.1\"", "\"2.x\"")), "opkit.yaml:20:15: invalid TensorFlow version '2.x'");
@@ -529,4 +528,19 @@ TEST(Manifest, APythonModuleIsNamedByItsDottedNameAndItsFilePerPython)
                                 "    sources: [src/zo.cpp]\n    python_module: zo_pkg._C\n    output: libzo.so\n");
   EXPECT_NE(error_of(renamed).find("output 'libzo.so' of python_module zo_pkg._C must be _C.so"), std::string::npos)
     << error_of(renamed);
+}
+
+// package: the tree's own top-level Python package, one name.
+TEST(Manifest, ThePackageIsOneTopLevelName)
+{
+  std::string text = replace(k_torch, "template: torch-op\n", "template: torch-op\npackage: zo_pkg\n");
+  EXPECT_EQ(parse_manifest(text, "opkit.yaml", "/p").package, "zo_pkg");
+  EXPECT_EQ(parse_manifest(k_torch, "opkit.yaml", "/p").package, "");
+  std::string dotted = replace(k_torch, "template: torch-op\n", "template: torch-op\npackage: zo.pkg\n");
+  EXPECT_NE(error_of(dotted).find("opkit.yaml:3:10: package 'zo.pkg' is the top-level Python package"),
+            std::string::npos)
+    << error_of(dotted);
+  std::string bad = replace(k_torch, "template: torch-op\n", "template: torch-op\npackage: 9pkg\n");
+  EXPECT_NE(error_of(bad).find("package '9pkg' must be a dotted Python module name"), std::string::npos)
+    << error_of(bad);
 }

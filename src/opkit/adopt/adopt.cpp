@@ -491,6 +491,15 @@ plan_adoption(const AdoptedTree& tree, const std::string& folder, const AdoptOpt
     planner.guess_versions(library);
     planner.guess_device(library);
     planner.add_module(library, group);
+    // setup.py's segkit._segment: the library belongs to the tree's package segkit/, when the tree has it.
+    std::string package = group.python_module.substr(0, group.python_module.find('.'));
+    if (adoption.package.empty() && group.python_module.find('.') != std::string::npos
+        && tree.has_file(package + "/__init__.py")) {
+      adoption.package = package;
+      adoption.report.push_back(fmt::format("found: Python package {} ({}/__init__.py): `opkit package wheel` packs "
+                                            "it with the libraries",
+                                            package, package));
+    }
     adoption.libraries.push_back(library);
   }
   adoption.report.insert(adoption.report.end(), notes.begin(), notes.end());

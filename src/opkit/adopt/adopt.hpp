@@ -29,6 +29,7 @@ struct Adoption
   std::vector<std::string> include_dirs;       // build.include_dirs, relative to the project ("." first)
   std::vector<project::SettingsBlock> when;    // build.when: the compatibility blocks
   std::vector<project::LibrarySpec> libraries; // settings[0]: sources; settings[1], if any: `device: gpu` sources
+  std::string package; // the tree's own Python package setup.py's extensions are in ("segkit"), if it has one
   // One line per finding: "found: ...", "guessed: ...", "note: ...", "unresolved: ...".
   std::vector<std::string> report;
 };

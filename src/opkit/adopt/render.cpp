@@ -161,6 +161,7 @@ render_manifest(const Adoption& adoption)
                     "# \"guessed\"); `opkit build` and `opkit test` use it. Edit it freely: opkit init never\n"
                     "# overwrites it.\n";
   out += fmt::format("name: {}\nversion: 0.1.0\n", scalar(adoption.name));
+  out += adoption.package.empty() ? "" : fmt::format("package: {} # the tree's own Python package\n", adoption.package);
   if (adoption.framework != "tensorflow") { // the template says what the project builds for
     out += fmt::format("template: {}\n", project::FrameworkTable::get(adoption.framework).init_template());
   }

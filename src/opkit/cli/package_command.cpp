@@ -453,8 +453,7 @@ add_wheel(CLI::App& package_app, int& exit_code)
     options.tf_specs = flags.versions.for_framework(manifest.framework);
     prepare_libraries(manifest, options.tf_specs, options.build_root, flags.no_build, options.dry_run);
     // A tree with its own package (python_module:) gets a wheel per release; a template project one wheel.
-    bool own = std::any_of(manifest.libraries.begin(), manifest.libraries.end(),
-                           [](const project::LibrarySpec& library) { return !library.python_module.empty(); });
+    bool own = !package::own_package(manifest).empty();
     std::vector<package::WheelResult> results =
       own ? package::package_own_wheels(manifest, options)
           : std::vector<package::WheelResult>{package::package_wheel(manifest, options)};

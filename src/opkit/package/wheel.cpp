@@ -74,7 +74,9 @@ package_members(const project::Manifest& manifest, const std::vector<BuiltLibrar
   stdfs::path wrapper = manifest.root / "python" / (manifest.name + "_ops.py");
   std::error_code ec;
   if (!stdfs::is_regular_file(wrapper, ec)) {
-    fail(ExitCode::usage, "{}: the Python wrapper is missing", wrapper);
+    throw Error(ExitCode::usage, fmt::format("{}: the Python wrapper is missing", wrapper),
+                "an adopted tree with its own Python package names it in opkit.yaml (`package: <folder>`, as "
+                "`opkit init` writes it), and `package wheel` packs that package instead");
   }
   std::string pkg = manifest.name;
   std::vector<ArchiveMember> members = {
@@ -89,26 +91,6 @@ package_members(const project::Manifest& manifest, const std::vector<BuiltLibrar
     result.libraries.push_back(path);
   }
   return members;
-}
-
-// The package an adopted tree's Python modules belong to (the first part of
-// their python_module): every module names the same one.
-std::string
-own_package(const project::Manifest& manifest)
-{
-  std::string package;
-  for (const project::LibrarySpec& library : manifest.libraries) {
-    if (library.python_module.empty()) {
-      continue;
-    }
-    std::string first = library.python_module.substr(0, library.python_module.find('.'));
-    if (!package.empty() && first != package) {
-      fail(ExitCode::usage, "{}: the Python modules belong to two packages ({} and {}): a wheel holds one",
-           manifest.root / "opkit.yaml", package, first);
-    }
-    package = first;
-  }
-  return package;
 }
 
 // The package's own Python files (<root>/<package>/**/*.py), as the wheel
@@ -151,9 +133,14 @@ std::string
 library_place(const project::Manifest& manifest, const BuiltLibrary& built)
 {
   const project::LibrarySpec* library = manifest.select_libraries({built.name}).front();
-  std::string module =
-    library->python_module.empty() ? own_package(manifest) + "." + library->name : library->python_module;
-  std::string folder = module.substr(0, module.rfind('.'));
+  if (library->python_module.empty()) {
+    return own_package(manifest) + "/" + built.path.filename().string();
+  }
+  size_t last = library->python_module.rfind('.');
+  if (last == std::string::npos) {
+    return built.path.filename().string(); // a top-level module: beside the package
+  }
+  std::string folder = library->python_module.substr(0, last);
   std::replace(folder.begin(), folder.end(), '.', '/');
   return folder + "/" + built.path.filename().string();
 }
@@ -236,6 +223,25 @@ check_requirement(const std::string& requirement)
 }
 
 } // namespace
+
+std::string
+own_package(const project::Manifest& manifest)
+{
+  std::string package = manifest.package;
+  for (const project::LibrarySpec& library : manifest.libraries) {
+    size_t dot = library.python_module.find('.');
+    if (dot == std::string::npos) {
+      continue; // no module, or a top-level one: no package
+    }
+    std::string first = library.python_module.substr(0, dot);
+    if (!package.empty() && first != package) {
+      fail(ExitCode::usage, "{}: the libraries belong to two Python packages ({} and {}): a wheel holds one",
+           manifest.root / "opkit.yaml", package, first);
+    }
+    package = first;
+  }
+  return package;
+}
 
 std::string
 record_hash(const std::string& sha256_base64)

@@ -47,6 +47,11 @@ package_wheel(const project::Manifest& manifest, const WheelOptions& options);
 std::vector<WheelResult>
 package_own_wheels(const project::Manifest& manifest, const WheelOptions& options);
 
+// The tree's own Python package: opkit.yaml's `package:`, else the package
+// its libraries' python_module names; "" for none. Two packages: Error(usage).
+std::string
+own_package(const project::Manifest& manifest);
+
 // "sha256=<urlsafe base64, no padding>" as RECORD wants it.
 std::string
 record_hash(const std::string& sha256_base64);

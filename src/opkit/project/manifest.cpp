@@ -144,11 +144,11 @@ library_name(const Node& node, const std::string& name)
   return library;
 }
 
-// python_module: dotted Python identifiers ("extension_cpp._C"); "" when absent.
+// python_module (or `key`): dotted Python identifiers ("extension_cpp._C"); "" when absent.
 std::string
-python_module_name(const Node& node, const std::string& name)
+python_module_name(const Node& node, const std::string& name, const char* key = "python_module")
 {
-  std::string module = yaml::get_string_or(node, "python_module", name, "");
+  std::string module = yaml::get_string_or(node, key, name, "");
   if (module.empty()) {
     return module;
   }
@@ -157,8 +157,8 @@ python_module_name(const Node& node, const std::string& name)
                       && std::all_of(part.begin(), part.end(),
                                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
     if (!identifier) {
-      fail(ExitCode::usage, "{}: python_module '{}' must be a dotted Python module name, e.g. my_package._C",
-           yaml::where(name, node["python_module"]), module);
+      fail(ExitCode::usage, "{}: {} '{}' must be a dotted Python module name, e.g. my_package._C",
+           yaml::where(name, node[key]), key, module);
     }
   }
   return module;
@@ -292,7 +292,9 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
     fail(ExitCode::usage, "{}: expected a mapping at the top level", yaml::where(name, doc));
   }
   yaml::expect_keys(
-    doc, {"name", "version", "template", "op", "sources", "when", "libraries", "targets", "build", "settings"}, name);
+    doc,
+    {"name", "version", "package", "template", "op", "sources", "when", "libraries", "targets", "build", "settings"},
+    name);
   Manifest manifest;
   manifest.root = root;
   manifest.name = yaml::get_string(doc, "name", name);
@@ -306,6 +308,11 @@ parse_manifest(const std::string& text, const std::string& name, const std::file
   }
   manifest.template_name = yaml::get_string_or(doc, "template", name, "tensorflow-op");
   manifest.version = yaml::get_string_or(doc, "version", name, "0.1.0");
+  manifest.package = yaml::get_string_or(doc, "package", name, "");
+  if (!manifest.package.empty() && python_module_name(doc, name, "package").find('.') != std::string::npos) {
+    fail(ExitCode::usage, "{}: package '{}' is the top-level Python package beside opkit.yaml: one name, no dots",
+         yaml::where(name, doc["package"]), manifest.package);
+  }
   std::optional<Version> own_version = parse_version(manifest.version);
   if (!own_version || !own_version->suffix.empty()) {
     fail(ExitCode::usage, "{}: version '{}' must be dotted numbers, e.g. 0.1.0", yaml::where(name, doc["version"]),

@@ -129,10 +129,14 @@ struct LibrarySpec
 // is one library named after the project, with output lib<name>.so.
 struct Manifest
 {
-  std::filesystem::path root;               // the folder holding opkit.yaml
-  std::string name;                         // the project's name, snake_case
-  std::string template_name;                // the template it came from
-  std::string version = "0.1.0";            // the op's own version, for packages
+  std::filesystem::path root;    // the folder holding opkit.yaml
+  std::string name;              // the project's name, snake_case
+  std::string template_name;     // the template it came from
+  std::string version = "0.1.0"; // the op's own version, for packages
+  // The tree's own Python package (a folder beside opkit.yaml with an
+  // __init__.py, as setup.py's extensions name it: segkit for segkit._segment):
+  // `package wheel` packs it with each library where it imports it. "" for none.
+  std::string package;
   std::vector<LibrarySpec> libraries;       // at least one for a compiled project
   std::vector<SettingsBlock> settings;      // build: settings every library gets
   std::string framework = "tensorflow";     // what it builds for: targets.tensorflow or targets.torch
