@@ -306,7 +306,7 @@ struct Planner
       return;
     }
     library.python_module = !group.python_module.empty() ? group.python_module : !name.empty() ? name : library.name;
-    std::string last = library.python_module.substr(library.python_module.rfind('.') + 1);
+    std::string last = library.module_name();
     library.output = last + ".so";
     adoption.report.push_back(fmt::format("found: Python module {} ({}): built per CPython, imported by that name",
                                           library.python_module, module->module_code));

@@ -231,6 +231,12 @@ find_built_libraries(const project::Manifest& manifest, const std::vector<std::s
   for (const std::string& spec : specs) {
     BuiltTarget target{spec, sdk::resolve_sdk(spec, manifest.framework), {}, {}, {}};
     target.in_use = sdk::use_sdk(target.sdk);
+    std::vector<const sdk::PythonBuildFacts*> module_pythons_facts; // the Pythons a module is built for here
+    if (any_module(libraries)) {
+      for (const std::string& python : module_pythons(target.sdk, pythons)) {
+        module_pythons_facts.push_back(&sdk::python_build_facts(python, "the Python modules of " + manifest.name));
+      }
+    }
     for (const project::LibrarySpec* library : libraries) {
       if (!library->builds_for(target.sdk.version, target.sdk.cuda.is_cuda_build)) {
         target.skipped.push_back(
@@ -242,9 +248,8 @@ find_built_libraries(const project::Manifest& manifest, const std::vector<std::s
       if (library->python_module.empty()) {
         files.emplace_back("", target_dir(root, target.sdk) / library->output);
       } else {
-        for (const std::string& python : module_pythons(target.sdk, pythons)) {
-          const sdk::PythonBuildFacts& facts = sdk::python_build_facts(python, library->python_module);
-          files.emplace_back(python, target_dir(root, target.sdk) / library->module_file(facts.ext_suffix));
+        for (const sdk::PythonBuildFacts* facts : module_pythons_facts) {
+          files.emplace_back(facts->version, target_dir(root, target.sdk) / library->module_file(facts->ext_suffix));
         }
       }
       for (const auto& [python, path] : files) {
@@ -286,6 +291,7 @@ library_inputs(const project::Manifest& manifest, const std::vector<const projec
                const sdk::Sdk& sdk, const std::vector<sdk::PythonBuildFacts>& pythons)
 {
   std::vector<LibraryInput> inputs;
+  std::optional<project::FrameworkFlags> flags; // a module's framework flags, read at the first module
   for (const project::LibrarySpec* library : selected) {
     if (!library->builds_for(sdk.version, sdk.cuda.is_cuda_build)) {
       continue;
@@ -302,9 +308,11 @@ library_inputs(const project::Manifest& manifest, const std::vector<const projec
       inputs.push_back(input);
       continue;
     }
-    project::FrameworkFlags flags = project::FrameworkTable::get(sdk.framework).flags_for(sdk.version);
+    if (!flags) {
+      flags = project::FrameworkTable::get(sdk.framework).flags_for(sdk.version);
+    }
     for (const sdk::PythonBuildFacts& python : pythons) {
-      inputs.push_back(module_input(input, *library, python, flags));
+      inputs.push_back(module_input(input, *library, python, *flags));
     }
   }
   return inputs;

@@ -55,7 +55,7 @@ module_input(const LibraryInput& base, const project::LibrarySpec& library, cons
   LibraryInput input = base;
   input.name = library.name + "-" + sdk::cpython_tag(python.version);
   input.output = library.module_file(python.ext_suffix);
-  input.extension_name = library.python_module.substr(library.python_module.rfind('.') + 1);
+  input.extension_name = library.module_name();
   input.include_dirs.push_back(python.include_dir.string());
   input.cflags.insert(input.cflags.begin(), flags.module_compile_flags.begin(), flags.module_compile_flags.end());
   input.libs.insert(input.libs.end(), flags.module_libraries.begin(), flags.module_libraries.end());

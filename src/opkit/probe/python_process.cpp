@@ -60,7 +60,7 @@ run_probe_in_python(const sdk::Sdk& sdk, const stdfs::path& probe, const stdfs::
                                    project::FrameworkTable::get(sdk.framework).python_module(),
                                    (dir / "libopkit_probe_report.so").string(), stdfs::absolute(library).string()};
   if (!module.empty()) { // imported as its package imports it, by its last name
-    argv.push_back(module.substr(module.rfind('.') + 1));
+    argv.push_back(module);
   }
   ProbeReport report = read_probe_run(run_process(argv, options), "the load probe in " + venv.string(), library);
   report.python_process = fmt::format("{}'s own Python ({}): {}", sdk.id, venv.filename().string(), reason);

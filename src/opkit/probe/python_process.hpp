@@ -26,8 +26,8 @@ needs_framework_python(const sdk::Sdk& sdk, const std::filesystem::path& library
 // The load probe's load, inside the framework's own Python (the release's
 // venv: templates/probe/load_in_python.py with the SDK's reporter, `probe`'s
 // folder). `reason` is needs_framework_python's, kept in the report. A
-// Python module (`module`: opkit.yaml's python_module, "extension_cpp._C") is
-// imported by its last name, as its package imports it, and its public
+// Python module (`module`: the name it is imported by, python_module's last
+// part, "_C") is imported so, as its package imports it, and its public
 // functions are reported.
 ProbeReport
 run_probe_in_python(const sdk::Sdk& sdk, const std::filesystem::path& probe, const std::filesystem::path& library,

@@ -180,7 +180,7 @@ parse_run(const std::string& out, const project::OpSpec& op, VectorOutcome base,
 void
 run_op(const stdfs::path& script, const fs::Folder& dir, const project::Manifest& manifest,
        const project::LibrarySpec& library, const stdfs::path& path, const project::OpSpec& op,
-       const std::string& vectors_text, PythonVectorsReport& report)
+       const std::string& vectors_text, bool function, PythonVectorsReport& report)
 {
   std::string safe = op.name; // Vendor>Op, ns::op.overload
   std::replace(safe.begin(), safe.end(), '>', '_');
@@ -194,9 +194,7 @@ run_op(const stdfs::path& script, const fs::Folder& dir, const project::Manifest
   options.env_set["PYTHONDONTWRITEBYTECODE"] = "1";
   log_info("{} {}: running {} vector(s) of {} ...", report.framework, report.version, op.tests.size(), op.name);
   std::vector<std::string> argv = {report.python.string(), script.string(), path.string(), op.name, vectors.string()};
-  if (std::find_if(library.functions.begin(), library.functions.end(),
-                   [&](const project::OpSpec& f) { return &f == &op; })
-      != library.functions.end()) {
+  if (function) {
     argv.push_back(library.python_module); // a module's function: the runner imports the module, then calls it
   }
   ProcessResult result = run_process(argv, options);
@@ -315,7 +313,7 @@ test_in_framework_versions(const project::Manifest& manifest, const std::vector<
       for (const std::vector<project::OpSpec>* list : {&library->ops, &library->functions}) {
         for (const project::OpSpec& op : *list) {
           if (!op.tests.empty()) {
-            run_op(script, dir, manifest, *library, path, op, vectors.at(&op), report);
+            run_op(script, dir, manifest, *library, path, op, vectors.at(&op), list == &library->functions, report);
           }
         }
       }

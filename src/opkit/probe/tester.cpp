@@ -93,14 +93,15 @@ const char* k_lock_file = "opkit.lock";
 
 // The library loaded as its framework's process loads it: in the load probe's
 // own process, or in the framework's own Python where only that has what the
-// library needs (python_process).
+// library needs (python_process); a Python module (`spec`'s python_module) imported there by its name.
 ProbeReport
-probe_library(const sdk::Sdk& sdk, const stdfs::path& probe, const stdfs::path& library, const std::string& module = "")
+probe_library(const sdk::Sdk& sdk, const stdfs::path& probe, const stdfs::path& library,
+              const project::LibrarySpec* spec = nullptr)
 {
-  if (!module.empty()) {
-    std::string reason = fmt::format("it is the Python module {}, which Python imports", module);
+  if (spec != nullptr && !spec->python_module.empty()) {
+    std::string reason = fmt::format("it is the Python module {}, which Python imports", spec->python_module);
     log_info("importing {} in {}'s own Python: {}", library.filename(), sdk.id, reason);
-    return run_probe_in_python(sdk, probe, library, reason, module);
+    return run_probe_in_python(sdk, probe, library, reason, spec->module_name());
   }
   std::string reason;
   try {
@@ -286,7 +287,7 @@ test_project(const project::Manifest& manifest, const std::vector<std::string>& 
       TestTarget target{one.spec, one.sdk.id, one.sdk.version.str(), library->name, path, {}, {}, true, {}, {}};
       target.framework_library = one.sdk.framework_library;
       log_info("probing {} in {} ...", path.filename(), one.sdk.id);
-      target.report = probe_library(one.sdk, ensure_probe(one.sdk), path, library->python_module);
+      target.report = probe_library(one.sdk, ensure_probe(one.sdk), path, library);
       target.check_differs = check_differs(host, one.sdk, path, target.report);
       target.compared = !library->ops.empty() || !library->functions.empty(); // else the lock alone is its contract
       if (target.report.loaded && target.compared) {

@@ -174,7 +174,7 @@ parse_library(const Node& node, const std::string& name, const std::string& fram
   LibrarySpec library;
   library.name = library_name(node, name);
   library.python_module = python_module_name(node, name);
-  std::string module_base = library.python_module.substr(library.python_module.rfind('.') + 1);
+  std::string module_base = library.module_name();
   library.output = yaml::get_string_or(
     node, "output", name, library.python_module.empty() ? "lib" + library.name + ".so" : module_base + ".so");
   if (!library.python_module.empty() && library.output != module_base + ".so") {
@@ -215,12 +215,11 @@ parse_library(const Node& node, const std::string& name, const std::string& fram
            yaml::where(name, item));
     }
     OpSpec function = parse_op(item, name, framework);
-    std::string module = module_base;
-    if (function.name.substr(0, function.name.find("::")) != module || !function.kernels.empty()) {
+    if (function.name.substr(0, function.name.find("::")) != module_base || !function.kernels.empty()) {
       fail(ExitCode::usage,
            "{}: function '{}' of python_module {}: its schema is named {}::<function>, with no "
            "kernels",
-           yaml::where(name, item), function.name, library.python_module, module);
+           yaml::where(name, item), function.name, library.python_module, module_base);
     }
     library.functions.push_back(std::move(function));
   }
@@ -488,7 +487,13 @@ load_manifest(const std::filesystem::path& dir)
 std::string
 LibrarySpec::module_file(const std::string& ext_suffix) const
 {
-  return python_module.empty() ? output : python_module.substr(python_module.rfind('.') + 1) + ext_suffix;
+  return python_module.empty() ? output : module_name() + ext_suffix;
+}
+
+std::string
+LibrarySpec::module_name() const
+{
+  return python_module.substr(python_module.rfind('.') + 1); // npos + 1 == 0: a top-level module is its whole name
 }
 
 bool

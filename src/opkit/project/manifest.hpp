@@ -116,6 +116,8 @@ struct LibrarySpec
   // Tensor"), with test vectors `opkit test --python` calls them on.
   std::vector<OpSpec> functions = {};
 
+  // The name Python imports a module by, python_module's last part ("_C"); "" for a plain library.
+  std::string module_name() const;
   // The file of a module for one CPython's extension suffix; `output` for a plain library.
   std::string module_file(const std::string& ext_suffix) const;
 
