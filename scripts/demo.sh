@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job end to end on a fresh machine, the EasyRec user's journey:
-# install dependencies, build the opkit binary (only it), fetch the official
+# install dependencies, build the opkit binary (with its man page and completions), fetch the official
 # TF 1.12.0 and 2.10.1 wheels and import both SDKs, make the venvs (EasyRec's
 # PyPI release with TF 1.12 on Python 3.6; TF 1.12 and 2.10.1 for opkit test
 # --python), then scaffold an EasyRec component on raw text, build it for both
@@ -38,7 +38,7 @@ venv_log="$demo_dir/easyrec-env.log"
 bash scripts/easyrec-env.sh >"$venv_log" 2>&1 &
 venv_pid=$!
 
-phase "build the opkit binary" env OPKIT_BUILD_TARGETS=opkit bash scripts/build.sh
+phase "build the opkit binary" env OPKIT_BUILD_TARGETS="opkit opkit_docs" bash scripts/build.sh
 
 import_sdks() {
   local wheel

@@ -35,6 +35,13 @@ run_opkit() {
   fi
 }
 
+# fail_run <stdout-file> <stderr-file> <message>: a script's run failed: its last lines, then fail.
+fail_run() {
+  echo "--- stdout" >&2; tail -n 40 "$1" >&2
+  echo "--- stderr (the last command is the one that failed)" >&2; tail -n 40 "$2" >&2
+  fail "$3"
+}
+
 # expect_contains <file> <extended regex>
 expect_contains() {
   grep -Eq -- "$2" "$1" || { echo "--- $1" >&2; cat "$1" >&2; fail "$1 does not match /$2/"; }
