@@ -249,6 +249,45 @@ names = sorted(r["name"] for r in json.load(open(sys.argv[1]))["runtimes"])
 assert names == sorted(sys.argv[2].split()), names
 PY
 
+# --- --json on failure: stdout ends with the command's failure document (an
+# opkit error, a usage error), valid against the command's schema; every --json
+# flag names its schema, and the schema file exists.
+empty_home=$(mktemp -d)
+OPKIT_HOME="$empty_home" run_opkit 3 sdk info 9.9 --json
+expect_json_failure opkit.sdk-1 3
+python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["error"]; assert "opkit sdk fetch" in e["hint"], e' \
+  "$work/out" || fail "sdk info --json's failure has no hint: $(cat "$work/out")"
+OPKIT_HOME="$empty_home" run_opkit 3 sdk remove 2.10 --json
+expect_json_failure opkit.sdk-remove-1 3
+OPKIT_HOME="$empty_home" run_opkit 2 sdk list --json --bogus
+expect_json_failure opkit.sdk-list-1 2
+run_opkit 2 sdk info --json
+expect_json_failure opkit.sdk-1 2
+run_opkit 2 new 9bad --json
+expect_json_failure opkit.new-1 2
+(cd "$empty_home" && "$OPKIT" build --tf 9.9 --json >"$work/out" 2>"$work/err") && fail "build outside a project succeeded"
+expect_json_failure opkit.build-1 2
+(cd "$empty_home" && "$OPKIT" test --json >"$work/out" 2>"$work/err") && fail "test outside a project succeeded"
+expect_json_failure opkit.test-1 2
+(cd "$empty_home" && "$OPKIT" test --python --json >"$work/out" 2>"$work/err") && fail "test --python outside a project succeeded"
+expect_json_failure opkit.test-python-1 2
+run_opkit 2 check "$empty_home/missing.so" --tf 2.10 --json
+expect_json_failure opkit.check-1 2
+run_opkit 2 package verify "$empty_home" --json
+expect_json_failure opkit.package-verify-1 2
+rm -rf "$empty_home"
+# Without --json, stdout stays empty on failure.
+run_opkit 2 sdk info
+[ ! -s "$work/out" ] || fail "a failure without --json printed to stdout"
+for words in "sdk add" "sdk list" "sdk fetch" "sdk info" "sdk remove" "sdk gc" new build test check "profile list" \
+             "package easyrec" "package wheel" "package saved-model" "package tf-serving" "package verify" publish "config list"; do
+  # shellcheck disable=SC2086
+  schema=$("$OPKIT" $words --help | sed -n 's/^ *--json .*(schema \(opkit\.[a-z-]*\)\/\([0-9]*\).*/\1-\2/p')
+  [ -n "$schema" ] || fail "opkit $words --help: --json names no schema"
+  [ -f "$OPKIT_SOURCE_DIR/schemas/$schema.schema.json" ] || fail "opkit $words --json: no schemas/$schema.schema.json"
+  grep -q '"failure"' "$OPKIT_SOURCE_DIR/schemas/$schema.schema.json" || fail "schemas/$schema.schema.json has no failure"
+done
+
 # --- no opkit.yaml here or above: one line naming the folder
 outside=$(mktemp -d)
 trap 'rm -rf "$outside"' EXIT

@@ -2,6 +2,7 @@
 // `ccache -p` and `pip config list`), one setting's value, the files read,
 // and `config set` into the user config file.
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/json_failure.hpp"
 #include "opkit/sdk/pip_config.hpp"
 #include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
@@ -114,7 +115,7 @@ add_config_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   config->require_subcommand(1);
 
   CLI::App* list = config->add_subcommand("list", "Every setting: its effective value and its origin");
-  list->add_flag("--json", global.json, "Print JSON (schema opkit.config/1)");
+  add_json_flag(list, global.json, "opkit.config/1", "Print JSON");
   list->add_flag("--show-secrets", show_secrets, "Show passwords and tokens in URLs as they are (masked: ****)");
   list->callback([&global] { run_config_list(global); });
 

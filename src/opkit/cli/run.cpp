@@ -1,6 +1,7 @@
 #include "opkit/cli/run.hpp"
 
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/json_failure.hpp"
 #include "opkit/cli/version.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/log.hpp"
@@ -104,6 +105,18 @@ verbose_on_line(int argc, char** argv)
   return false;
 }
 
+// --json anywhere before `--`: a usage error may stop the parse before the flag.
+bool
+json_on_line(int argc, char** argv)
+{
+  for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i) {
+    if (std::string(argv[i]) == "--json") {
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 bool
@@ -195,10 +208,15 @@ run(int argc, char** argv)
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "opkit: error: %s\n", usage_error_line(app, e).c_str());
+    std::string line = usage_error_line(app, e);
+    print_json_failure(app, json_on_line(argc, argv), ExitCode::usage, line, "");
+    std::fprintf(stderr, "opkit: error: %s\n", line.c_str());
     return static_cast<int>(ExitCode::usage);
   } catch (const Error& e) {
     std::fflush(stdout);
+    // --json: the failure document ends stdout (json_failure.hpp).
+    print_json_failure(app, false, e.code(), mask_secrets(e.what()).substr(0, k_max_error_bytes),
+                       mask_secrets(e.hint()));
     // One line, so scripts and CI logs show the whole story in one place.
     // Paths and names in it may come from untrusted files: escaped, so the line
     // stays one printable line.
@@ -208,11 +226,13 @@ run(int argc, char** argv)
     return static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
     std::fflush(stdout);
+    print_json_failure(app, false, ExitCode::system, "out of memory", "");
     std::fprintf(stderr, "opkit: error: out of memory\n");
     return static_cast<int>(ExitCode::system);
   } catch (const std::exception& e) {
     // A bug: every expected failure is an opkit::Error. Still one line, not an abort.
     std::fflush(stdout);
+    print_json_failure(app, false, ExitCode::system, "internal error: " + mask_secrets(e.what()), "please report it");
     std::fprintf(stderr, "opkit: error: internal error: %s (please report it)\n",
                  escape_clipped(mask_secrets(e.what()), k_max_error_bytes).c_str());
     return static_cast<int>(ExitCode::system);
