@@ -51,6 +51,20 @@ option_lines(const std::vector<OptionInfo>& options)
   return text;
 }
 
+// "Examples:" and the lines as typed (no filling), indented.
+std::string
+example_lines(const std::vector<std::string>& examples)
+{
+  if (examples.empty()) {
+    return "";
+  }
+  std::string text = fmt::format(".PP\n{}\n.RS 4\n.nf\n", examples.size() == 1 ? "Example:" : "Examples:");
+  for (const std::string& line : examples) {
+    text += roff(line) + "\n";
+  }
+  return text + ".fi\n.RE\n";
+}
+
 std::string
 synopsis(const CommandInfo& command)
 {
@@ -75,7 +89,7 @@ command_sections(const CommandInfo& command, std::string& text)
     if (!sub.commands.empty()) {
       text += fmt::format(".PP\nCommands: {}.\n", roff(join(sub.command_names(), ", ")));
     }
-    text += option_lines(sub.positionals) + option_lines(sub.options);
+    text += option_lines(sub.positionals) + option_lines(sub.options) + example_lines(sub.examples);
     command_sections(sub, text);
   }
 }
@@ -174,6 +188,7 @@ man_page(const CommandInfo& tree, const std::string& version)
           "stderr. Commands: "
           + roff(join(tree.command_names(), ", ")) + ".\n";
   text += ".SH GLOBAL OPTIONS\nThese work before or after the command.\n" + option_lines(tree.options);
+  text += example_lines(tree.examples);
   text += ".SH COMMANDS\n";
   command_sections(tree, text);
   text += ".SH EXIT STATUS\n"

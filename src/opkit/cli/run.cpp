@@ -1,6 +1,7 @@
 #include "opkit/cli/run.hpp"
 
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/help_format.hpp"
 #include "opkit/cli/json_failure.hpp"
 #include "opkit/cli/version.hpp"
 #include "opkit/util/error.hpp"
@@ -156,6 +157,7 @@ run(int argc, char** argv)
   }
   CLI::App app{"opkit: build, check and ship custom ops for every framework version you target"};
   app.name("opkit");
+  app.formatter(help_formatter()); // opkit's words; every command added below takes it
   // --version with -v/--verbose anywhere on the line adds the build facts.
   app.set_version_flag("--version", [argc, argv] {
     std::string text = version_text(verbose_on_line(argc, argv));
