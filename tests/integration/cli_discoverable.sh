@@ -279,9 +279,9 @@ for command in $top; do
 done
 expect_contains "$work/man.txt" '^EXIT STATUS'
 # Each command's examples, as its --help shows them.
-expect_contains "$work/man.txt" '^ +Examples:$'
-expect_contains "$work/man.txt" '^ +opkit sdk fetch tensorflow==2\.10\.1$'
-expect_contains "$work/man.txt" '^ +opkit build --tf 2\.10\.1 -j 8 --dry-run$'
+expect_contains "$work/man.txt" '^[[:space:]]+Examples:$'
+expect_contains "$work/man.txt" '^[[:space:]]+opkit sdk fetch tensorflow==2\.10\.1$'
+expect_contains "$work/man.txt" '^[[:space:]]+opkit build --tf 2\.10\.1 -j 8 --dry-run$'
 expect_contains "$work/man.txt" '--directory'
 # ENVIRONMENT and FILES come from configs/settings.yaml: every variable, with its setting's key.
 awk '/^ENVIRONMENT/ {on = 1; next} /^[A-Z]/ {on = 0} on' "$work/man.txt" >"$work/man.env"

@@ -181,7 +181,8 @@ OPKIT_VENVS="$work/venvs" OPKIT_PYTHON_3_6="$work/fakepy/python3.6" \
   python3 "$work/ptys.py" "$work/tty.out" "$work/tty.err" "$OPKIT" test --python --json --no-build || rc=$?
 [ "$rc" -eq 3 ] || { cat "$work/tty.out" "$work/tty.err" >&2; fail "test --python with a failing pip exited $rc, expected 3"; }
 if grep -q '^Collecting' "$work/tty.out"; then fail "pip's output went to stdout on a terminal: $(cat "$work/tty.out")"; fi
-cp "$work/tty.out" "$work/out" && cp "$work/tty.err" "$work/err" && tr -d '\r' <"$work/tty.err" >"$work/err"
+# (the error line, after the status line's escapes, as the failure document's message)
+cp "$work/tty.out" "$work/out" && tr -d '\r' <"$work/tty.err" | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/.*(opkit: error:)/\1/' >"$work/err"
 expect_json_failure opkit.test-python-1 3
 # On a terminal pip's lines are the status line's; the error line ends with its last ones.
 expect_contains "$work/tty.err" 'opkit: error: pip install pip==21\.3\.1: failed \(exit 1\): .*no network here'
