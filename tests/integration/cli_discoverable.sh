@@ -205,6 +205,9 @@ runtimes=$("$OPKIT" profile list | awk '{print $1}' | sort)
 expect_completion "$runtimes" opkit check --runtime ""
 expect_completion "$runtimes" opkit build --runtime ""
 expect_completion "$(printf '%s\n' 0 1)" opkit build --abi ""
+# Setting keys for config get and set (configs/settings.yaml).
+expect_completion "$(printf '%s\n' cache cache_remote)" opkit config get cache
+expect_completion "$(printf '%s\n' index_url)" opkit config set ind
 # A value of an option is not taken for a command: `-C build <TAB>` is still at the top.
 expect_completion "$(echo "$top" | sort)" opkit -C build ""
 

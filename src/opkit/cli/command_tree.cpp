@@ -17,6 +17,13 @@ offered_values()
   return values;
 }
 
+std::map<const CLI::Option*, std::string>&
+offered_commands()
+{
+  static std::map<const CLI::Option*, std::string> commands;
+  return commands;
+}
+
 OptionInfo
 describe_option(const CLI::Option& option)
 {
@@ -34,6 +41,10 @@ describe_option(const CLI::Option& option)
   info.value_name = value_name(option);
   info.description = option.get_description();
   info.repeatable = option.get_items_expected_max() > 1;
+  auto command = offered_commands().find(&option);
+  if (command != offered_commands().end()) {
+    info.values_command = command->second;
+  }
   auto found = offered_values().find(&option);
   if (found != offered_values().end()) {
     info.values = found->second();
@@ -76,6 +87,12 @@ void
 offer_values(CLI::Option* option, std::function<std::vector<std::string>()> values)
 {
   offered_values()[option] = std::move(values);
+}
+
+void
+offer_command(CLI::Option* option, const std::string& opkit_args)
+{
+  offered_commands()[option] = opkit_args;
 }
 
 CommandInfo

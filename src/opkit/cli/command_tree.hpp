@@ -15,6 +15,7 @@ struct OptionInfo
   std::string description;
   std::vector<std::string> values; // the fixed set it takes, when it has one (completions)
   bool repeatable = false;         // a positional that takes several values
+  std::string values_command;      // else opkit's arguments that print them at completion time ("sdk list --ids all")
 };
 
 struct CommandInfo

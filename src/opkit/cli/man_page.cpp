@@ -37,13 +37,15 @@ option_lines(const std::vector<OptionInfo>& options)
   std::string text;
   for (const OptionInfo& option : options) {
     std::vector<std::string> names;
+    bool positional = !option.names.empty() && option.names.front().front() != '-';
     for (const std::string& name : option.names) {
-      names.push_back("\\fB" + roff(name) + "\\fR");
+      names.push_back("\\fB" + roff(positional ? option.value_name : name) + "\\fR");
     }
+    // A set too long for the line (setting keys) is named, not listed.
     std::string value;
-    if (!option.values.empty()) {
+    if (!option.values.empty() && join(option.values, "|").size() <= 40) {
       value = " \\fI" + roff(join(option.values, "|")) + "\\fR";
-    } else if (!option.value_name.empty()) {
+    } else if (!option.value_name.empty() && !positional) {
       value = " \\fI" + roff(option.value_name) + "\\fR";
     }
     text += fmt::format(".TP\n{}{}\n{}\n", join(names, ", "), value, roff(option.description));
@@ -73,7 +75,7 @@ synopsis(const CommandInfo& command)
     text += " [\\fIOPTIONS\\fR]";
   }
   for (const OptionInfo& positional : command.positionals) {
-    text += " \\fI" + roff(positional.names.front()) + "\\fR" + (positional.repeatable ? "..." : "");
+    text += " \\fI" + roff(positional.value_name) + "\\fR" + (positional.repeatable ? "..." : "");
   }
   if (!command.commands.empty()) {
     text += " \\fICOMMAND\\fR";

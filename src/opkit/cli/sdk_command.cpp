@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 namespace opkit::cli {
@@ -58,6 +59,30 @@ run_sdk_list(const GlobalOptions& global)
   }
   for (const sdk::Sdk& sdk : sdks) {
     print_sdk_line(sdk);
+  }
+}
+
+// `sdk list --ids FRAMEWORK`: what --tf, --torch, sdk info and sdk remove take,
+// for the completions: every id, then each version once.
+void
+print_sdk_ids(const std::string& framework)
+{
+  std::vector<std::string> ids;
+  std::vector<std::string> versions;
+  for (const sdk::Sdk& sdk : sdk::list_sdks()) {
+    if (framework != "all" && sdk.framework != framework) {
+      continue;
+    }
+    ids.push_back(sdk.id);
+    if (std::find(versions.begin(), versions.end(), sdk.version.str()) == versions.end()) {
+      versions.push_back(sdk.version.str());
+    }
+  }
+  for (const std::string& line : ids) {
+    fmt::print("{}\n", line);
+  }
+  for (const std::string& line : versions) {
+    fmt::print("{}\n", line);
   }
 }
 
@@ -122,8 +147,16 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 
   CLI::App* list = sdk_app->add_subcommand("list", "List the imported SDKs");
   add_json_flag(list, global.json, "opkit.sdk-list/1", "Print JSON");
+  // Hidden, for the shell completions: each SDK's id and version, a line each.
+  static std::string ids_of;
+  list->add_option("--ids", ids_of, "The ids and versions of FRAMEWORK's SDKs (all: every one), a line each")
+    ->group("");
   list->callback([&global, &exit_code] {
-    run_sdk_list(global);
+    if (!ids_of.empty()) {
+      print_sdk_ids(ids_of);
+    } else {
+      run_sdk_list(global);
+    }
     exit_code = 0;
   });
   add_json_flag(add, global.json, "opkit.sdk/1", "Print the imported SDK's facts as JSON");
@@ -161,7 +194,8 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 
   static std::string which;
   CLI::App* info = sdk_app->add_subcommand("info", "Show one SDK's facts");
-  info->add_option("sdk", which, "An SDK id (tensorflow-2.10.1) or version (2.10)")->required();
+  offer_command(info->add_option("sdk", which, "An SDK id (tensorflow-2.10.1) or version (2.10)")->required(),
+                "sdk list --ids all");
   add_json_flag(info, global.json, "opkit.sdk/1", "Print JSON");
   info->callback([&global, &exit_code] {
     sdk::Sdk sdk = sdk::find_sdk(which);
@@ -202,7 +236,8 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 
   static std::string victim;
   CLI::App* remove = sdk_app->add_subcommand("remove", "Remove an SDK from the store");
-  remove->add_option("sdk", victim, "An SDK id (tensorflow-2.10.1) or version (2.10)")->required();
+  offer_command(remove->add_option("sdk", victim, "An SDK id (tensorflow-2.10.1) or version (2.10)")->required(),
+                "sdk list --ids all");
   add_json_flag(remove, global.json, "opkit.sdk-remove/1", "Print what was removed as JSON");
   remove->callback([&global, &exit_code] {
     sdk::Sdk sdk = sdk::find_sdk(victim);
