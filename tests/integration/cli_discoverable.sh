@@ -81,7 +81,7 @@ for words in $(echo "$command_paths" | tr ' ' '+'); do
   words=${words//+/ }
   # shellcheck disable=SC2086
   "$OPKIT" $words --help >"$work/help.out" || fail "opkit$words --help failed"
-  if grep -nE 'INT:|TEXT|REQUIRED|Excludes:|Needs:| SUBCOMMAND$|Positionals:|:POSITIVE|:\{' "$work/help.out"; then
+  if grep -nE 'INT:|TEXT|REQUIRED|Excludes:|Needs:| SUBCOMMAND$|Positionals:|^Subcommands:|:POSITIVE|:\{' "$work/help.out"; then
     fail "opkit$words --help speaks CLI11's jargon"
   fi
   if [ -n "$words" ]; then
@@ -166,8 +166,8 @@ expect_contains "$work/err" "unknown key 'kernals' \(did you mean 'kernels'\? "
 rm -rf typo_op
 
 # The commands as CLI11's own help lists them (not as the renderers see them).
-subcommands() { # <opkit args...>: the names under "Subcommands:" of that help
-  "$OPKIT" "$@" --help | awk '/^Subcommands:/ {on = 1; next} on && /^$/ {on = 0} on && NF {print $1}'
+subcommands() { # <opkit args...>: the names under "Commands:" of that help
+  "$OPKIT" "$@" --help | awk '/^Commands:/ {on = 1; next} on && /^$/ {on = 0} on && NF {print $1}'
 }
 top=$(subcommands)
 [ "$(echo "$top" | wc -l)" -ge 10 ] || fail "opkit --help lists too few commands: $top"

@@ -95,6 +95,14 @@ public:
     return option->get_required() ? name : "[" + name + "]";
   }
 
+  // CLI11 heads them with their group, "Subcommands".
+  std::string make_subcommands(const CLI::App* app, CLI::AppFormatMode mode) const override
+  {
+    std::string text = CLI::Formatter::make_subcommands(app, mode);
+    size_t head = text.find("\nSubcommands:\n");
+    return head == std::string::npos ? text : text.replace(head, 14, "\nCommands:\n");
+  }
+
   std::string make_footer(const CLI::App* app) const override
   {
     std::string text;
