@@ -30,13 +30,12 @@ ran_json_flag(const CLI::App& app)
   while (!level->get_subcommands().empty()) {
     level = level->get_subcommands().back();
   }
-  for (const CLI::Option* option : level->get_options()) {
-    auto found = json_flags().find(option);
-    if (found != json_flags().end()) {
-      return {option, &found->second};
-    }
+  const CLI::Option* option = level->get_option_no_throw("--json");
+  auto found = json_flags().find(option);
+  if (option == nullptr || found == json_flags().end()) {
+    return {nullptr, nullptr};
   }
-  return {nullptr, nullptr};
+  return {option, &found->second};
 }
 
 } // namespace
