@@ -73,9 +73,101 @@ run_opkit 2 help sdk ad
 expect_one_error_line
 expect_contains "$work/err" 'sdk ad: no such command \(did you mean sdk add\?\)'
 
+# --- help in opkit's words: no CLI11 jargon, the global options in every
+# command's help, and examples that parse with opkit's own CLI
+command_paths=$("$OPKIT" completion bash | sed -n "s/^    'opkit\(.*\)')\$/\1/p")
+[ "$(echo "$command_paths" | wc -l)" -ge 30 ] || fail "too few commands in the bash completion: $command_paths"
+for words in $(echo "$command_paths" | tr ' ' '+'); do
+  words=${words//+/ }
+  # shellcheck disable=SC2086
+  "$OPKIT" $words --help >"$work/help.out" || fail "opkit$words --help failed"
+  if grep -nE 'INT:|TEXT|REQUIRED|Excludes:|Needs:| SUBCOMMAND$|Positionals:|^Subcommands:|:POSITIVE|:\{' "$work/help.out"; then
+    fail "opkit$words --help speaks CLI11's jargon"
+  fi
+  if [ -n "$words" ]; then
+    for global in '-C,--directory DIR' '-v,--verbose' '-q,--quiet'; do
+      grep -qF -- "  $global" "$work/help.out" || fail "opkit$words --help lacks the global option $global"
+    done
+  fi
+  awk '/^Examples?:$/ {on = 1; next} on && /^$/ {on = 0} on' "$work/help.out" >"$work/examples"
+  [ -s "$work/examples" ] || fail "opkit$words --help has no example"
+  while read -r example; do
+    case "$example" in "opkit$words"*) ;; *) fail "opkit$words's example is of another command: $example" ;; esac
+    # shellcheck disable=SC2086
+    OPKIT_PARSE_ONLY=1 "$OPKIT" ${example#opkit } >/dev/null 2>"$work/parse.err" || fail "opkit$words's example does not parse: $example: $(cat "$work/parse.err")"
+  done < <(sed 's/ *>.*//' "$work/examples")
+done
+run_opkit 0 build --help
+expect_contains "$work/out" '^  -j,--jobs N '
+expect_contains "$work/out" '^  --abi 0\|1 '
+expect_contains "$work/out" '^  --tf VERSION\.\.\. '
+expect_contains "$work/out" '^  --build-dir DIR '
+expect_contains "$work/out" '^  --cache .*\(not with --no-cache\)$'
+run_opkit 0 sdk add --help
+expect_contains "$work/out" '^Usage: opkit sdk add \[OPTIONS\] SOURCE$'
+# Usage errors in the same words.
+run_opkit 2 sdk add
+expect_one_error_line
+[ "$(cat "$work/err")" = "opkit: error: opkit sdk add: missing SOURCE (see opkit sdk add --help)" ] || fail "sdk add: $(cat "$work/err")"
+run_opkit 2 build --jobs
+expect_contains "$work/err" '^opkit: error: opkit build: --jobs needs a value \(N\) '
+run_opkit 2 build --cache --no-cache
+expect_contains "$work/err" '^opkit: error: opkit build: --cache and --no-cache cannot go together: give one of them '
+run_opkit 2 build --abi 3
+expect_contains "$work/err" '^opkit: error: opkit build: --abi: 3 is not one of 0\|1 '
+run_opkit 2 build --jobs 0
+expect_contains "$work/err" '^opkit: error: opkit build: --jobs: 0 is not a positive number '
+# Typos get the name meant; other words get no guess (never --force -> --torch).
+while read -r line typo meant; do
+  # shellcheck disable=SC2086
+  run_opkit 2 ${line//+/ } $typo
+  expect_one_error_line
+  if [ "$meant" = - ]; then
+    if grep -q 'did you mean' "$work/err"; then fail "opkit $line $typo guessed: $(cat "$work/err")"; fi
+  else
+    grep -qF "(did you mean ${meant//+/ }?)" "$work/err" || fail "opkit $line $typo: expected $meant, got: $(cat "$work/err")"
+  fi
+done <<'TYPOS'
+build --force -
+test --force -
+check --gpu -
+build --verbsoe --verbose
+build --vrebose --verbose
+build --jbos --jobs
+build --dyr-run --dry-run
+build --no-chekc --no-check
+build --torhc --torch
+build --buidl-dir --build-dir
+build --release -
+build --debug -
+build --target -
+sdk fech sdk+fetch
+sdk lsit sdk+list
+sdk remvoe sdk+remove
+new+zz --tempalte --template
+package wheell package+wheel
+package --json -
+check --profil --profile
+TYPOS
+# Template names and opkit.yaml keys get the nearest name too.
+run_opkit 2 new typo_op --template tensorflow_op
+expect_one_error_line
+expect_contains "$work/err" "'tensorflow_op': unknown template \(did you mean tensorflow-op\? available: "
+run_opkit 2 new typo_op --template zzz
+if grep -q 'did you mean' "$work/err"; then fail "--template zzz guessed: $(cat "$work/err")"; fi
+run_opkit 0 new typo_op --tf 2.10.1
+sed -i 's/^sources:/sorces:/' typo_op/opkit.yaml
+run_opkit 2 -C typo_op build --dry-run
+expect_one_error_line
+expect_contains "$work/err" "opkit\.yaml:[0-9]+:1: unknown key 'sorces' \(did you mean 'sources'\? expected one of: "
+sed -i 's/^sorces:/sources:/; s/^  kernels:/  kernals:/' typo_op/opkit.yaml
+run_opkit 2 -C typo_op build --dry-run
+expect_contains "$work/err" "unknown key 'kernals' \(did you mean 'kernels'\? "
+rm -rf typo_op
+
 # The commands as CLI11's own help lists them (not as the renderers see them).
-subcommands() { # <opkit args...>: the names under "Subcommands:" of that help
-  "$OPKIT" "$@" --help | awk '/^Subcommands:/ {on = 1; next} on && /^$/ {on = 0} on && NF {print $1}'
+subcommands() { # <opkit args...>: the names under "Commands:" of that help
+  "$OPKIT" "$@" --help | awk '/^Commands:/ {on = 1; next} on && /^$/ {on = 0} on && NF {print $1}'
 }
 top=$(subcommands)
 [ "$(echo "$top" | wc -l)" -ge 10 ] || fail "opkit --help lists too few commands: $top"
@@ -113,6 +205,9 @@ runtimes=$("$OPKIT" profile list | awk '{print $1}' | sort)
 expect_completion "$runtimes" opkit check --runtime ""
 expect_completion "$runtimes" opkit build --runtime ""
 expect_completion "$(printf '%s\n' 0 1)" opkit build --abi ""
+# Setting keys for config get and set (configs/settings.yaml).
+expect_completion "$(printf '%s\n' cache cache_remote)" opkit config get cache
+expect_completion "$(printf '%s\n' index_url)" opkit config set ind
 # A value of an option is not taken for a command: `-C build <TAB>` is still at the top.
 expect_completion "$(echo "$top" | sort)" opkit -C build ""
 
@@ -186,6 +281,10 @@ for command in $top; do
   done
 done
 expect_contains "$work/man.txt" '^EXIT STATUS'
+# Each command's examples, as its --help shows them.
+expect_contains "$work/man.txt" '^[[:space:]]+Examples:$'
+expect_contains "$work/man.txt" '^[[:space:]]+opkit sdk fetch tensorflow==2\.10\.1$'
+expect_contains "$work/man.txt" '^[[:space:]]+opkit build --tf 2\.10\.1 -j 8 --dry-run$'
 expect_contains "$work/man.txt" '--directory'
 # ENVIRONMENT and FILES come from configs/settings.yaml: every variable, with its setting's key.
 awk '/^ENVIRONMENT/ {on = 1; next} /^[A-Z]/ {on = 0} on' "$work/man.txt" >"$work/man.env"
@@ -248,6 +347,45 @@ import json, sys
 names = sorted(r["name"] for r in json.load(open(sys.argv[1]))["runtimes"])
 assert names == sorted(sys.argv[2].split()), names
 PY
+
+# --- --json on failure: stdout ends with the command's failure document (an
+# opkit error, a usage error), valid against the command's schema; every --json
+# flag names its schema, and the schema file exists.
+empty_home=$(mktemp -d)
+OPKIT_HOME="$empty_home" run_opkit 3 sdk info 9.9 --json
+expect_json_failure opkit.sdk-1 3
+python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["error"]; assert "opkit sdk fetch" in e["hint"], e' \
+  "$work/out" || fail "sdk info --json's failure has no hint: $(cat "$work/out")"
+OPKIT_HOME="$empty_home" run_opkit 3 sdk remove 2.10 --json
+expect_json_failure opkit.sdk-remove-1 3
+OPKIT_HOME="$empty_home" run_opkit 2 sdk list --json --bogus
+expect_json_failure opkit.sdk-list-1 2
+run_opkit 2 sdk info --json
+expect_json_failure opkit.sdk-1 2
+run_opkit 2 new 9bad --json
+expect_json_failure opkit.new-1 2
+(cd "$empty_home" && "$OPKIT" build --tf 9.9 --json >"$work/out" 2>"$work/err") && fail "build outside a project succeeded"
+expect_json_failure opkit.build-1 2
+(cd "$empty_home" && "$OPKIT" test --json >"$work/out" 2>"$work/err") && fail "test outside a project succeeded"
+expect_json_failure opkit.test-1 2
+(cd "$empty_home" && "$OPKIT" test --python --json >"$work/out" 2>"$work/err") && fail "test --python outside a project succeeded"
+expect_json_failure opkit.test-python-1 2
+run_opkit 2 check "$empty_home/missing.so" --tf 2.10 --json
+expect_json_failure opkit.check-1 2
+run_opkit 2 package verify "$empty_home" --json
+expect_json_failure opkit.package-verify-1 2
+rm -rf "$empty_home"
+# Without --json, stdout stays empty on failure.
+run_opkit 2 sdk info
+[ ! -s "$work/out" ] || fail "a failure without --json printed to stdout"
+for words in "sdk add" "sdk list" "sdk fetch" "sdk info" "sdk remove" "sdk gc" new build test check "profile list" \
+             "package easyrec" "package wheel" "package saved-model" "package tf-serving" "package verify" publish "config list"; do
+  # shellcheck disable=SC2086
+  schema=$("$OPKIT" $words --help | sed -n 's/^ *--json .*(schema \(opkit\.[a-z-]*\)\/\([0-9]*\).*/\1-\2/p')
+  [ -n "$schema" ] || fail "opkit $words --help: --json names no schema"
+  [ -f "$OPKIT_SOURCE_DIR/schemas/$schema.schema.json" ] || fail "opkit $words --json: no schemas/$schema.schema.json"
+  grep -q '"failure"' "$OPKIT_SOURCE_DIR/schemas/$schema.schema.json" || fail "schemas/$schema.schema.json has no failure"
+done
 
 # --- no opkit.yaml here or above: one line naming the folder
 outside=$(mktemp -d)

@@ -68,4 +68,26 @@ run_opkit 2 check up_op
 expect_one_error_line
 expect_contains "$work/err" 'up_op: a folder, not a library'
 
+# Completion of the imported SDKs: the scripts ask opkit itself (`sdk list --ids`,
+# hidden), as git and cargo do; bash and fish run for real against this store.
+"$OPKIT" sdk list --json | python3 -c 'import json, sys
+sdks = json.load(sys.stdin)
+print("\n".join(sorted({s["id"] for s in sdks if s["framework"] == "tensorflow"} | {s["version"] for s in sdks if s["framework"] == "tensorflow"})))' >"$work/tf-ids"
+grep -qx 'tensorflow-1\.12\.0' "$work/tf-ids" && grep -qx '1\.12\.0' "$work/tf-ids" || fail "the store has no TF 1.12.0: $(cat "$work/tf-ids")"
+run_opkit 0 sdk list --ids tensorflow
+[ "$(sort "$work/out")" = "$(cat "$work/tf-ids")" ] || fail "sdk list --ids tensorflow: $(cat "$work/out")"
+"$OPKIT" completion bash >"$work/opkit.bash"
+complete_bash() { # <words...>: the last is the word being completed
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _opkit
+           printf "%s\n" "${COMPREPLY[@]}" | sort' _ "$work/opkit.bash" "$@"
+}
+[ "$(complete_bash "$OPKIT" build --tf "")" = "$(cat "$work/tf-ids")" ] || fail "bash: build --tf: $(complete_bash "$OPKIT" build --tf "")"
+[ "$(complete_bash "$OPKIT" check x.so --tf 1.1)" = "$(grep '^1\.1' "$work/tf-ids")" ] || fail "bash: check --tf 1.1"
+[ "$(complete_bash "$OPKIT" sdk info tensorflow-1.12)" = tensorflow-1.12.0 ] || fail "bash: sdk info: $(complete_bash "$OPKIT" sdk info tensorflow-1.12)"
+[ "$(complete_bash "$OPKIT" sdk remove tensorflow-1.1)" = "$(grep '^tensorflow-1\.1' "$work/tf-ids")" ] || fail "bash: sdk remove"
+"$OPKIT" completion fish >"$work/opkit.fish"
+complete_fish() { PATH="$(dirname "$OPKIT"):$PATH" fish -c "source $work/opkit.fish; complete -C '$1'" | cut -f1 | sort; }
+[ "$(complete_fish 'opkit build --tf ')" = "$(cat "$work/tf-ids")" ] || fail "fish: build --tf: $(complete_fish 'opkit build --tf ')"
+[ "$(complete_fish 'opkit sdk info tensorflow-1.12')" = tensorflow-1.12.0 ] || fail "fish: sdk info: $(complete_fish 'opkit sdk info tensorflow-1.12')"
+
 echo "PASS: $test_name"

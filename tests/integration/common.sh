@@ -67,6 +67,23 @@ wheel_for() {
   echo "$found"
 }
 
+# expect_json_failure <schema-name> <exit-code>: after a failed run_opkit ... --json,
+# stdout holds one failure document of that schema (schemas/README.md): the
+# schema id, that exit code and its name, the message stderr's error line starts with.
+expect_json_failure() {
+  expect_json_schema "$1" "$work/out"
+  python3 - "$work/out" "$1" "$2" "$work/err" <<'PY' || fail "stdout is not $1's failure document with exit $2: $(cat "$work/out")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+report, major = sys.argv[2].rsplit("-", 1)
+assert doc["schema"] == report + "/" + major, doc
+assert doc["exit_code"] == int(sys.argv[3]), doc
+assert doc["error"]["kind"] == {1: "failed", 2: "usage", 3: "missing", 4: "system"}[doc["exit_code"]], doc
+line = open(sys.argv[4], errors="replace").read().splitlines()[-1]
+assert line.startswith("opkit: error: " + doc["error"]["message"][:40]), (line, doc)
+PY
+}
+
 # expect_json_schema <schema-name> <file>: the file holds one JSON value (or, with
 # --lines, one per line) valid against schemas/<schema-name>.schema.json (e.g.
 # opkit.build-1), checked by the jsonschema package from PyPI, in a venv of the

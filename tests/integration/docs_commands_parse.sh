@@ -141,7 +141,7 @@ for path in files:
         result = parse(args)
         checked += 1
         if (result.returncode == 2 and inline and
-                re.search(r"is required|required \w+ missing|missing the command", result.stderr)):
+                re.search(r": missing (?:[A-Z_]+|--?[a-z-]+) \(|: --?[a-z-]+ needs a value \(|missing the command", result.stderr)):
             problem = reference_problem(args)
             if problem is None:
                 references += 1

@@ -47,7 +47,10 @@ json 0 opkit.sdk-remove-1 sdk remove 1.12 --json
 [ "$(field removed)" = tensorflow-1.12.0 ] || fail "sdk remove --json: $(cat "$work/out")"
 run_opkit 3 sdk remove 1.12 --json
 expect_one_error_line
-[ ! -s "$work/out" ] || fail "a failed sdk remove --json printed to stdout"
+expect_json_failure opkit.sdk-remove-1 3
+# A version the index does not have: the failure document, exit 2.
+run_opkit 2 sdk fetch tensorflow==1.13.1 --index-url "http://127.0.0.1:$(cat "$work/port")/simple/" --json
+expect_json_failure opkit.sdk-fetch-1 2
 json 0 opkit.sdk-gc-1 sdk gc --json
 export OPKIT_HOME=$shared_home
 
@@ -72,6 +75,16 @@ sed -i 's/      constraints: {T: \[int32, float\]}/      constraints: {T: [int32
 json 1 opkit.test-1 test --json
 [ "$(field ok)" = false ] || fail "a mismatch passed"
 cp "$work/opkit.yaml.bak" opkit.yaml
+# Failures before any report: stdout still ends with the command's failure document.
+run_opkit 3 build --tf 9.9 --json
+expect_json_failure opkit.build-1 3
+cp src/json_op_kernels.cc "$work/kernels.bak"
+echo 'this is not C++' >>src/json_op_kernels.cc
+run_opkit 1 test --json
+expect_json_failure opkit.test-1 1
+run_opkit 1 test --python --json
+expect_json_failure opkit.test-python-1 1
+cp "$work/kernels.bak" src/json_op_kernels.cc
 
 # --- packages, their manifests, verify
 json 0 opkit.package-wheel-1 package wheel --json
@@ -119,7 +132,7 @@ json 0 opkit.publish-1 publish "$wheel" "$put/ok/$(basename "$wheel")" --json
 [ "$(field status)" = 201 ] && [ "$(field attempts)" = 1 ] || fail "publish --json: $(cat "$work/out")"
 run_opkit 1 publish "$wheel" "$put/forbidden/x.whl" --json
 expect_one_error_line
-[ ! -s "$work/out" ] || fail "a failed publish --json printed to stdout"
+expect_json_failure opkit.publish-1 1
 
 # --- test --python --json on a terminal while the venv is made: pip's lines go to
 # stderr, never into stdout's JSON. A stand-in Python 3.6 whose pip says a line and fails.
@@ -167,13 +180,15 @@ rc=0
 OPKIT_VENVS="$work/venvs" OPKIT_PYTHON_3_6="$work/fakepy/python3.6" \
   python3 "$work/ptys.py" "$work/tty.out" "$work/tty.err" "$OPKIT" test --python --json --no-build || rc=$?
 [ "$rc" -eq 3 ] || { cat "$work/tty.out" "$work/tty.err" >&2; fail "test --python with a failing pip exited $rc, expected 3"; }
-if grep -q 'Collecting' "$work/tty.out"; then fail "pip's output went to stdout on a terminal: $(cat "$work/tty.out")"; fi
-[ ! -s "$work/tty.out" ] || fail "stdout of a failed --json run is not empty: $(cat "$work/tty.out")"
+if grep -q '^Collecting' "$work/tty.out"; then fail "pip's output went to stdout on a terminal: $(cat "$work/tty.out")"; fi
+# (the error line, after the status line's escapes, as the failure document's message)
+cp "$work/tty.out" "$work/out" && tr -d '\r' <"$work/tty.err" | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/.*(opkit: error:)/\1/' >"$work/err"
+expect_json_failure opkit.test-python-1 3
 # On a terminal pip's lines are the status line's; the error line ends with its last ones.
 expect_contains "$work/tty.err" 'opkit: error: pip install pip==21\.3\.1: failed \(exit 1\): .*no network here'
 # Not on a terminal, the same lines (pip without --quiet); with -q, only the error line.
 OPKIT_VENVS="$work/venvs" OPKIT_PYTHON_3_6="$work/fakepy/python3.6" run_opkit 3 test --python --json --no-build
-[ ! -s "$work/out" ] || fail "stdout of a failed --json run is not empty"
+expect_json_failure opkit.test-python-1 3
 expect_contains "$work/err" '^Collecting pip \(stand-in pip on stdout\)$'
 OPKIT_VENVS="$work/venvs" OPKIT_PYTHON_3_6="$work/fakepy/python3.6" run_opkit 3 -q test --python --json --no-build
 expect_one_error_line

@@ -15,20 +15,21 @@ namespace {
 CommandInfo
 sample_tree()
 {
-  CommandInfo root{"opkit", "opkit", "the tool", {}, {}, {}, true};
-  root.options.push_back({{"-C", "--directory"}, "TEXT", "Run in DIR", {}, false});
-  root.options.push_back({{"-v", "--verbose"}, "", "Log more", {}, false});
-  CommandInfo sdk{"sdk", "opkit sdk", "SDKs", {}, {}, {}, true};
-  CommandInfo add{"add", "opkit sdk add", "Import a wheel", {}, {}, {}, false};
-  add.positionals.push_back({{"wheel"}, "TEXT", "The wheel", {}, false});
-  CommandInfo list{"list", "opkit sdk list", "List them", {}, {}, {}, false};
-  list.options.push_back({{"--json"}, "", "As JSON", {}, false});
+  CommandInfo root{"opkit", "opkit", "the tool", {}, {}, {}, true, {}};
+  root.options.push_back({{"-C", "--directory"}, "TEXT", "Run in DIR", {}, false, {}});
+  root.options.push_back({{"-v", "--verbose"}, "", "Log more", {}, false, {}});
+  CommandInfo sdk{"sdk", "opkit sdk", "SDKs", {}, {}, {}, true, {}};
+  CommandInfo add{"add", "opkit sdk add", "Import a wheel", {}, {}, {}, false, {}};
+  add.positionals.push_back({{"wheel"}, "TEXT", "The wheel", {}, false, {}});
+  CommandInfo list{"list", "opkit sdk list", "List them", {}, {}, {}, false, {}};
+  list.options.push_back({{"--json"}, "", "As JSON", {}, false, {}});
   sdk.commands = {add, list};
-  CommandInfo build{"build", "opkit build", "Build it", {}, {}, {}, false};
-  build.options.push_back({{"-j", "--jobs"}, "INT", "Jobs", {}, false});
-  build.options.push_back({{"--runtime"}, "TEXT", "Where it runs: [a] 'quoted' -x", {"host", "manylinux2014"}, false});
-  CommandInfo completion{"completion", "opkit completion", "Scripts", {}, {}, {}, false};
-  completion.positionals.push_back({{"shell"}, "TEXT", "The shell", {"bash", "zsh", "fish"}, false});
+  CommandInfo build{"build", "opkit build", "Build it", {}, {}, {}, false, {}};
+  build.options.push_back({{"-j", "--jobs"}, "INT", "Jobs", {}, false, {}});
+  build.options.push_back(
+    {{"--runtime"}, "TEXT", "Where it runs: [a] 'quoted' -x", {"host", "manylinux2014"}, false, {}});
+  CommandInfo completion{"completion", "opkit completion", "Scripts", {}, {}, {}, false, {}};
+  completion.positionals.push_back({{"shell"}, "TEXT", "The shell", {"bash", "zsh", "fish"}, false, {}});
   root.commands = {sdk, build, completion};
   return root;
 }
@@ -136,4 +137,22 @@ TEST(CliManPage, RendersEveryCommandInRoff)
   tricky.commands[1].description = ".so files\n'quoted\\";
   std::string escaped = opkit::cli::man_page(tricky, "0.1.0");
   EXPECT_TRUE(contains(escaped, "\n\\&.so files\n\\&'quoted\\e\n")) << escaped;
+}
+
+TEST(CliCompletion, ValuesOpkitPrintsAreAskedOfItAtCompletionTime)
+{
+  CommandInfo tree = sample_tree();
+  CommandInfo info{"info", "opkit sdk info", "One SDK", {}, {}, {}, false, {}};
+  info.positionals.push_back({{"sdk"}, "SDK", "An SDK", {}, false, "sdk list --ids all"});
+  info.options.push_back({{"--tf"}, "VERSION", "A version", {}, false, "sdk list --ids tensorflow"});
+  tree.commands.front().commands.push_back(info);
+  std::string bash = opkit::cli::bash_completion(tree);
+  EXPECT_TRUE(contains(bash, "'opkit sdk info --tf') COMPREPLY=($(compgen -W \"$(\"${COMP_WORDS[0]}\" sdk list --ids "
+                             "tensorflow 2>/dev/null)\" -- \"$cur\")) ;;"))
+    << bash;
+  EXPECT_TRUE(contains(bash, "$(compgen -W \"$(\"${COMP_WORDS[0]}\" sdk list --ids all 2>/dev/null)\" -- \"$cur\")"));
+  std::string zsh = opkit::cli::zsh_completion(tree);
+  EXPECT_TRUE(contains(zsh, "'*:value:{compadd -- ${(f)\"$(opkit sdk list --ids all 2>/dev/null)\"}}'")) << zsh;
+  std::string fish = opkit::cli::fish_completion(tree);
+  EXPECT_TRUE(contains(fish, "-l 'tf' -x -a '(opkit sdk list --ids tensorflow 2>/dev/null)'")) << fish;
 }

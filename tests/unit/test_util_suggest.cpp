@@ -39,6 +39,19 @@ TEST(CliSuggest, NearestPicksTheClosePlausibleCandidate)
   EXPECT_FALSE(nearest("--", options).has_value()) << "dashes alone are no prefix of anything";
 }
 
+TEST(CliSuggest, NearestLeavesOtherWordsAlone)
+{
+  std::vector<std::string> options = {"--tf", "--torch", "--cpu", "--cuda", "--lib", "--jobs", "--verbose"};
+  EXPECT_FALSE(nearest("--force", options).has_value()) << "2 edits of 5 letters: another word, not a typo";
+  EXPECT_FALSE(nearest("--gpu", options).has_value()) << "a short word's first letter is meant";
+  EXPECT_EQ(nearest("--cpi", options), "--cpu");
+  EXPECT_EQ(nearest("--verbsoe", options), "--verbose");
+  EXPECT_EQ(nearest("--vrebose", options), "--verbose");
+  EXPECT_EQ(nearest("--torhc", options), "--torch");
+  EXPECT_EQ(nearest("tensorflow_op", {"tensorflow-op", "torch-op"}), "tensorflow-op");
+  EXPECT_EQ(nearest("sorces", {"name", "sources", "libraries"}), "sources");
+}
+
 TEST(CliSuggest, NearestNeverProposesTheWordGiven)
 {
   std::vector<std::string> options = {"--tf", "--lib", "-j", "--jobs", "--build-dir"};

@@ -5,6 +5,7 @@
 #include "opkit/project/template_spec.hpp"
 #include "opkit/cli/autobuild.hpp"
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/json_failure.hpp"
 #include "opkit/cli/framework_options.hpp"
 #include "opkit/project/manifest.hpp"
 #include "opkit/util/error.hpp"
@@ -166,7 +167,7 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_flag("--no-wait", no_wait, k_no_wait_help);
   cmd->add_flag("--dry-run", options.dry_run,
                 "Print each target's compiles and links (the commands ninja would run); write nothing");
-  cmd->add_flag("--json", global.json, "Print the report as JSON (schema opkit.build/1)");
+  add_json_flag(cmd, global.json, "opkit.build/1", "Print the report as JSON");
   static std::string popart_sdk;
   cmd->add_option("--popart-sdk", popart_sdk, "popart-op projects: the PopART SDK (default: $POPART_SDK)");
   cmd->callback([&exit_code, &global] {

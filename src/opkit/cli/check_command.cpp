@@ -1,6 +1,7 @@
 #include "opkit/check/profile.hpp"
 #include "opkit/check/target.hpp"
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/json_failure.hpp"
 #include "opkit/cli/framework_options.hpp"
 #include "opkit/cpu/verdict.hpp"
 #include "opkit/project/cpu_baselines.hpp"
@@ -163,7 +164,7 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
                     "The target's CPU: a baseline from configs/cpu/baselines.yaml, or none: no CPU check "
                     "(default: the runtime's, e.g. x86-64-v2; this machine's CPU for host; a profile's own)");
   offer_values(cpu, cpu_baseline_names);
-  cmd->add_flag("--json", global.json, "Print the report as JSON (schema opkit.check/1)");
+  add_json_flag(cmd, global.json, "opkit.check/1", "Print the report as JSON");
   cmd->callback([&global, &exit_code] {
     for (const std::string& library : libraries) {
       fs::require_file(library, "library");
@@ -243,7 +244,7 @@ add_profile_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   });
   CLI::App* list = cmd->add_subcommand("list", "List the runtimes opkit check judges against: host and the policies "
                                                "in configs/runtimes");
-  list->add_flag("--json", global.json, "Print the list as JSON (schema opkit.profile-list/1)");
+  add_json_flag(list, global.json, "opkit.profile-list/1", "Print the list as JSON");
   list->callback([&global, &exit_code] {
     Json runtimes = Json::array();
     runtimes.push_back(

@@ -1,6 +1,7 @@
 #include "opkit/cli/command_tree.hpp"
 
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/help_format.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <map>
@@ -14,6 +15,13 @@ offered_values()
 {
   static std::map<const CLI::Option*, std::function<std::vector<std::string>()>> values;
   return values;
+}
+
+std::map<const CLI::Option*, std::string>&
+offered_commands()
+{
+  static std::map<const CLI::Option*, std::string> commands;
+  return commands;
 }
 
 OptionInfo
@@ -30,22 +38,22 @@ describe_option(const CLI::Option& option)
   } else {
     info.names.push_back(option.get_name(true));
   }
-  if (option.get_type_size_max() > 0) {
-    info.value_name = option.get_type_name();
-  }
+  info.value_name = value_name(option);
   info.description = option.get_description();
   info.repeatable = option.get_items_expected_max() > 1;
+  auto command = offered_commands().find(&option);
+  if (command != offered_commands().end()) {
+    info.values_command = command->second;
+  }
   auto found = offered_values().find(&option);
   if (found != offered_values().end()) {
     info.values = found->second();
   }
   // A CLI::IsMember check shows its set in the type: "INT:{0,1}".
-  size_t set = info.value_name.find(":{");
-  if (set != std::string::npos && info.value_name.back() == '}') {
-    if (info.values.empty()) {
-      info.values = split(info.value_name.substr(set + 2, info.value_name.size() - set - 3), ',');
-    }
-    info.value_name = info.value_name.substr(0, set);
+  std::string type = option.get_type_name();
+  size_t set = type.find(":{");
+  if (set != std::string::npos && type.back() == '}' && info.values.empty()) {
+    info.values = split(type.substr(set + 2, type.size() - set - 3), ',');
   }
   return info;
 }
@@ -58,6 +66,7 @@ describe(const CLI::App& app, const std::string& parent_path)
   info.path = parent_path.empty() ? app.get_name() : parent_path + " " + app.get_name();
   info.description = app.get_description();
   info.needs_command = app.get_require_subcommand_min() > 0;
+  info.examples = examples(info.path);
   for (const CLI::Option* option : app.get_options()) {
     if (option->get_group().empty()) {
       continue; // hidden
@@ -78,6 +87,12 @@ void
 offer_values(CLI::Option* option, std::function<std::vector<std::string>()> values)
 {
   offered_values()[option] = std::move(values);
+}
+
+void
+offer_command(CLI::Option* option, const std::string& opkit_args)
+{
+  offered_commands()[option] = opkit_args;
 }
 
 CommandInfo

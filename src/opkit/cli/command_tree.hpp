@@ -11,10 +11,11 @@ namespace opkit::cli {
 struct OptionInfo
 {
   std::vector<std::string> names; // "-j", "--jobs" (a positional: its name, "library")
-  std::string value_name;         // "TEXT", "INT"; empty for a flag
+  std::string value_name;         // "N", "DIR", "0|1" (help_format's value_name); empty for a flag
   std::string description;
   std::vector<std::string> values; // the fixed set it takes, when it has one (completions)
   bool repeatable = false;         // a positional that takes several values
+  std::string values_command;      // else opkit's arguments that print them at completion time ("sdk list --ids all")
 };
 
 struct CommandInfo
@@ -25,7 +26,8 @@ struct CommandInfo
   std::vector<OptionInfo> options;
   std::vector<OptionInfo> positionals;
   std::vector<CommandInfo> commands;
-  bool needs_command = false; // a bare `opkit sdk` is an error
+  bool needs_command = false;        // a bare `opkit sdk` is an error
+  std::vector<std::string> examples; // `opkit ...` lines (help_examples.cpp)
 
   const CommandInfo* find(const std::string& name) const;
   // The names of its options, short and long ("-j", "--jobs", ...).

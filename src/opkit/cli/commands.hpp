@@ -51,6 +51,12 @@ add_completion_command(CLI::App& app, GlobalOptions& global, int& exit_code);
 void
 offer_values(CLI::Option* option, std::function<std::vector<std::string>()> values);
 
+// The values an option (or positional) takes from what is there when the shell
+// completes it, printed by opkit itself, a line each: `opkit_args` are its
+// arguments ("sdk list --ids tensorflow"), as git and cargo call themselves.
+void
+offer_command(CLI::Option* option, const std::string& opkit_args);
+
 // The app as plain data, for the help, man page and completion renderers.
 struct CommandInfo;
 CommandInfo

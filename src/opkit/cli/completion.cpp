@@ -78,6 +78,25 @@ positional_values(const CommandInfo& command)
   return values;
 }
 
+// The opkit arguments that print a command's positionals' values (empty: none).
+std::string
+positional_command(const CommandInfo& command)
+{
+  for (const OptionInfo& positional : command.positionals) {
+    if (!positional.values_command.empty()) {
+      return positional.values_command;
+    }
+  }
+  return "";
+}
+
+// bash: the words opkit itself prints for `args`, completed against $cur.
+std::string
+bash_asked(const std::string& args)
+{
+  return fmt::format("$(compgen -W \"$(\"${{COMP_WORDS[0]}}\" {} 2>/dev/null)\" -- \"$cur\")", args);
+}
+
 std::string
 one_line(const std::string& text)
 {
@@ -110,6 +129,9 @@ bash_completion(const CommandInfo& tree)
       if (!option.values.empty()) {
         value_cases += fmt::format("      {}) COMPREPLY=($(compgen -W {} -- \"$cur\")) ;;\n", join(patterns, "|"),
                                    words(option.values));
+      } else if (!option.values_command.empty()) {
+        value_cases +=
+          fmt::format("      {}) COMPREPLY=({}) ;;\n", join(patterns, "|"), bash_asked(option.values_command));
       }
     }
   });
@@ -122,11 +144,15 @@ bash_completion(const CommandInfo& tree)
     std::vector<std::string> operands = command.command_names();
     std::vector<std::string> values = positional_values(command);
     operands.insert(operands.end(), values.begin(), values.end());
-    bool files = command.commands.empty() && !command.positionals.empty() && values.empty();
-    command_cases += fmt::format(
-      "    {})\n      if [[ $cur == -* ]]; then\n        COMPREPLY=($(compgen -W {} -- \"$cur\"))\n"
-      "      else\n        COMPREPLY=($(compgen -W {} -- \"$cur\"){})\n      fi ;;\n",
-      sh_quote(command.path), words(option_names), words(operands), files ? " $(compgen -f -- \"$cur\")" : "");
+    std::string asked = positional_command(command);
+    bool files = command.commands.empty() && !command.positionals.empty() && values.empty() && asked.empty();
+    command_cases +=
+      fmt::format("    {})\n      if [[ $cur == -* ]]; then\n        COMPREPLY=($(compgen -W {} -- \"$cur\"))\n"
+                  "      else\n        COMPREPLY=($(compgen -W {} -- \"$cur\"){})\n      fi ;;\n",
+                  sh_quote(command.path), words(option_names), words(operands),
+                  files           ? " $(compgen -f -- \"$cur\")"
+                  : asked.empty() ? ""
+                                  : " " + bash_asked(asked));
   });
   return fmt::format(R"(# bash completion for opkit: `opkit completion bash`, made from opkit's own command tree.
 # Install: source it from ~/.bashrc, or put it in ~/.local/share/bash-completion/completions/opkit.
@@ -178,6 +204,13 @@ zsh_text(const std::string& text)
   return escaped;
 }
 
+// zsh: an _arguments action offering the lines opkit prints for `args`.
+std::string
+zsh_asked(const std::string& args)
+{
+  return fmt::format("{{compadd -- ${{(f)\"$(opkit {} 2>/dev/null)\"}}}}", args);
+}
+
 std::string
 zsh_function(const CommandInfo& command)
 {
@@ -207,6 +240,8 @@ zsh_completion(const CommandInfo& tree)
         std::string value;
         if (!option->values.empty()) {
           value = fmt::format(":{}:({})", zsh_text(option->value_name), join(option->values, " "));
+        } else if (!option->values_command.empty()) {
+          value = fmt::format(":{}:{}", zsh_text(option->value_name), zsh_asked(option->values_command));
         } else if (!option->value_name.empty()) {
           value = fmt::format(":{}:_files", zsh_text(option->value_name));
         }
@@ -230,7 +265,9 @@ zsh_completion(const CommandInfo& tree)
                          specs, described, sh_quote(command.path + " command"), dispatch);
     } else {
       std::vector<std::string> values = positional_values(command);
+      std::string asked = positional_command(command);
       std::string operand = !values.empty()                ? sh_quote(fmt::format("*:value:({})", join(values, " ")))
+                            : !asked.empty()               ? sh_quote("*:value:" + zsh_asked(asked))
                             : !command.positionals.empty() ? std::string("'*:file:_files'")
                                                            : std::string();
       body = fmt::format("  _arguments \\\n{}    {}\n", specs, operand);
@@ -269,15 +306,20 @@ fish_completion(const CommandInfo& tree)
         bool long_name = name.size() > 2 && name[1] == '-';
         names += fmt::format(" {} {}", long_name ? "-l" : "-s", fish_quote(name.substr(long_name ? 2 : 1)));
       }
-      std::string value = !option.values.empty()       ? fmt::format(" -x -a {}", fish_quote(join(option.values, " ")))
+      std::string value = !option.values.empty() ? fmt::format(" -x -a {}", fish_quote(join(option.values, " ")))
+                          : !option.values_command.empty()
+                            ? fmt::format(" -x -a {}", fish_quote("(opkit " + option.values_command + " 2>/dev/null)"))
                           : !option.value_name.empty() ? std::string(" -r -F")
                                                        : std::string();
       lines +=
         fmt::format("complete -c opkit{}{}{} -d {}\n", at, names, value, fish_quote(one_line(option.description)));
     }
     std::vector<std::string> values = positional_values(command);
+    std::string asked = positional_command(command);
     if (!values.empty()) {
       lines += fmt::format("complete -c opkit{} -a {}\n", here, fish_quote(join(values, " ")));
+    } else if (!asked.empty()) {
+      lines += fmt::format("complete -c opkit{} -a {}\n", here, fish_quote("(opkit " + asked + " 2>/dev/null)"));
     } else if (command.commands.empty() && !command.positionals.empty()) {
       lines += fmt::format("complete -c opkit{} -F\n", here);
     }

@@ -2,6 +2,8 @@
 // `ccache -p` and `pip config list`), one setting's value, the files read,
 // and `config set` into the user config file.
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/json_failure.hpp"
+#include "opkit/project/settings_file.hpp"
 #include "opkit/sdk/pip_config.hpp"
 #include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
@@ -105,6 +107,19 @@ run_path()
   }
 }
 
+// The settings' keys, for the completions (a family, python_X_Y, left out).
+std::vector<std::string>
+setting_keys()
+{
+  std::vector<std::string> keys;
+  for (const project::SettingSpec& spec : project::setting_specs()) {
+    if (!spec.family()) {
+      keys.push_back(spec.key);
+    }
+  }
+  return keys;
+}
+
 } // namespace
 
 void
@@ -114,13 +129,13 @@ add_config_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   config->require_subcommand(1);
 
   CLI::App* list = config->add_subcommand("list", "Every setting: its effective value and its origin");
-  list->add_flag("--json", global.json, "Print JSON (schema opkit.config/1)");
+  add_json_flag(list, global.json, "opkit.config/1", "Print JSON");
   list->add_flag("--show-secrets", show_secrets, "Show passwords and tokens in URLs as they are (masked: ****)");
   list->callback([&global] { run_config_list(global); });
 
   auto key = std::make_shared<std::string>();
   CLI::App* get = config->add_subcommand("get", "Print one setting's effective value (exit 1 when it is unset)");
-  get->add_option("KEY", *key, "The setting, e.g. home or cache")->required();
+  offer_values(get->add_option("KEY", *key, "The setting, e.g. home or cache")->required(), setting_keys);
   get->add_flag("--show-secrets", show_secrets, "Show passwords and tokens in URLs as they are (masked: ****)");
   get->callback([key, &exit_code] {
     settings::Value value = effective(settings::current().resolve(*key));
@@ -137,7 +152,7 @@ add_config_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 
   auto set_value = std::make_shared<std::string>();
   CLI::App* set = config->add_subcommand("set", "Write KEY: VALUE into the user config file (other keys kept)");
-  set->add_option("KEY", *key, "The setting")->required();
+  offer_values(set->add_option("KEY", *key, "The setting")->required(), setting_keys);
   set->add_option("VALUE", *set_value, "Its value")->required();
   set->callback([key, set_value] {
     std::filesystem::path file = settings::set_user_setting(*key, *set_value);

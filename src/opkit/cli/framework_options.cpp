@@ -19,12 +19,14 @@ add_framework_versions(CLI::App* cmd, FrameworkVersions& versions, const std::st
     project::FrameworkOptionFacts table = project::FrameworkTable::option_facts(name);
     std::vector<std::string>& values = versions.given[name]; // a map's node stays where it is
     if (name == "tensorflow") {
-      cmd->add_option("--" + table.short_name, values, tf_help);
+      offer_command(cmd->add_option("--" + table.short_name, values, tf_help), "sdk list --ids " + name);
       continue;
     }
-    cmd->add_option("--" + table.short_name, values,
-                    fmt::format("{} versions or SDK ids to {}, e.g. {} ({} projects; default: {})", table.display_name,
-                                verb, join(table.example_versions, ","), table.display_name, when_none));
+    offer_command(cmd->add_option("--" + table.short_name, values,
+                                  fmt::format("{} versions or SDK ids to {}, e.g. {} ({} projects; default: {})",
+                                              table.display_name, verb, join(table.example_versions, ","),
+                                              table.display_name, when_none)),
+                  "sdk list --ids " + name);
   }
 }
 
@@ -174,6 +176,7 @@ add_framework_version(CLI::App* cmd, FrameworkVersion& version, const std::strin
                                             : fmt::format("The target's {} version (e.g. {}) or SDK id, {}",
                                                           table.display_name, join(table.example_versions, ", "), what);
     CLI::Option* option = cmd->add_option("--" + table.short_name, value, help);
+    offer_command(option, "sdk list --ids " + name);
     for (CLI::Option* other : options) {
       option->excludes(other);
     }

@@ -37,18 +37,34 @@ option_lines(const std::vector<OptionInfo>& options)
   std::string text;
   for (const OptionInfo& option : options) {
     std::vector<std::string> names;
+    bool positional = !option.names.empty() && option.names.front().front() != '-';
     for (const std::string& name : option.names) {
-      names.push_back("\\fB" + roff(name) + "\\fR");
+      names.push_back("\\fB" + roff(positional ? option.value_name : name) + "\\fR");
     }
+    // A set too long for the line (setting keys) is named, not listed.
     std::string value;
-    if (!option.values.empty()) {
+    if (!option.values.empty() && join(option.values, "|").size() <= 40) {
       value = " \\fI" + roff(join(option.values, "|")) + "\\fR";
-    } else if (!option.value_name.empty()) {
+    } else if (!option.value_name.empty() && !positional) {
       value = " \\fI" + roff(option.value_name) + "\\fR";
     }
     text += fmt::format(".TP\n{}{}\n{}\n", join(names, ", "), value, roff(option.description));
   }
   return text;
+}
+
+// "Examples:" and the lines as typed (no filling), indented.
+std::string
+example_lines(const std::vector<std::string>& examples)
+{
+  if (examples.empty()) {
+    return "";
+  }
+  std::string text = fmt::format(".PP\n{}\n.RS 4\n.nf\n", examples.size() == 1 ? "Example:" : "Examples:");
+  for (const std::string& line : examples) {
+    text += roff(line) + "\n";
+  }
+  return text + ".fi\n.RE\n";
 }
 
 std::string
@@ -59,7 +75,7 @@ synopsis(const CommandInfo& command)
     text += " [\\fIOPTIONS\\fR]";
   }
   for (const OptionInfo& positional : command.positionals) {
-    text += " \\fI" + roff(positional.names.front()) + "\\fR" + (positional.repeatable ? "..." : "");
+    text += " \\fI" + roff(positional.value_name) + "\\fR" + (positional.repeatable ? "..." : "");
   }
   if (!command.commands.empty()) {
     text += " \\fICOMMAND\\fR";
@@ -75,7 +91,7 @@ command_sections(const CommandInfo& command, std::string& text)
     if (!sub.commands.empty()) {
       text += fmt::format(".PP\nCommands: {}.\n", roff(join(sub.command_names(), ", ")));
     }
-    text += option_lines(sub.positionals) + option_lines(sub.options);
+    text += option_lines(sub.positionals) + option_lines(sub.options) + example_lines(sub.examples);
     command_sections(sub, text);
   }
 }
@@ -174,6 +190,7 @@ man_page(const CommandInfo& tree, const std::string& version)
           "stderr. Commands: "
           + roff(join(tree.command_names(), ", ")) + ".\n";
   text += ".SH GLOBAL OPTIONS\nThese work before or after the command.\n" + option_lines(tree.options);
+  text += example_lines(tree.examples);
   text += ".SH COMMANDS\n";
   command_sections(tree, text);
   text += ".SH EXIT STATUS\n"

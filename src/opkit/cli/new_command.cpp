@@ -1,4 +1,5 @@
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/json_failure.hpp"
 #include "opkit/cli/framework_options.hpp"
 #include "opkit/project/template_spec.hpp"
 #include "opkit/project/names.hpp"
@@ -39,7 +40,7 @@ add_new_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     "easyrec-layer: the EasyRec checkout (or unpacked pai-easy-rec) to write for: its easy_rec/version.py");
   static bool cuda = false;
   cmd->add_flag("--cuda", cuda, "tensorflow-op: add a GPU kernel compiled by nvcc");
-  cmd->add_flag("--json", global.json, "Print what was created as JSON (schema opkit.new/1)");
+  add_json_flag(cmd, global.json, "opkit.new/1", "Print what was created as JSON");
   cmd->callback([&global, &exit_code] {
     if (list) {
       for (const scaffold::TemplateInfo& info : scaffold::list_templates()) {

@@ -1,5 +1,6 @@
 #include "opkit/cli/autobuild.hpp"
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/json_failure.hpp"
 #include "opkit/cli/framework_options.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/builder/outdated.hpp"
@@ -49,7 +50,7 @@ add_gather_options(CLI::App* cmd, GatherFlags& flags, std::filesystem::path& out
   cmd->add_option("--build-dir", build_root, "Build folder (default: build/)");
   cmd->add_flag("--dry-run", dry_run, "Print what would be written (file, members) and write nothing");
   add_no_build_flag(cmd, flags.no_build);
-  cmd->add_flag("--json", flags.json, fmt::format("Print what was written as JSON (schema {})", schema));
+  add_json_flag(cmd, flags.json, schema, "Print what was written as JSON");
 }
 
 // Before gathering the built libraries: build what is out of date, or with
@@ -285,7 +286,7 @@ add_saved_model(CLI::App& package_app, int& exit_code)
   static bool json = false;
   add_no_build_flag(cmd, no_build);
   cmd->add_flag("--dry-run", options.dry_run, "Print what assets/ would hold (and check the library); write nothing");
-  cmd->add_flag("--json", json, "Print what was written as JSON (schema opkit.package-saved-model/1)");
+  add_json_flag(cmd, json, "opkit.package-saved-model/1", "Print what was written as JSON");
   cmd->callback([&exit_code] {
     options.assets.assign(assets.begin(), assets.end());
     project::Manifest manifest = project::load_manifest(".");
@@ -350,7 +351,7 @@ add_tf_serving(CLI::App& package_app, int& exit_code)
   cmd->add_option("-o,--output-dir", options.output_dir, "Where to write it (default: dist/tf-serving)");
   static bool json = false;
   cmd->add_flag("--dry-run", options.dry_run, "Print what would be written or changed; write nothing");
-  cmd->add_flag("--json", json, "Print what was written as JSON (schema opkit.package-tf-serving/1)");
+  add_json_flag(cmd, json, "opkit.package-tf-serving/1", "Print what was written as JSON");
   cmd->callback([&exit_code] {
     package::TfServingResult result = package::package_tf_serving(project::load_manifest("."), options);
     exit_code = 0;
@@ -482,7 +483,7 @@ add_verify(CLI::App& package_app, int& exit_code)
   CLI::App* cmd = package_app.add_subcommand("verify", "Check a package (file or folder) against its manifest");
   cmd->add_option("package", file, "A .tar.gz, .whl, or a folder holding opkit-manifest.json")->required();
   static bool json = false;
-  cmd->add_flag("--json", json, "Print the verdict as JSON (schema opkit.package-verify/1)");
+  add_json_flag(cmd, json, "opkit.package-verify/1", "Print the verdict as JSON");
   cmd->callback([&exit_code] {
     std::vector<std::string> problems = package::verify_package(file);
     exit_code = static_cast<int>(problems.empty() ? ExitCode::ok : ExitCode::failed);

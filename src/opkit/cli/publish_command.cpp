@@ -1,4 +1,5 @@
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/json_failure.hpp"
 #include "opkit/settings/settings.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
@@ -77,7 +78,7 @@ add_publish_command(CLI::App& app, GlobalOptions& global, int& exit_code)
                  "Retries on connection errors, timeouts, 429 and 5xx, after 0.5 s, 1 s, 2 s, ... (default 3)")
     ->check(CLI::Range(0, 10));
   cmd->add_option("--cacert", options.ca_file, "Trust the CAs in this PEM file instead of the system bundle");
-  cmd->add_flag("--json", global.json, "Print what was published as JSON (schema opkit.publish/1)");
+  add_json_flag(cmd, global.json, "opkit.publish/1", "Print what was published as JSON");
   cmd->callback([&global, &exit_code] {
     check_http_url(url);
     for (const std::string& header : user_headers) {

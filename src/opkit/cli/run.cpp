@@ -1,6 +1,8 @@
 #include "opkit/cli/run.hpp"
 
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/help_format.hpp"
+#include "opkit/cli/json_failure.hpp"
 #include "opkit/cli/version.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/log.hpp"
@@ -104,6 +106,18 @@ verbose_on_line(int argc, char** argv)
   return false;
 }
 
+// --json anywhere before `--`: a usage error may stop the parse before the flag.
+bool
+json_on_line(int argc, char** argv)
+{
+  for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i) {
+    if (std::string(argv[i]) == "--json") {
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 bool
@@ -143,6 +157,7 @@ run(int argc, char** argv)
   }
   CLI::App app{"opkit: build, check and ship custom ops for every framework version you target"};
   app.name("opkit");
+  app.formatter(help_formatter()); // opkit's words; every command added below takes it
   // --version with -v/--verbose anywhere on the line adds the build facts.
   app.set_version_flag("--version", [argc, argv] {
     std::string text = version_text(verbose_on_line(argc, argv));
@@ -195,10 +210,15 @@ run(int argc, char** argv)
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "opkit: error: %s\n", usage_error_line(app, e).c_str());
+    std::string line = usage_error_line(app, e);
+    print_json_failure(app, json_on_line(argc, argv), ExitCode::usage, line, "");
+    std::fprintf(stderr, "opkit: error: %s\n", line.c_str());
     return static_cast<int>(ExitCode::usage);
   } catch (const Error& e) {
     std::fflush(stdout);
+    // --json: the failure document ends stdout (json_failure.hpp).
+    print_json_failure(app, false, e.code(), mask_secrets(e.what()).substr(0, k_max_error_bytes),
+                       mask_secrets(e.hint()));
     // One line, so scripts and CI logs show the whole story in one place.
     // Paths and names in it may come from untrusted files: escaped, so the line
     // stays one printable line.
@@ -208,11 +228,13 @@ run(int argc, char** argv)
     return static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
     std::fflush(stdout);
+    print_json_failure(app, false, ExitCode::system, "out of memory", "");
     std::fprintf(stderr, "opkit: error: out of memory\n");
     return static_cast<int>(ExitCode::system);
   } catch (const std::exception& e) {
     // A bug: every expected failure is an opkit::Error. Still one line, not an abort.
     std::fflush(stdout);
+    print_json_failure(app, false, ExitCode::system, "internal error: " + mask_secrets(e.what()), "please report it");
     std::fprintf(stderr, "opkit: error: internal error: %s (please report it)\n",
                  escape_clipped(mask_secrets(e.what()), k_max_error_bytes).c_str());
     return static_cast<int>(ExitCode::system);

@@ -1,4 +1,5 @@
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/json_failure.hpp"
 #include "opkit/builder/pch.hpp"
 #include "opkit/builder/toolchain.hpp"
 #include "opkit/sdk/fetch.hpp"
@@ -9,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 namespace opkit::cli {
@@ -57,6 +59,30 @@ run_sdk_list(const GlobalOptions& global)
   }
   for (const sdk::Sdk& sdk : sdks) {
     print_sdk_line(sdk);
+  }
+}
+
+// `sdk list --ids FRAMEWORK`: what --tf, --torch, sdk info and sdk remove take,
+// for the completions: every id, then each version once.
+void
+print_sdk_ids(const std::string& framework)
+{
+  std::vector<std::string> ids;
+  std::vector<std::string> versions;
+  for (const sdk::Sdk& sdk : sdk::list_sdks()) {
+    if (framework != "all" && sdk.framework != framework) {
+      continue;
+    }
+    ids.push_back(sdk.id);
+    if (std::find(versions.begin(), versions.end(), sdk.version.str()) == versions.end()) {
+      versions.push_back(sdk.version.str());
+    }
+  }
+  for (const std::string& line : ids) {
+    fmt::print("{}\n", line);
+  }
+  for (const std::string& line : versions) {
+    fmt::print("{}\n", line);
   }
 }
 
@@ -120,12 +146,20 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   });
 
   CLI::App* list = sdk_app->add_subcommand("list", "List the imported SDKs");
-  list->add_flag("--json", global.json, "Print JSON");
+  add_json_flag(list, global.json, "opkit.sdk-list/1", "Print JSON");
+  // Hidden, for the shell completions: each SDK's id and version, a line each.
+  static std::string ids_of;
+  list->add_option("--ids", ids_of, "The ids and versions of FRAMEWORK's SDKs (all: every one), a line each")
+    ->group("");
   list->callback([&global, &exit_code] {
-    run_sdk_list(global);
+    if (!ids_of.empty()) {
+      print_sdk_ids(ids_of);
+    } else {
+      run_sdk_list(global);
+    }
     exit_code = 0;
   });
-  add->add_flag("--json", global.json, "Print the imported SDK's facts as JSON");
+  add_json_flag(add, global.json, "opkit.sdk/1", "Print the imported SDK's facts as JSON");
 
   static sdk::FetchOptions fetch;
   CLI::App* fetch_cmd =
@@ -138,7 +172,7 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     "--index-url", fetch.index_url,
     "A PEP 503/691 index (default: $OPKIT_INDEX_URL, pip's configuration, else pip's default index; pip download "
     "when pip's configuration turns on no-index)");
-  fetch_cmd->add_flag("--json", global.json, "Print what was fetched as JSON (schema opkit.sdk-fetch/1)");
+  add_json_flag(fetch_cmd, global.json, "opkit.sdk-fetch/1", "Print what was fetched as JSON");
   fetch_cmd->callback([&global, &exit_code] {
     sdk::FetchResult result = sdk::fetch_sdk(fetch);
     exit_code = 0;
@@ -160,8 +194,9 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 
   static std::string which;
   CLI::App* info = sdk_app->add_subcommand("info", "Show one SDK's facts");
-  info->add_option("sdk", which, "An SDK id (tensorflow-2.10.1) or version (2.10)")->required();
-  info->add_flag("--json", global.json, "Print JSON");
+  offer_command(info->add_option("sdk", which, "An SDK id (tensorflow-2.10.1) or version (2.10)")->required(),
+                "sdk list --ids all");
+  add_json_flag(info, global.json, "opkit.sdk/1", "Print JSON");
   info->callback([&global, &exit_code] {
     sdk::Sdk sdk = sdk::find_sdk(which);
     Json json = sdk::to_json(sdk);
@@ -201,8 +236,9 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 
   static std::string victim;
   CLI::App* remove = sdk_app->add_subcommand("remove", "Remove an SDK from the store");
-  remove->add_option("sdk", victim, "An SDK id (tensorflow-2.10.1) or version (2.10)")->required();
-  remove->add_flag("--json", global.json, "Print what was removed as JSON (schema opkit.sdk-remove/1)");
+  offer_command(remove->add_option("sdk", victim, "An SDK id (tensorflow-2.10.1) or version (2.10)")->required(),
+                "sdk list --ids all");
+  add_json_flag(remove, global.json, "opkit.sdk-remove/1", "Print what was removed as JSON");
   remove->callback([&global, &exit_code] {
     sdk::Sdk sdk = sdk::find_sdk(victim);
     uint64_t bytes = fs::disk_size(sdk.root);
@@ -224,7 +260,7 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   CLI::App* gc = sdk_app->add_subcommand(
     "gc", "Remove what interrupted imports and fetches left behind, and stale precompiled headers");
   gc->add_flag("--downloads", downloads, "Also drop partial downloads kept for resuming");
-  gc->add_flag("--json", global.json, "Print what was removed as JSON (schema opkit.sdk-gc/1)");
+  add_json_flag(gc, global.json, "opkit.sdk-gc/1", "Print what was removed as JSON");
   gc->callback([&global, &exit_code] {
     sdk::GcReport report = sdk::collect_garbage(downloads);
     builder::collect_stale_pchs(report);

@@ -1,5 +1,6 @@
 #include "opkit/cli/autobuild.hpp"
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/json_failure.hpp"
 #include "opkit/cli/framework_options.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/probe/python_runner.hpp"
@@ -193,12 +194,14 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     app.add_subcommand("test", "Load the built op into each real framework version and check what registered");
   add_framework_versions(cmd, versions, "Versions to test (default: opkit.yaml's targets)", "test");
   cmd->add_option("--build-dir", build_dir, "Build folder (default: <project>/build)");
-  cmd->add_flag("--json", global.json, "Print the report as JSON");
   static std::vector<std::string> libraries;
   cmd->add_option("--lib", libraries, "Test only these libraries of opkit.yaml (repeatable)");
   static bool python = false;
   cmd->add_flag("--python", python,
                 "Run the ops on opkit.yaml's test vectors in the real framework of each version (a venv)");
+  add_json_flag(cmd, global.json, "opkit.test/1",
+                "Print the report as JSON (schema opkit.test/1; with --python, opkit.test-python/1)",
+                [] { return python ? "opkit.test-python/1" : "opkit.test/1"; });
   static bool no_build = false;
   add_no_build_flag(cmd, no_build);
   static bool no_wait = false;

@@ -1,12 +1,14 @@
 // CLI11's parse errors turned into opkit's one line, with a suggestion taken
 // from the command's own subcommands and options.
 #include "opkit/cli/commands.hpp"
+#include "opkit/cli/help_format.hpp"
 #include "opkit/util/suggest.hpp"
 #include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <regex>
 
 namespace opkit::cli {
 
@@ -109,6 +111,65 @@ innermost(const CLI::App& app)
   return *level;
 }
 
+// The option or positional of `app` (or a parent) CLI11 names as `name`: "--jobs", "source".
+const CLI::Option*
+find_option(const CLI::App& app, const std::string& name)
+{
+  for (const CLI::App* level = &app; level != nullptr; level = level->get_parent()) {
+    for (const CLI::Option* option : level->get_options()) {
+      if (option->get_name() == name || option->check_name(name)) {
+        return option;
+      }
+    }
+  }
+  return nullptr;
+}
+
+// CLI11's parse messages in opkit's words: "source is required" -> "missing
+// SOURCE", "--jobs: 1 required INT:POSITIVE missing" -> "--jobs needs a value
+// (N)", "--cache excludes --no-cache" -> "--cache and --no-cache cannot go together".
+std::string
+in_opkit_words(const CLI::App& at, const std::string& what)
+{
+  std::smatch match;
+  static const std::regex k_required("^(\\S+) is required$");
+  static const std::regex k_missing_value("^(\\S+): [0-9]+ required \\S+ missing$");
+  static const std::regex k_excludes("^(\\S+) excludes (\\S+)$");
+  static const std::regex k_requires("^(\\S+) requires (\\S+)$");
+  static const std::regex k_not_in_set("^(\\S+): (.*) not in \\{(.*)\\}$");
+  static const std::regex k_positive("^(\\S+): Value (.*) not in range 0\\.0+ to 17976931348623.*$");
+  static const std::regex k_conversion("^Could not convert: (\\S+) = (.*)$");
+  if (std::regex_match(what, match, k_required)) {
+    const CLI::Option* option = find_option(at, match[1]);
+    return option != nullptr && !option->nonpositional() ? "missing " + value_name(*option)
+                                                         : "missing " + match[1].str();
+  }
+  if (std::regex_match(what, match, k_missing_value)) {
+    const CLI::Option* option = find_option(at, match[1]);
+    return match[1].str() + " needs a value" + (option != nullptr ? " (" + value_name(*option) + ")" : "");
+  }
+  if (std::regex_match(what, match, k_excludes)) {
+    return match[1].str() + " and " + match[2].str() + " cannot go together: give one of them";
+  }
+  if (std::regex_match(what, match, k_requires)) {
+    return match[1].str() + " needs " + match[2].str() + " too";
+  }
+  if (std::regex_match(what, match, k_not_in_set)) {
+    std::string values = match[3].str();
+    for (char& c : values) {
+      c = c == ',' ? '|' : c;
+    }
+    return fmt::format("{}: {} is not one of {}", match[1].str(), match[2].str(), values);
+  }
+  if (std::regex_match(what, match, k_positive)) { // CLI::PositiveNumber's range, spelled out to 300 digits
+    return fmt::format("{}: {} is not a positive number", match[1].str(), match[2].str());
+  }
+  if (std::regex_match(what, match, k_conversion)) {
+    return fmt::format("{}: {} is not a number", match[1].str(), match[2].str());
+  }
+  return what;
+}
+
 } // namespace
 
 std::string
@@ -155,12 +216,7 @@ usage_error_line(const CLI::App& app, const CLI::ParseError& error)
   for (char& c : what) {
     c = c == '\n' ? ' ' : c;
   }
-  // CLI::PositiveNumber's range, spelled out to 300 digits.
-  size_t range = what.find(" not in range 0.000000 to 1797693134862315");
-  if (range != std::string::npos) {
-    what = what.substr(0, range) + " is not a positive number";
-  }
-  return fmt::format("{}: {} (see {} --help)", command_path(at), trim(what), command_path(at));
+  return fmt::format("{}: {} (see {} --help)", command_path(at), in_opkit_words(at, trim(what)), command_path(at));
 }
 
 } // namespace opkit::cli

@@ -5,6 +5,9 @@
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/strings.hpp"
+#include "opkit/util/suggest.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -82,7 +85,9 @@ load_template_spec(const std::string& name)
 {
   std::string path = "templates/" + name + "/template.yaml";
   if (!find_embedded(path)) {
-    fail(ExitCode::usage, "'{}': unknown template (available: {})", name, join(template_names(), ", "));
+    std::optional<std::string> meant = nearest(name, template_names());
+    fail(ExitCode::usage, "'{}': unknown template ({}available: {})", name,
+         meant ? fmt::format("did you mean {}? ", *meant) : "", join(template_names(), ", "));
   }
   return spec_from_node(yaml::load_embedded(path), path); // from its MessagePack twin
 }

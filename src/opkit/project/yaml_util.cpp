@@ -3,6 +3,7 @@
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/json.hpp"
+#include "opkit/util/suggest.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -379,8 +380,9 @@ expect_keys(const Node& map, const std::vector<std::string>& allowed, const std:
   for (const auto& entry : map) {
     const std::string key = entry.first.scalar();
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      fail(ExitCode::usage, "{}: unknown key '{}' (expected one of: {})", where(name, entry.first), key,
-           fmt::join(allowed, ", "));
+      std::optional<std::string> meant = nearest(key, allowed);
+      fail(ExitCode::usage, "{}: unknown key '{}' ({}expected one of: {})", where(name, entry.first), key,
+           meant ? fmt::format("did you mean '{}'? ", *meant) : "", fmt::join(allowed, ", "));
     }
   }
 }

@@ -41,11 +41,18 @@ nearest(std::string_view word, const std::vector<std::string>& candidates)
     }
   }
   // Dashes are not letters the user could have mistyped: "--bogus" is 5 letters.
-  size_t letters = word.size() - std::min(word.find_first_not_of('-'), word.size());
-  size_t allowed = letters <= 4 ? 1 : letters <= 8 ? 2 : 3;
+  size_t first = std::min(word.find_first_not_of('-'), word.size());
+  size_t letters = word.size() - first;
+  // A third of the letters, as cargo allows: "--force" (5) is 2 from "--torch",
+  // another word, not a typo of it.
+  size_t allowed = std::max<size_t>(1, letters / 3);
   std::optional<std::string> best;
   size_t best_distance = allowed + 1;
   for (const std::string& candidate : candidates) {
+    // A short word's first letter is what was meant: "--gpu" is not "--cpu".
+    if (letters <= 4 && (candidate.size() <= first || candidate[first] != word[first])) {
+      continue;
+    }
     size_t distance = edit_distance(word, candidate);
     if (distance > 0 && distance < best_distance && distance < letters) {
       best = candidate;
