@@ -43,8 +43,6 @@ for case in root.iter("testcase"):
                                       "LockedClip: attr clip: default 100 -> 50.5"), failure.get("message")
     assert "CHANGED LockedClip: attr clip: default 100 -> 50.5" in failure.text, failure.text
 PY
-sed -i 's/clip: float = 50.5/clip: float = 100.0/' src/locked_clip.cc
-run_opkit 0 build --tf 1.12,2.10.1 -j 2
 
 # --- opkit check: each library against its own build's SDK passes; 1.12's against 2.10.1 fails with the finding
 run_opkit 0 check build/tf-1.12.0/liblocked_op.so build/tf-2.10.1/liblocked_op.so --junit reports/check.xml
