@@ -41,7 +41,7 @@ github = block("ci-github")
 (job_name, job), = github["jobs"].items()
 assert github.get("defaults", {}).get("run", {}).get("shell") == "bash", "the workflow's steps must run in bash"
 no_expressions("the job's env", job.get("env"))
-steps, caches, hashed = [], [], []
+steps, caches, hashed, outputs = [], [], [], []
 for step in job["steps"]:
     name = step.get("name", step.get("uses", ""))
     if step.get("name") == "Install opkit":
@@ -52,6 +52,8 @@ for step in job["steps"]:
     elif step.get("uses", "").startswith("actions/cache@"):
         caches += step["with"]["path"].split("\n")
         hashed += re.findall(r"hashFiles\('([^']+)'\)", step["with"]["key"])
+    else:  # a report or artifact step: the files it takes must be there afterwards
+        outputs += [v for k, v in step.get("with", {}).items() if k in ("path", "report_paths")]
 if len(steps) < 5 or not caches:
     sys.exit("the workflow has %d run steps and %d cached paths" % (len(steps), len(caches)))
 
@@ -60,9 +62,9 @@ gitlab = block("ci-gitlab")
 gl_script = "".join("export %s=\"%s\"\n" % (k, v) for k, v in gl_job.get("variables", {}).items())
 gl_script += "\n".join(gl_job["script"]) + "\n"
 gl_caches = [p for cache in gl_job["cache"] for p in cache["paths"]]
-json.dump({"steps": steps, "caches": [c for c in caches if c.strip()], "hashed": hashed,
+json.dump({"steps": steps, "caches": [c for c in caches if c.strip()], "hashed": hashed, "outputs": outputs,
            "gitlab_script": gl_script, "gitlab_caches": gl_caches,
-           "gitlab_reports": gl_job["artifacts"]["reports"]["junit"]},
+           "gitlab_outputs": [gl_job["artifacts"]["reports"]["junit"]] + gl_job["artifacts"]["paths"]},
           open(out + "/recipes.json", "w"), indent=1)
 PY
 
@@ -137,7 +139,7 @@ expect_contains "$work/gitlab.out" '^tensorflow-2\.10\.1: already in the store'
 [ "$(grep -Ec 'ccache: [1-9][0-9]* hits?' "$work/gitlab.out")" -eq 2 ] ||
   { cat "$work/gitlab.out" >&2; fail "GitLab: the restored ccache gave no hits"; }
 python3 - "$work/recipes.json" "$work" <<'PY' || fail "a cached path is not where opkit and ccache write"
-import json, os, sys
+import glob, json, os, sys
 recipes, work = json.load(open(sys.argv[1])), sys.argv[2]
 missing = []
 for path in recipes["caches"]:
@@ -147,6 +149,12 @@ for path in recipes["caches"]:
 for name in recipes["hashed"]:
     if not os.path.isfile(os.path.join(work, "github", name)):
         missing.append("GitHub: the key hashes " + name + ", which the checkout lacks")
+for pattern in recipes["outputs"]:
+    if not glob.glob(os.path.join(work, "github", pattern)):
+        missing.append("GitHub: a step takes " + pattern + ", which matches nothing")
+for pattern in recipes["gitlab_outputs"]:
+    if not glob.glob(os.path.join(work, "gitlab", pattern)):
+        missing.append("GitLab: the artifacts take " + pattern + ", which matches nothing")
 for path in recipes["gitlab_caches"]:
     if not os.path.isdir(os.path.join(work, "gitlab", path)) or not os.listdir(os.path.join(work, "gitlab", path)):
         missing.append("GitLab: " + path)
@@ -158,4 +166,5 @@ PY
 for left in .cache/opkit .cache/ccache; do
   [ ! -e "$work/gitlab-home/$left" ] || fail "GitLab: ~/$left written, outside the cached paths"
 done
+rm -rf "$work/gitlab/.cache" # the store and ccache: hundreds of MB, checked
 echo "PASS: $test_name"
