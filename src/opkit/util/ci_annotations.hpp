@@ -3,8 +3,8 @@
 // Errors with a file and line as GitHub Actions' workflow commands
 // (`::error file=F,line=L,col=C::message`), which the runner turns into
 // annotations on the file's line, when opkit runs in a workflow
-// (GITHUB_ACTIONS=true). Written on stderr, which the runner reads for
-// workflow commands as it reads stdout, so --json's stdout stays the report.
+// (GITHUB_ACTIONS=true). Written on stderr, which the runner also reads for
+// workflow commands (GitHub documents stdout), so --json's stdout stays the report.
 // The one place opkit speaks a CI system's command language.
 #include <string>
 #include <string_view>
