@@ -112,6 +112,31 @@ parse_located(std::string_view line, const std::string& workspace, CiAnnotation&
 }
 
 bool
+parse_located_nvcc(std::string_view line, const std::string& workspace, CiAnnotation& out)
+{
+  size_t close = line.find("): ");
+  size_t open = close == std::string_view::npos ? close : line.rfind('(', close);
+  if (open == std::string_view::npos || open == 0) {
+    return false;
+  }
+  size_t at = open + 1;
+  int number = 0;
+  if (!read_number(line, at, number) || at != close) {
+    return false;
+  }
+  CiAnnotation result;
+  result.file = std::string(line.substr(0, open));
+  result.line = number;
+  result.message = trim(line.substr(close + 3));
+  if (trim(result.file).empty() || has_control(result.file) || result.message.empty()) {
+    return false;
+  }
+  result.file = workspace_file(result.file, workspace);
+  out = result;
+  return true;
+}
+
+bool
 in_github_actions()
 {
   const char* value = std::getenv("GITHUB_ACTIONS");
@@ -139,7 +164,7 @@ github_diagnostic_annotations(std::string_view diagnostics)
   std::string root = workspace();
   for (const std::string& line : split(diagnostics, '\n')) {
     CiAnnotation annotation;
-    if (!parse_located(line, root, annotation)) {
+    if (!parse_located(line, root, annotation) && !parse_located_nvcc(line, root, annotation)) {
       continue;
     }
     for (const char* level : {"fatal error: ", "error: ", "warning: "}) {

@@ -43,9 +43,13 @@ in_github_actions();
 std::string
 github_error_annotation(std::string_view message);
 
+// Reads nvcc's front end's "FILE(LINE): REST" ("k.cu(12): error: ..."), as parse_located.
+bool
+parse_located_nvcc(std::string_view line, const std::string& workspace, CiAnnotation& out);
+
 // For a compiler's diagnostics (colours stripped): a command per
 // "FILE:LINE:COL: error: ..." ("fatal error" too) and "...: warning: ..."
-// line, in a workflow; "" elsewhere.
+// line, and nvcc's "FILE(LINE): error: ...", in a workflow; "" elsewhere.
 std::string
 github_diagnostic_annotations(std::string_view diagnostics);
 
