@@ -14,7 +14,7 @@ packages=(
   nginx openssl patch make curl
   ccache distcc redis-server iproute2 debootstrap
   zsh fish groff-base man-db dpkg-dev
-  libxml2-dev libinih-dev
+  libxml2-dev libxml2-utils libinih-dev python3-yaml
 )
 
 missing=()

@@ -15,6 +15,8 @@ export OPKIT_VENVS="${OPKIT_VENVS:-${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/ve
 export OPKIT_CUDA_TOOLCHAINS="${OPKIT_CUDA_TOOLCHAINS:-${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/toolchains}"
 # No user config file: the tests set what they need in the environment.
 export OPKIT_CONFIG="$work/no-user-config.yaml"
+# Not a GitHub workflow, even when the suite runs in one: errors stay one line (ci_junit tests the annotations).
+unset GITHUB_ACTIONS GITHUB_WORKSPACE
 
 fail() {
   echo "FAIL: $test_name: $*" >&2
@@ -53,6 +55,49 @@ expect_one_error_line() {
   lines=$(grep -c . "$work/err" || true)
   [ "$lines" -eq 1 ] || { cat "$work/err" >&2; fail "expected one error line on stderr, got $lines"; }
   expect_contains "$work/err" '^opkit: error: '
+}
+
+# expect_junit_xsd <file>...: each file is a JUnit XML report valid against the
+# Jenkins xUnit plugin's junit-10.xsd (the schema GitLab, Jenkins and GitHub's
+# test-report actions read), checked by xmllint (Debian's libxml2-utils). The
+# XSD comes from PyPI, as pytest publishes it in its sdist
+# (testing/example_scripts/junit-10.xsd of pytest 7.4.4, sha256-pinned), kept
+# in the shared cache once (lock, then the pinned hash).
+expect_junit_xsd() {
+  command -v xmllint >/dev/null || fail "no xmllint: install Debian's libxml2-utils (scripts/setup.sh)"
+  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/opkit-test/junit-xsd"
+  local xsd="$dir/junit-10.xsd" pinned=a1a816f58d1bf95ebabf371994df0b9246dee66ea9572fbec4f9296f1b2c0ff6
+  mkdir -p "$dir"
+  (
+    flock 9
+    if ! echo "$pinned  $xsd" | sha256sum -c --status 2>/dev/null; then
+      rm -rf "$dir/download"
+      python3 -m pip download --quiet --no-deps --no-binary :all: -d "$dir/download" 'pytest==7.4.4' ||
+        fail "step junit-xsd: pip download pytest==7.4.4 (its sdist, from PyPI) into $dir failed"
+      tar -xzf "$dir/download/pytest-7.4.4.tar.gz" -O pytest-7.4.4/testing/example_scripts/junit-10.xsd >"$xsd.tmp" ||
+        fail "step junit-xsd: no testing/example_scripts/junit-10.xsd in pytest-7.4.4.tar.gz"
+      echo "$pinned  $xsd.tmp" | sha256sum -c --status || fail "step junit-xsd: junit-10.xsd is not the pinned one"
+      mv "$xsd.tmp" "$xsd"
+      rm -rf "$dir/download"
+    fi
+  ) 9>"$dir.lock"
+  local file
+  for file in "$@"; do
+    xmllint --noout --schema "$xsd" "$file" 2>"$work/xmllint.err" ||
+      { cat "$work/xmllint.err" >&2; fail "$file is not valid against the JUnit XSD (junit-10.xsd)"; }
+  done
+}
+
+# serve_index <folder>: a PEP 503 index of the folder's wheels (index_server.py)
+# in the background, its pid in $index_server and its URL in $index_url; the
+# caller's EXIT trap kills it.
+serve_index() {
+  python3 "$OPKIT_SOURCE_DIR/tests/integration/index_server.py" --root "$1" --port-file "$work/port" \
+    --log "$work/index.log" 2>"$work/index.err" &
+  index_server=$!
+  for _ in $(seq 300); do [ -s "$work/port" ] && break; sleep 0.1; done
+  [ -s "$work/port" ] || { cat "$work/index.err" >&2; fail "the index server did not start"; }
+  index_url="http://127.0.0.1:$(cat "$work/port")/simple/"
 }
 
 wheel_cache() {

@@ -31,13 +31,9 @@ else
   # The load probe's CUDA runtime wheels, kept by fetch-wheels.sh, found by pip there first.
   export PIP_FIND_LINKS="$(wheel_cache)/torch-2.5.1-cuda-runtime $(wheel_cache)/torch-2.8.0-cuda-runtime"
 fi
-python3 "$OPKIT_SOURCE_DIR/tests/integration/index_server.py" --root "$work/index" --port-file "$work/port" \
-  --log "$work/index.log" 2>"$work/index.err" &
-server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
-for _ in $(seq 300); do [ -s "$work/port" ] && break; sleep 0.1; done
-[ -s "$work/port" ] || { cat "$work/index.err" >&2; fail "the index server did not start"; }
-export OPKIT_INDEX_URL="http://127.0.0.1:$(cat "$work/port")/simple/"
+serve_index "$work/index"
+trap 'kill "$index_server" 2>/dev/null || true' EXIT
+export OPKIT_INDEX_URL="$index_url"
 
 mkdir -p "$work/bin" "$work/me"
 ln -s "$OPKIT" "$work/bin/opkit"

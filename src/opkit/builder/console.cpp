@@ -1,4 +1,5 @@
 #include "opkit/builder/console.hpp"
+#include "opkit/util/ci_annotations.hpp"
 
 #include "opkit/util/log.hpp"
 
@@ -72,6 +73,10 @@ BuildConsole::step(const NinjaStep& step)
     }
     std::string output = target ? rebase_diagnostic_paths(step.output, target->ninja_dir, m_cwd) : step.output;
     progress::write(text + (m_style.color ? output : strip_ansi(output)));
+    // In a GitHub workflow, each error and warning also annotates its line (once, like the text).
+    if (std::string annotations = github_diagnostic_annotations(strip_ansi(output)); !annotations.empty()) {
+      progress::write(annotations);
+    }
   } else if (m_seen.first_mention(step.target, earlier)) {
     progress::write(fmt::format("{}: the same {} as {} (full log: {})", step.target,
                                 step.failed ? "errors" : "warnings", earlier,

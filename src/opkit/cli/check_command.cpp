@@ -3,6 +3,7 @@
 #include "opkit/cli/commands.hpp"
 #include "opkit/cli/json_failure.hpp"
 #include "opkit/cli/framework_options.hpp"
+#include "opkit/cli/junit_reports.hpp"
 #include "opkit/cpu/verdict.hpp"
 #include "opkit/project/cpu_baselines.hpp"
 #include "opkit/project/runtime_policy.hpp"
@@ -165,6 +166,8 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
                     "(default: the runtime's, e.g. x86-64-v2; this machine's CPU for host; a profile's own)");
   offer_values(cpu, cpu_baseline_names);
   add_json_flag(cmd, global.json, "opkit.check/1", "Print the report as JSON");
+  static std::string junit;
+  add_junit_option(cmd, junit);
   cmd->callback([&global, &exit_code] {
     for (const std::string& library : libraries) {
       fs::require_file(library, "library");
@@ -179,8 +182,7 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     if (!options.tf_spec.empty() || !options.profile_file.empty()) {
       shared = check::make_check_target(options);
     }
-    Json reports = Json::array();
-    bool all_load = true;
+    std::vector<check::CheckReport> reports;
     for (const std::string& library : libraries) {
       std::optional<ChosenTarget> chosen;
       if (!shared) {
@@ -188,20 +190,27 @@ add_check_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       }
       check::CheckTarget& target = shared ? *shared : chosen->target;
       target.prebuilt = !build_record_beside(library).has_value();
-      check::CheckReport report = check::check_library(library, target);
-      cpu::add_cpu_findings(report, library, target.profile.cpu, target.profile.name);
+      reports.push_back(check::check_library(library, target));
+      cpu::add_cpu_findings(reports.back(), library, target.profile.cpu, target.profile.name);
       if (chosen) {
         log_info("{}", chosen->note);
       }
+    }
+    if (!junit.empty()) {
+      write_junit(junit, "opkit check", junit_suites(reports));
+    }
+    bool all_load = true;
+    Json documents = Json::array();
+    for (const check::CheckReport& report : reports) {
       all_load = all_load && report.loads;
       if (global.json) {
-        reports.push_back(check::to_json(report));
+        documents.push_back(check::to_json(report));
       } else {
         print_check_report(report, stdout);
       }
     }
     if (global.json) {
-      fmt::print("{}\n", json_text(reports.size() == 1 ? reports[0] : reports, 2));
+      fmt::print("{}\n", json_text(documents.size() == 1 ? documents[0] : documents, 2));
     }
     exit_code = static_cast<int>(all_load ? ExitCode::ok : ExitCode::failed);
     // The report is out and nothing is left to finish: the targets' mapped

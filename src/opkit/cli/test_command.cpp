@@ -2,6 +2,7 @@
 #include "opkit/cli/commands.hpp"
 #include "opkit/cli/json_failure.hpp"
 #include "opkit/cli/framework_options.hpp"
+#include "opkit/cli/junit_reports.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/probe/python_runner.hpp"
 #include "opkit/probe/python_vectors.hpp"
@@ -137,27 +138,6 @@ print_test_report(const probe::TestReport& report, bool json)
   print_lock(report);
 }
 
-// {"outputs": {"a": 1, "b": [2]}} as `a = 1, b = [2]`; {"error": "x"} as `error containing "x"` (expected)
-// or `error X` (actual).
-std::string
-describe(const std::string& json_text, bool expected)
-{
-  Json json = Json::parse(json_text);
-  if (json.contains("error")) {
-    return expected ? "error containing " + opkit::json_text(json["error"])
-                    : "error " + json["error"].get<std::string>();
-  }
-  const Json& outputs = json["outputs"];
-  if (outputs.is_array()) {
-    return "outputs " + opkit::json_text(outputs);
-  }
-  std::vector<std::string> parts;
-  for (const auto& [name, value] : outputs.items()) {
-    parts.push_back(name + " = " + opkit::json_text(value));
-  }
-  return join(parts, ", ");
-}
-
 void
 print_vectors(const probe::PythonVectorsReport& report)
 {
@@ -173,8 +153,8 @@ print_vectors(const probe::PythonVectorsReport& report)
     if (outcome.ok) {
       fmt::print("    {}: ok\n", label);
     } else {
-      fmt::print("    {}: MISMATCH\n      expected {}\n      actual   {}\n", label, describe(outcome.expected, true),
-                 describe(outcome.actual, false));
+      fmt::print("    {}: MISMATCH\n      expected {}\n      actual   {}\n", label,
+                 describe_vector_value(outcome.expected, true), describe_vector_value(outcome.actual, false));
     }
   }
   for (const std::string& problem : report.problems) {
@@ -210,7 +190,15 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   cmd->add_flag("--update", update, "Accept changed op interfaces: rewrite opkit.lock with what registered");
   static std::vector<std::string> prebuilt;
   cmd->add_option("library", prebuilt, "Prebuilt libraries to load, with no project (needs --tf)");
-  cmd->callback([&global, &exit_code] {
+  static std::string junit;
+  add_junit_option(cmd, junit);
+  // The JUnit report, when asked for, is written before the report is printed.
+  auto write_report = [](const std::vector<JunitSuite>& suites) {
+    if (!junit.empty()) {
+      write_junit(junit, "opkit test", suites);
+    }
+  };
+  cmd->callback([&global, &exit_code, write_report] {
     if (!prebuilt.empty()) {
       if (python || update || !libraries.empty() || !build_dir.empty()) {
         fail(ExitCode::usage,
@@ -220,6 +208,7 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
       std::string framework = versions.chosen();
       framework = framework.empty() ? "tensorflow" : framework;
       probe::TestReport report = probe::test_libraries(paths, versions.for_framework(framework), framework);
+      write_report(junit_suites(report));
       print_test_report(report, global.json);
       exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
       return;
@@ -243,6 +232,7 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     if (python) {
       std::vector<probe::PythonVectorsReport> reports =
         probe::test_in_framework_versions(manifest, specs, build_dir, libraries);
+      write_report(junit_suites(reports));
       if (global.json) {
         fmt::print("{}\n", json_text(probe::to_json(reports), 2));
       } else {
@@ -256,12 +246,14 @@ add_test_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     }
     if (spec.kind != project::TemplateKind::compiled) {
       probe::PythonTestResult result = probe::run_python_test(manifest, spec);
+      write_report(junit_suites(result));
       fmt::print("{}", result.output);
       fmt::print("{}: {} (exit {})\n", result.script, result.ok() ? "passed" : "FAILED", result.exit_code);
       exit_code = static_cast<int>(result.ok() ? ExitCode::ok : ExitCode::failed);
       return;
     }
     probe::TestReport report = probe::test_project(manifest, specs, build_dir, libraries, update);
+    write_report(junit_suites(report));
     print_test_report(report, global.json);
     exit_code = static_cast<int>(report.ok() ? ExitCode::ok : ExitCode::failed);
   });
