@@ -106,8 +106,8 @@ print_store_report(const sdk::StoreReport& report)
         fmt::print("{:<20} {:>9}  {}\n", "", fs::human_bytes(item.bytes), (report.home / item.name).string());
       }
     }
-    for (const std::string& remover : part.removed_by) {
-      fmt::print("{:<20} removed by: {}\n", "", remover);
+    for (size_t i = 0; i < part.removed_by.size(); ++i) {
+      fmt::print("{:<20} {:>11} {}\n", "", i == 0 ? "removed by:" : "or:", part.removed_by[i]);
     }
   }
   fmt::print("{:<20} {:>9}\n", "total", fs::human_bytes(report.total_bytes));
