@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # opkit clean [--all]: the build folder goes, under its lock (a running build
 # is waited for; --no-wait refuses, exit 4); --all also removes the project's
-# libraries' CPU findings kept in $OPKIT_HOME/cache/cpu; nothing outside the
+# libraries' CPU findings kept in $OPKIT_HOME/cache/cpu, a library's removed
+# from the folder since included; nothing outside the
 # project is ever removed.
 source "$(dirname "$0")/common.sh"
 command -v flock >/dev/null || fail "flock (util-linux) is missing: apt-get install util-linux"
@@ -27,12 +28,14 @@ expect_contains "$work/out" '^removed build/ \([0-9.]+ [KMG]?i?B\)$'
 wait "$holder"
 [ ! -e build ] || fail "clean left $(find build)"
 
-# --- --all: also the CPU findings kept for this project's libraries, and no others
+# --- --all: also the CPU findings kept for this project's libraries (those removed since included), and no others
 kept() { grep -rlF -- "$PWD/build/" "$OPKIT_HOME/cache/cpu" 2>/dev/null | wc -l || true; }
 run_opkit 0 build --tf 1.12 --cpu x86-64-v2
 [ "$(kept)" -ge 1 ] || fail "the build kept no CPU findings for $PWD/build"
 total() { find "$OPKIT_HOME/cache/cpu" -type f | wc -l; }
 others=$(($(total) - $(kept)))
+# A library removed since it was checked (renamed, dropped from opkit.yaml): its findings go too.
+rm build/tf-1.12.0/libclean_op.so
 run_opkit 0 clean --all
 expect_contains "$work/out" '^removed [1-9][0-9]* kept CPU findings? from '
 [ "$(kept)" -eq 0 ] || fail "clean --all left CPU findings of $PWD/build"

@@ -50,7 +50,7 @@ expect_one_error_line
 expect_contains "$work/err" '^opkit: error: opkit: missing the command, one of: sdk, new, init, build, test, check'
 run_opkit 2 sdk
 expect_one_error_line
-expect_contains "$work/err" '^opkit: error: opkit sdk: missing the command, one of: add, list, fetch, info, remove, gc '
+expect_contains "$work/err" '^opkit: error: opkit sdk: missing the command, one of: add, list, fetch, info, remove, gc, usage '
 run_opkit 2 build --jobs zero
 expect_one_error_line
 expect_contains "$work/err" '^opkit: error: opkit build: .*zero'

@@ -166,3 +166,17 @@ for value in values:
         sys.exit(1)
 PY
 }
+
+# start_index_server <root> [mode]: serves <root> as a package index on loopback
+# (tests/integration/index_server.py, its requests logged to $work/index.log),
+# sets $index_url to its simple/ URL, and stops it when the test exits.
+start_index_server() {
+  rm -f "$work/index.port"
+  python3 "$OPKIT_SOURCE_DIR/tests/integration/index_server.py" --root "$1" --port-file "$work/index.port" \
+    --mode "${2:-normal}" --log "$work/index.log" 2>"$work/index.err" &
+  index_server=$!
+  trap 'kill $index_server 2>/dev/null || true' EXIT
+  for _ in $(seq 300); do [ -s "$work/index.port" ] && break; sleep 0.1; done # it hashes the wheels first
+  [ -s "$work/index.port" ] || fail "index server did not start: $(cat "$work/index.err")"
+  index_url="http://127.0.0.1:$(cat "$work/index.port")/simple/"
+}

@@ -31,6 +31,8 @@ assert t["release"] == "11.8" and "configs/cuda/toolchains.yaml" in t["origin"] 
 PY
 run_opkit 0 sdk info tensorflow-2.10.1-cuda
 expect_contains "$work/out" "^cuda_toolkit +CUDA 11\.8: opkit's CUDA 11\.8 from "
+expect_contains "$work/out" '^cuda +CUDA 11\.[0-9]+, cuDNN [0-9.]+ \(a CUDA build\)$' # in words, not JSON
+expect_contains "$work/out" '^size +[0-9.]+ MB on disk$'
 OPKIT_CUDA=system run_opkit 0 sdk info tensorflow-2.10.1-cuda --json
 python3 -c "import json; t=json.load(open('$work/out'))['cuda_toolkit']; assert t['origin'].startswith(\"the system's\") or 'error' in t, t"
 run_opkit 3 sdk info tensorflow-2.10.9-cuda

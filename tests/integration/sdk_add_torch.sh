@@ -69,5 +69,5 @@ for v in 2.5.1 2.8.0; do
 done
 [ -z "$(find "$OPKIT_HOME/sdks" -maxdepth 1 -name '.opkit-partial.*')" ] || fail "staging folder left behind"
 run_opkit 0 sdk list
-expect_contains "$work/out" '^torch-2\.5\.1-cuda +2\.5\.1 +abi=0 c\+\+17 libtorch_cpu\.so '
-expect_contains "$work/out" '^torch-2\.8\.0-cuda +2\.8\.0 +abi=1 c\+\+17 libtorch_cpu\.so '
+expect_contains "$work/out" '^torch-2\.5\.1-cuda +2\.5\.1 +[0-9.]+ [kMG]?B  abi=0 c\+\+17 libtorch_cpu\.so '
+expect_contains "$work/out" '^torch-2\.8\.0-cuda +2\.8\.0 +[0-9.]+ [kMG]?B  abi=1 c\+\+17 libtorch_cpu\.so '

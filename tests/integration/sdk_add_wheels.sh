@@ -38,5 +38,5 @@ done
 [ -z "$(find "$OPKIT_HOME/sdks" -maxdepth 1 -name '.opkit-partial.*')" ] || fail "staging folder left behind"
 # A prefix resolves to the newest matching SDK; a list shows both.
 run_opkit 0 sdk list
-expect_contains "$work/out" '^tensorflow-1\.12\.0 +1\.12\.0 +abi=0 c\+\+11 libtensorflow_framework\.so '
-expect_contains "$work/out" '^tensorflow-2\.10\.1 +2\.10\.1 +abi=1 c\+\+17 libtensorflow_framework\.so\.2 '
+expect_contains "$work/out" '^tensorflow-1\.12\.0 +1\.12\.0 +[0-9.]+ [kMG]?B  abi=0 c\+\+11 libtensorflow_framework\.so '
+expect_contains "$work/out" '^tensorflow-2\.10\.1 +2\.10\.1 +[0-9.]+ [kMG]?B  abi=1 c\+\+17 libtensorflow_framework\.so\.2 '

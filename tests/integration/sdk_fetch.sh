@@ -196,7 +196,11 @@ for mode in ignore-ranges:200 unknown-size:206; do
   # Byte-identical but for the symbol index, which is derived from the framework
   # library and stamped with that file's local mtime (when it was written here).
   diff -r -x '*.idx' "$work/sdk-ranges" "$OPKIT_HOME/sdks/tensorflow-2.10.1" || fail "the whole download's SDK differs ($mode)"
-  [ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || fail "the download was kept after the import ($mode)"
+  # The whole wheel stays for the release's venv (venv_kept_wheel); gc --downloads removes it.
+  [ "$(ls -A "$OPKIT_HOME/downloads")" = "$wheel210" ] || fail "the whole wheel was not kept ($mode): $(ls -A "$OPKIT_HOME/downloads")"
+  run_opkit 0 sdk gc --downloads
+  expect_contains "$work/out" "^removed $OPKIT_HOME/downloads/$wheel210\$"
+  [ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || fail "sdk gc --downloads left $(ls -A "$OPKIT_HOME/downloads") ($mode)"
   run_opkit 0 sdk remove 2.10.1
 done
 
@@ -235,6 +239,7 @@ expect_contains "$work/out" 'downloaded 164\.5 MB of 214\.5 MB in 2 requests \(t
 expect_contains "$work/log-cut2" "^GET /files/$wheel210 range=bytes=50000000- status=206 .*cut"
 expect_contains "$work/log-cut2" "^GET /files/$wheel210 range=bytes=[0-9]+- status=206 "
 run_opkit 0 sdk remove 2.10.1
+run_opkit 0 sdk gc --downloads # the whole wheel kept for a venv
 
 # --- a corrupted whole download is rejected by the index's sha256; nothing is imported or kept
 start_index corrupt --mode corrupt,ignore-ranges
@@ -265,7 +270,8 @@ run_opkit 0 sdk remove 2.10.1
 PIP_NO_INDEX=1 PIP_FIND_LINKS="$root" run_opkit 0 sdk fetch tensorflow==2.10
 expect_contains "$work/out" '^tensorflow-2\.10\.1: fetched tensorflow_cpu-2\.10\.1-cp310-cp310-manylinux_2_17_x86_64\.manylinux2014_x86_64\.whl from pip download'
 expect_contains "$work/err" 'pip download tensorflow-cpu==2\.10\.\* for cp310'
-[ -z "$(ls -A "$OPKIT_HOME/downloads")" ] || [ -z "$(ls "$OPKIT_HOME/downloads" | grep -v '^pip-tensorflow-2\.10-[0-9]*$')" ] || fail "pip download left files"
+# The wheel is kept for the venv (venv_kept_wheel); pip's folder is not left behind, empty or not.
+[ "$(ls -A "$OPKIT_HOME/downloads")" = "$wheel210" ] || fail "pip download left $(ls -A "$OPKIT_HOME/downloads")"
 
 # --- --variant gpu looks in the GPU-enabled project (`tensorflow` for 2.10); here that
 # file is a decoy, so the import refuses it: proof of which file was chosen.
@@ -273,7 +279,7 @@ run_opkit 2 -q sdk fetch tensorflow==2.10.1 --variant gpu --index-url "$url_plai
 expect_one_error_line
 expect_contains "$work/err" 'tensorflow-2\.10\.1-cp310-cp310-manylinux_2_17_x86_64\.manylinux2014_x86_64\.whl: (cannot open archive|damaged archive)'
 expect_contains "$work/log-plain" 'GET /simple/tensorflow/ '
-[ -z "$(ls -A "$OPKIT_HOME/downloads" | grep -v '^pip-')" ] || fail "the refused wheel was kept"
+[ -z "$(ls -A "$OPKIT_HOME/downloads" | grep -vx "$wheel210")" ] || fail "the refused wheel was kept"
 
 # --- bad requests: one line each
 run_opkit 2 sdk fetch tensorflow>=2.10 --index-url "$url_plain"

@@ -26,18 +26,16 @@ strictly_inside(const stdfs::path& inner, const stdfs::path& outer)
   return !ec && !relative.empty() && relative != "." && *relative.begin() != "..";
 }
 
-// With --all: the CPU findings kept in $OPKIT_HOME/cache/cpu for the files of `build_root`.
+// With --all: the CPU findings kept in $OPKIT_HOME/cache/cpu for the libraries
+// of `build_root`, those still there and those removed since they were checked.
 size_t
 remove_kept_findings(const stdfs::path& build_root)
 {
   size_t removed = 0;
-  std::error_code ec;
-  for (auto it = stdfs::recursive_directory_iterator(build_root, ec); !ec && it != stdfs::end(it); it.increment(ec)) {
+  for (const stdfs::path& folder : cpu::kept_findings_folders(
+         [&](const std::optional<stdfs::path>& library) { return library && strictly_inside(*library, build_root); })) {
     std::error_code removing;
-    if (it->is_regular_file(ec) && !it->is_symlink(ec)
-        && stdfs::remove_all(cpu::kept_findings_file(it->path()), removing) > 0) {
-      ++removed;
-    }
+    removed += stdfs::remove_all(folder, removing) > 0 ? 1 : 0;
   }
   return removed;
 }

@@ -193,12 +193,7 @@ ensure_pch(const PchSpec& spec)
 void
 collect_stale_pchs(sdk::GcReport& report)
 {
-  auto drop = [&](const stdfs::path& path) {
-    report.bytes += fs::disk_size(path);
-    std::error_code ec;
-    stdfs::remove_all(path, ec);
-    report.removed.push_back(path.string());
-  };
+  auto drop = [&report](const stdfs::path& path) { report.drop(path); };
   std::map<std::string, sdk::Sdk> sdks;
   for (sdk::Sdk& sdk : sdk::list_sdks()) {
     sdks.emplace(sdk.id, std::move(sdk));

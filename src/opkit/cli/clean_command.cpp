@@ -21,7 +21,7 @@ add_clean_command(CLI::App& app, GlobalOptions& /*global*/, int& exit_code)
   CLI::App* cmd = app.add_subcommand("clean", "Remove the project's build folder (waits for a build running in it)");
   cmd->add_flag("--all", all,
                 "Also remove what opkit keeps for this project elsewhere: its libraries' CPU findings in "
-                "$OPKIT_HOME/cache/cpu (never the SDK store or dist/)");
+                "$OPKIT_HOME/cache/cpu, those of libraries removed since included (never the SDK store or dist/)");
   cmd->add_option("--build-dir", build_dir, "Build folder, inside the project (default: <project>/build)");
   cmd->add_flag("--no-wait", no_wait, k_no_wait_help);
   cmd->callback([&exit_code] {

@@ -2,11 +2,15 @@
 #include "opkit/cli/json_failure.hpp"
 #include "opkit/builder/pch.hpp"
 #include "opkit/builder/toolchain.hpp"
+#include "opkit/cpu/verdict.hpp"
 #include "opkit/sdk/fetch.hpp"
 #include "opkit/sdk/importer.hpp"
 #include "opkit/sdk/store.hpp"
+#include "opkit/sdk/store_report.hpp"
+#include "opkit/util/disk_usage.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
+#include "opkit/util/strings.hpp"
 
 #include <fmt/format.h>
 
@@ -42,24 +46,73 @@ print_sdk_line(const sdk::Sdk& sdk)
              sdk.soname, sdk.root);
 }
 
+// `sdk list`: each SDK with its size on disk (util/disk_usage), the store's total last.
 void
 run_sdk_list(const GlobalOptions& global)
 {
   std::vector<sdk::Sdk> sdks = sdk::list_sdks();
+  std::vector<uint64_t> sizes;
+  for (const sdk::Sdk& sdk : sdks) {
+    sizes.push_back(fs::disk_usage(sdk.root).bytes);
+  }
   if (global.json) {
     Json list = Json::array();
-    for (const sdk::Sdk& sdk : sdks) {
-      list.push_back(sdk::to_json(sdk));
+    for (size_t i = 0; i < sdks.size(); ++i) {
+      list.push_back(sdk::to_json(sdks[i]));
+      list.back()["size_bytes"] = sizes[i];
     }
     fmt::print("{}\n", json_text(list, 2));
     return;
   }
   if (sdks.empty()) {
     fmt::print(stderr, "no SDKs in {}; add one with `opkit sdk add <wheel>`\n", sdk::sdk_store_dir());
+    return;
   }
-  for (const sdk::Sdk& sdk : sdks) {
-    print_sdk_line(sdk);
+  uint64_t total = 0;
+  for (size_t i = 0; i < sdks.size(); ++i) {
+    const sdk::Sdk& sdk = sdks[i];
+    fmt::print("{:<24} {:<10} {:>9}  abi={} c++{} {:<30} {}\n", sdk.id, sdk.version.str(), fs::human_bytes(sizes[i]),
+               sdk.cxx11_abi, sdk.cxx_standard, sdk.soname, sdk.root);
+    total += sizes[i];
   }
+  fmt::print("{} SDK{}, {} on disk; all the store costs: opkit sdk usage\n", sdks.size(), sdks.size() == 1 ? "" : "s",
+             fs::human_bytes(total));
+}
+
+// An SDK's `cuda` in words: "CUDA 11.8, cuDNN 8 (a CUDA build)", "none (a CPU build)".
+std::string
+cuda_words(const sdk::Sdk& sdk)
+{
+  if (!sdk.cuda.is_cuda_build) {
+    return "none (a CPU build)";
+  }
+  std::string text = sdk.cuda.cuda_version.empty() ? "CUDA (release not stated)" : "CUDA " + sdk.cuda.cuda_version;
+  text += sdk.cuda.cudnn_version.empty() ? "" : ", cuDNN " + sdk.cuda.cudnn_version;
+  return text + " (a CUDA build)";
+}
+
+// `sdk usage`: each part of the store, its size, path and what removes it.
+void
+print_store_report(const sdk::StoreReport& report)
+{
+  fmt::print("opkit's store in {} (sizes: disk space allocated, as `du -s` counts it)\n", report.home);
+  for (const sdk::StorePart& part : report.parts) {
+    if (part.name == "other" && part.items.empty()) {
+      continue;
+    }
+    std::string count = fmt::format("{} file{}", part.usage.files, part.usage.files == 1 ? "" : "s");
+    fmt::print("{:<20} {:>9}  {:>12}  {}\n", part.title, fs::human_bytes(part.usage.bytes), count,
+               part.name == "other" ? "" : part.path.string());
+    if (part.name == "other") {
+      for (const sdk::StoreItem& item : part.items) {
+        fmt::print("{:<20} {:>9}  {}\n", "", fs::human_bytes(item.bytes), (report.home / item.name).string());
+      }
+    }
+    for (size_t i = 0; i < part.removed_by.size(); ++i) {
+      fmt::print("{:<20} {:>11} {}\n", "", i == 0 ? "removed by:" : "or:", part.removed_by[i]);
+    }
+  }
+  fmt::print("{:<20} {:>9}\n", "total", fs::human_bytes(report.total_bytes));
 }
 
 // `sdk list --ids FRAMEWORK`: what --tf, --torch, sdk info and sdk remove take,
@@ -200,7 +253,7 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   info->callback([&global, &exit_code] {
     sdk::Sdk sdk = sdk::find_sdk(which);
     Json json = sdk::to_json(sdk);
-    json["size_bytes"] = fs::disk_size(sdk.root);
+    json["size_bytes"] = fs::disk_usage(sdk.root).bytes;
     if (sdk.cuda.is_cuda_build) {
       json["cuda_toolkit"] = cuda_toolkit_json(sdk);
     }
@@ -216,6 +269,16 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
           continue;
         }
         std::string text = value.is_string() ? value.get<std::string>() : json_text(value);
+        if (key == "size_bytes") {
+          fmt::print("{:<18} {} on disk\n", "size", fs::human_bytes(value.get<uint64_t>()));
+          continue;
+        }
+        if (key == "cuda") {
+          text = cuda_words(sdk);
+        }
+        if (value.is_array()) { // warnings, defines
+          text = value.empty() ? "none" : join(value.get<std::vector<std::string>>(), "; ");
+        }
         if (key == "cuda_toolkit") { // "CUDA 11.8: opkit's CUDA 11.8 (...), fetched by the first build"
           text =
             value.contains("error")
@@ -241,7 +304,7 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   add_json_flag(remove, global.json, "opkit.sdk-remove/1", "Print what was removed as JSON");
   remove->callback([&global, &exit_code] {
     sdk::Sdk sdk = sdk::find_sdk(victim);
-    uint64_t bytes = fs::disk_size(sdk.root);
+    uint64_t bytes = fs::disk_usage(sdk.root).bytes;
     sdk::remove_sdk(sdk);
     if (global.json) {
       fmt::print("{}\n", json_text({{"schema", "opkit.sdk-remove/1"},
@@ -258,12 +321,15 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
 
   static bool downloads = false;
   CLI::App* gc = sdk_app->add_subcommand(
-    "gc", "Remove what interrupted imports and fetches left behind, and stale precompiled headers");
-  gc->add_flag("--downloads", downloads, "Also drop partial downloads kept for resuming");
+    "gc", "Remove what interrupted imports and fetches left behind, stale precompiled headers, probes of removed "
+          "SDKs and the CPU findings of libraries no longer there");
+  gc->add_flag("--downloads", downloads,
+               "Also drop partial downloads kept for resuming and whole wheels kept for a release's venv");
   add_json_flag(gc, global.json, "opkit.sdk-gc/1", "Print what was removed as JSON");
   gc->callback([&global, &exit_code] {
     sdk::GcReport report = sdk::collect_garbage(downloads);
     builder::collect_stale_pchs(report);
+    cpu::collect_gone_findings(report);
     exit_code = 0;
     if (global.json) {
       fmt::print("{}\n",
@@ -273,7 +339,20 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
     for (const std::string& path : report.removed) {
       fmt::print("removed {}\n", path);
     }
-    fmt::print("freed {:.1f} MB\n", report.bytes / 1e6);
+    fmt::print("freed {}\n", fs::human_bytes(report.bytes));
+  });
+
+  CLI::App* usage = sdk_app->add_subcommand(
+    "usage", "Show what the store costs on disk: each part's size, its path and what removes it");
+  add_json_flag(usage, global.json, "opkit.sdk-usage/1", "Print the report as JSON");
+  usage->callback([&global, &exit_code] {
+    sdk::StoreReport report = sdk::store_report();
+    if (global.json) {
+      fmt::print("{}\n", json_text(sdk::to_json(report), 2));
+    } else {
+      print_store_report(report);
+    }
+    exit_code = 0;
   });
 }
 

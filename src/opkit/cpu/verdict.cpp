@@ -284,6 +284,47 @@ kept_findings_file(const std::filesystem::path& library)
   return sdk::opkit_home() / "cache" / "cpu" / fmt::format("{:016x}", std::hash<std::string>{}(absolute.string()));
 }
 
+std::vector<std::filesystem::path>
+kept_findings_folders(const std::function<bool(const std::optional<std::filesystem::path>& library)>& whose)
+{
+  std::vector<std::filesystem::path> folders;
+  std::error_code ec;
+  for (const auto& folder : std::filesystem::directory_iterator(sdk::opkit_home() / "cache" / "cpu", ec)) {
+    if (!folder.is_directory(ec) || folder.is_symlink(ec)) {
+      continue;
+    }
+    // Every kept file's key is "<kind>\n<the library's absolute path>\n...".
+    std::optional<std::filesystem::path> library;
+    for (const auto& file : std::filesystem::directory_iterator(folder.path(), ec)) {
+      try {
+        std::vector<std::string> lines = split(Json::parse(fs::read_file(file.path())).value("key", ""), '\n');
+        if (lines.size() > 1 && !lines[1].empty()) {
+          library = lines[1];
+          break;
+        }
+      } catch (const std::exception&) {
+        // unreadable: it names no library
+      }
+    }
+    if (whose(library)) {
+      folders.push_back(folder.path());
+    }
+  }
+  return folders;
+}
+
+void
+collect_gone_findings(sdk::GcReport& report)
+{
+  for (const std::filesystem::path& folder :
+       kept_findings_folders([](const std::optional<std::filesystem::path>& library) {
+         std::error_code ec;
+         return !library || !std::filesystem::exists(*library, ec);
+       })) {
+    report.drop(folder);
+  }
+}
+
 namespace {
 
 // What every kept file of one check shares in its key: the CPU as text, and opkit's own stamp.

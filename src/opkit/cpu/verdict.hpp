@@ -6,11 +6,14 @@
 #include "opkit/check/checker.hpp"
 #include "opkit/check/profile.hpp"
 #include "opkit/cpu/scan.hpp"
+#include "opkit/sdk/store.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace opkit::cpu {
 
@@ -52,5 +55,17 @@ add_cpu_findings(check::CheckReport& report, const std::filesystem::path& librar
 // target CPU, and load_time_features its features at load (whether or not it has).
 std::filesystem::path
 kept_findings_file(const std::filesystem::path& library);
+
+// The folders of $OPKIT_HOME/cache/cpu kept for the libraries `whose` says
+// yes to (each folder's library as its files' keys name it, whether or not it
+// is still there): `opkit clean --all` takes those under its build folder,
+// `opkit sdk gc` those whose library is gone. A folder whose files name no
+// library is the latter's too.
+std::vector<std::filesystem::path>
+kept_findings_folders(const std::function<bool(const std::optional<std::filesystem::path>& library)>& whose);
+
+// `opkit sdk gc`: drops the kept findings of libraries no longer there.
+void
+collect_gone_findings(sdk::GcReport& report);
 
 } // namespace opkit::cpu

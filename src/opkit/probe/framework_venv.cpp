@@ -2,6 +2,7 @@
 
 #include "opkit/settings/settings.hpp"
 #include "opkit/probe/env_step.hpp"
+#include "opkit/sdk/fetch.hpp"
 #include "opkit/sdk/interpreter.hpp"
 #include "opkit/project/framework_table.hpp"
 #include "opkit/sdk/store.hpp"
@@ -90,13 +91,22 @@ ensure_framework_venv(const sdk::Sdk& sdk)
     argv.push_back(recipe.pip);
     run_env_step(argv, "pip install " + recipe.pip, step, hint);
   }
+  // The wheel `sdk fetch` downloaded whole, when it kept one for this Python: not downloaded again.
+  std::optional<stdfs::path> wheel = sdk::downloaded_wheel(distribution_of(flags), sdk.version.str(), recipe.python);
+  if (wheel) {
+    log_info("{}: installing {} from {}, the wheel `opkit sdk fetch` downloaded", what, requirement, wheel->string());
+  }
+  std::string install = wheel ? wheel->string() : requirement;
   std::vector<std::string> argv = {pip, "install"};
   argv.insert(argv.end(), output.begin(), output.end());
   argv.insert(argv.end(), recipe.flags.begin(), recipe.flags.end());
-  argv.push_back(requirement);
+  argv.push_back(install);
   argv.insert(argv.end(), recipe.pins.begin(), recipe.pins.end());
-  run_env_step(argv, "pip install " + requirement + " " + join(recipe.pins, " "), step, hint);
+  run_env_step(argv, "pip install " + install + " " + join(recipe.pins, " "), step, hint);
   fs::write_file_atomic(venv / ".opkit-complete", requirement + "\n");
+  if (wheel) { // installed: the venv holds it now, and the download goes
+    stdfs::remove(*wheel, ec);
+  }
   log_info("{}: Python environment ready in {}", what, venv);
   return venv;
 }

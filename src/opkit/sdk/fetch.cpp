@@ -297,15 +297,28 @@ already_present(const std::string& sdk_id)
 void
 import_wheel(const stdfs::path& wheel, FetchResult& result)
 {
+  // pip download's own folder (downloads/pip-<id>), which goes whatever happens: never left empty.
+  stdfs::path downloads = opkit_home() / "downloads";
+  stdfs::path pip_folder = wheel.parent_path() == downloads ? stdfs::path() : wheel.parent_path();
   std::error_code ec;
   try {
     result.sdk = import_sdk(wheel, /*process_libraries=*/false); // the same SDK as a ranged fetch's
   } catch (...) {
     stdfs::remove(wheel, ec); // a wheel that does not import is of no use to a later fetch
+    stdfs::remove_all(pip_folder, ec);
     throw;
   }
   result.sdk_bytes = fs::disk_size(result.sdk.root);
-  stdfs::remove(wheel, ec); // the SDK subset is what the store keeps
+  if (result.ranged) {
+    stdfs::remove(wheel, ec); // the SDK's members alone: of no use to anything else
+    return;
+  }
+  // A whole wheel stays in downloads/ for the release's venv (downloaded_wheel),
+  // which would otherwise download it again.
+  if (!pip_folder.empty()) {
+    stdfs::rename(wheel, downloads / wheel.filename(), ec);
+    stdfs::remove_all(pip_folder, ec);
+  }
 }
 
 // The newest SDK of the store a prefix requirement names, of the variant it asks for.
@@ -439,6 +452,22 @@ fetch_sdk(const FetchOptions& options)
   }
   import_wheel(wheel, result);
   return result;
+}
+
+std::optional<stdfs::path>
+downloaded_wheel(const std::string& distribution, const std::string& version, const std::string& python)
+{
+  std::string tag = "cp" + python.substr(0, python.find('.')) + python.substr(python.find('.') + 1);
+  std::error_code ec;
+  for (const auto& entry : stdfs::directory_iterator(opkit_home() / "downloads", ec)) {
+    std::optional<WheelName> name = parse_wheel_name(entry.path().filename().string());
+    if (name && name->project == normalize_project(distribution) && name->version == version
+        && std::find(name->pythons.begin(), name->pythons.end(), tag) != name->pythons.end()
+        && entry.is_regular_file(ec) && !entry.is_symlink(ec)) {
+      return entry.path();
+    }
+  }
+  return std::nullopt;
 }
 
 } // namespace opkit::sdk

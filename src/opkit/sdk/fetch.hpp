@@ -4,6 +4,8 @@
 #include "opkit/settings/settings.hpp"
 
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
 
 namespace opkit::sdk {
@@ -39,9 +41,9 @@ struct FetchResult
 // against the wheel's RECORD on import: the index's whole-file sha256 needs
 // the whole file). A server that does not serve ranges, or an interrupted
 // earlier whole download, gets the whole download instead (resumed, verified
-// against the index's sha256). Imports the SDK subset and deletes the
-// download. Concurrent fetches of one SDK wait on a lock, and the later ones
-// find it already imported.
+// against the index's sha256). Imports the SDK subset; deletes a ranged
+// download, and keeps a whole wheel in downloads/ for the release's venv. Concurrent fetches of one SDK wait on a lock,
+// and the later ones find it already imported.
 FetchResult
 fetch_sdk(const FetchOptions& options);
 
@@ -55,5 +57,13 @@ configured_index_url(const std::string& flag);
 // The same as the setting, with its origin (`opkit config` shows it).
 settings::Value
 index_url_setting(const std::string& flag = "");
+
+// The whole wheel of `distribution` `version` for CPython `python` ("3.11")
+// that a fetch downloaded whole (pip download, a server without ranges) and
+// kept in $OPKIT_HOME/downloads: the release's venv installs it from there
+// (probe/framework_venv) instead of downloading it a second time. Nothing
+// when there is none (a range fetch keeps no wheel).
+std::optional<std::filesystem::path>
+downloaded_wheel(const std::string& distribution, const std::string& version, const std::string& python);
 
 } // namespace opkit::sdk

@@ -2,6 +2,7 @@
 
 #include "opkit/project/framework_table.hpp"
 #include "opkit/settings/settings.hpp"
+#include "opkit/util/disk_usage.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
@@ -192,6 +193,15 @@ drop_stale_pchs(const std::string& id)
   }
 }
 
+void
+GcReport::drop(const std::filesystem::path& path)
+{
+  bytes += fs::disk_usage(path).bytes;
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+  removed.push_back(path.string());
+}
+
 GcReport
 collect_garbage(bool downloads)
 {
@@ -201,12 +211,7 @@ collect_garbage(bool downloads)
   for (const Sdk& sdk : list_sdks()) {
     live.push_back(sdk.id);
   }
-  auto drop = [&](const std::filesystem::path& path) {
-    report.bytes += fs::disk_size(path);
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-    report.removed.push_back(path.string());
-  };
+  auto drop = [&report](const std::filesystem::path& path) { report.drop(path); };
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(sdk_store_dir(), ec)) {
     std::string name = entry.path().filename().string();
@@ -224,7 +229,7 @@ collect_garbage(bool downloads)
   }
   for (const auto& entry : std::filesystem::directory_iterator(opkit_home() / "downloads", ec)) {
     std::string name = entry.path().filename().string();
-    if (starts_with(name, "pip-") || (downloads && ends_with(name, ".partial"))) {
+    if (starts_with(name, "pip-") || (downloads && (ends_with(name, ".partial") || ends_with(name, ".whl")))) {
       drop(entry.path());
     }
   }

@@ -68,12 +68,16 @@ use_sdk(const Sdk& sdk);
 struct GcReport
 {
   std::vector<std::string> removed; // paths
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;               // allocated, as `du -s` counts (util/disk_usage)
+
+  // Removes `path` (a link as a link), adding it and what it took.
+  void drop(const std::filesystem::path& path);
 };
 
 // Removes what interrupted operations left: staging and set-aside folders,
 // pip's download folders, probes of removed SDKs, and (with `downloads`) the
-// partial downloads kept for resuming.
+// partial downloads kept for resuming and the whole wheels kept for a
+// release's venv (sdk/fetch: downloaded_wheel).
 GcReport
 collect_garbage(bool downloads);
 
