@@ -18,6 +18,7 @@ examples(const std::string& command_path)
     {"opkit sdk info", {"opkit sdk info 2.10", "opkit sdk info tensorflow-1.12.0 --json"}},
     {"opkit sdk remove", {"opkit sdk remove 1.12"}},
     {"opkit sdk gc", {"opkit sdk gc --downloads"}},
+    {"opkit sdk usage", {"opkit sdk usage", "opkit sdk usage --json"}},
     {"opkit new", {"opkit new zero_out --tf 1.12,2.10.1", "opkit new tally --template torch-op --torch 2.5"}},
     {"opkit init", {"opkit init --tf 2.10.1", "opkit init ../my_ops --dry-run"}},
     {"opkit build", {"opkit build", "opkit build --tf 2.10.1 -j 8 --dry-run"}},
