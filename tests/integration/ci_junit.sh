@@ -102,4 +102,16 @@ expect_contains "$work/err" "^::error file=src/locked_clip\.cc,line=$line,col=[0
 rc=0
 "$OPKIT" build --tf 2.10.1 >"$work/out" 2>"$work/err" || rc=$?
 ! grep -q '^::' "$work/err" || fail "workflow commands outside a GitHub workflow"
+# --- a command that fails before its report: the JUnit file holds the failure, as CI's test view shows it
+run_opkit 1 test --tf 2.10.1 --junit reports/failed.xml
+expect_junit_xsd reports/failed.xml
+python3 - reports/failed.xml "$work/err" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+(case,) = root.iter("testcase")
+error = case.find("error")
+assert case.get("name") == "opkit test" and error is not None, ET.tostring(root)
+line = [l for l in open(sys.argv[2]).read().splitlines() if l.startswith("opkit: error: ")][-1]
+assert error.get("message") == line[len("opkit: error: "):], (error.get("message"), line)
+PY
 echo "PASS: $test_name"

@@ -87,6 +87,27 @@ add_junit_option(CLI::App* cmd, std::string& file)
     ->type_name("FILE");
 }
 
+void
+write_junit_failure(const CLI::App& app, const std::string& message) noexcept
+{
+  try {
+    const CLI::App* level = &app;
+    std::string command = "opkit";
+    while (!level->get_subcommands().empty()) {
+      level = level->get_subcommands().back();
+      command += " " + level->get_name();
+    }
+    const CLI::Option* junit = level->get_option_no_throw("--junit");
+    if (junit == nullptr || junit->count() == 0) {
+      return;
+    }
+    JunitCase failed{command, command, JunitOutcome::error, message, message};
+    write_junit(junit->as<std::string>(), command, {JunitSuite{command, {failed}}});
+  } catch (...) {
+    // The error line is the failure's account; a report it could not write adds nothing to it.
+  }
+}
+
 std::string
 describe_vector_value(const std::string& json_text, bool expected)
 {

@@ -24,6 +24,14 @@ namespace opkit::cli {
 void
 add_junit_option(CLI::App* cmd, std::string& file);
 
+// The command failed before its report (an opkit::Error): when it was given
+// --junit FILE, FILE gets one errored case naming the command and the error,
+// so a CI system's test view shows the failure instead of no report. Never
+// throws: a report that cannot be written is left out (the error line says why
+// the command failed).
+void
+write_junit_failure(const CLI::App& app, const std::string& message) noexcept;
+
 // A vector's expected or actual value as the report shows it: {"outputs": {"a": 1, "b": [2]}} as
 // `a = 1, b = [2]`; {"error": "x"} as `error containing "x"` (expected) or `error X` (actual).
 std::string

@@ -3,6 +3,7 @@
 #include "opkit/cli/commands.hpp"
 #include "opkit/cli/help_format.hpp"
 #include "opkit/cli/json_failure.hpp"
+#include "opkit/cli/junit_reports.hpp"
 #include "opkit/cli/version.hpp"
 #include "opkit/util/ci_annotations.hpp"
 #include "opkit/util/error.hpp"
@@ -226,6 +227,8 @@ run(int argc, char** argv)
     std::string hint = e.hint().empty() ? "" : " (" + e.hint() + ")";
     std::fprintf(stderr, "opkit: error: %s\n",
                  escape_clipped(mask_secrets(e.what() + hint), k_max_error_bytes).c_str());
+    // --junit FILE: the report CI reads holds the failure (junit_reports.hpp).
+    write_junit_failure(app, escape_clipped(mask_secrets(e.what() + hint), k_max_error_bytes));
     // In a GitHub workflow, an error naming a file's line also annotates that line.
     std::fputs(github_error_annotation(escape_clipped(mask_secrets(e.what()), k_max_error_bytes)).c_str(), stderr);
     return static_cast<int>(e.code());
