@@ -7,10 +7,12 @@
 #include "opkit/util/secrets.hpp"
 #include "opkit/util/strings.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <new>
+#include <string_view>
 #include <filesystem>
 
 namespace opkit::cli {
@@ -104,6 +106,29 @@ verbose_on_line(int argc, char** argv)
   return false;
 }
 
+// -q or --quiet anywhere on the line.
+bool
+quiet_on_line(int argc, char** argv)
+{
+  return std::any_of(argv + 1, argv + argc,
+                     [](std::string_view argument) { return argument == "-q" || argument == "--quiet"; });
+}
+
+// -C's lines, as make -C prints them: editors (Emacs, vim) resolve the relative
+// names printed between them against the folder. "Leaving" is written when run
+// returns, after its error line.
+struct EnteredFolderLines
+{
+  std::string folder;
+  ~EnteredFolderLines()
+  {
+    if (!folder.empty()) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "opkit: Leaving directory '%s'\n", folder.c_str());
+    }
+  }
+};
+
 } // namespace
 
 bool
@@ -156,9 +181,10 @@ run(int argc, char** argv)
   // arguments with this very command tree and run nothing, not even -C: exit 0
   // when they parse, 2 with the usual usage line when they do not.
   const bool parse_only = parse_only_requested();
+  EnteredFolderLines entered;
   app.add_option_function<std::string>(
     "-C,--directory",
-    [parse_only](const std::string& dir) {
+    [parse_only, &entered, quiet = quiet_on_line(argc, argv)](const std::string& dir) {
       if (parse_only) {
         return;
       }
@@ -166,6 +192,11 @@ run(int argc, char** argv)
       std::filesystem::current_path(dir, ec);
       if (ec) {
         fail(ExitCode::usage, "{}: cannot change into folder: {}", dir, ec.message());
+      }
+      set_entered_folder(std::filesystem::current_path(ec).string());
+      if (!quiet) {
+        entered.folder = entered_folder();
+        std::fprintf(stderr, "opkit: Entering directory '%s'\n", entered.folder.c_str());
       }
     },
     "Run as if started in DIR (the project folder)");

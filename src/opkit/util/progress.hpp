@@ -7,7 +7,9 @@
 // On a terminal (not TERM=dumb) the status line is redrawn four times a second
 // by a ticker thread, so a step that waits on a subprocess still shows its time.
 // Elsewhere (a pipe, a log file, TERM=dumb) nothing is redrawn: a step's own
-// log lines and a line at each quarter of a known size say how far it is.
+// log lines and a line at each quarter of a known size say how far it is, and
+// after 10 s without a line, a line with the status line's text (the steps
+// under way, their times and details), so a CI log is never silent for long.
 // With -q nothing but errors. Colour only on a terminal and without NO_COLOR.
 #include <cstdint>
 #include <cstdio>
@@ -103,5 +105,8 @@ void
 set_style_for_testing(const Style* style);
 void
 set_stream_for_testing(std::FILE* stream);
+// Tests: the silence after which a line is written without a terminal (10 s).
+void
+set_heartbeat_for_testing(double seconds);
 
 } // namespace opkit::progress
