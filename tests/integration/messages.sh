@@ -24,7 +24,7 @@ expect_contains "$work/out" '^tf-2\.[0-9.]+ +would run '
 # --- package wheel --dry-run, nothing built: one line, exit 3, no "builds it first" before it
 run_opkit 3 package wheel --dry-run --tf 2.10.1
 expect_one_error_line
-expect_contains "$work/err" "^opkit: error: --dry-run: 2\.10\.1 not built yet, and a dry run builds nothing.*opkit build --tf 2\.10\.1"
+expect_contains "$work/err" "^opkit: error: --dry-run: 2\.10\.1 is not built yet, and a dry run builds nothing: .*\(run .opkit build --tf 2\.10\.1. first"
 [ ! -e build ] && [ ! -e dist ] || fail "--dry-run built or wrote something"
 cd "$work"
 
@@ -41,7 +41,7 @@ run_opkit 0 new layer_op --template easyrec-layer
 cd layer_op
 run_opkit 2 package wheel
 expect_one_error_line
-expect_contains "$work/err" "python/layer_op_ops\.py: the Python wrapper is missing \(the easyrec-layer template writes no Python wrapper; its ops ship with .opkit package easyrec.; "
+expect_contains "$work/err" "python/layer_op_ops\.py: the Python wrapper is missing \(the easyrec-layer template writes no Python wrapper: its ops ship with .opkit package easyrec.; for a wheel, write python/layer_op_ops\.py, "
 [ ! -e build ] || fail "package wheel built before finding the wrapper missing"
 cd "$work"
 

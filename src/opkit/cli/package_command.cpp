@@ -74,10 +74,10 @@ prepare_libraries(const project::Manifest& manifest, const std::vector<std::stri
   if (!unbuilt.empty()) {
     const std::string& flag = project::FrameworkTable::get(manifest.framework).short_name();
     throw Error(ExitCode::missing,
-                fmt::format("--dry-run: {} not built yet, and a dry run builds nothing, so it cannot list the "
-                            "library it would pack",
-                            join(unbuilt, ", ")),
-                fmt::format("build first (`opkit build --{} {}`), or package without --dry-run, which builds it", flag,
+                fmt::format("--dry-run: {} {} not built yet, and a dry run builds nothing: it cannot list "
+                            "libraries that are not there",
+                            join(unbuilt, " and "), unbuilt.size() == 1 ? "is" : "are"),
+                fmt::format("run `opkit build --{} {}` first, or package without --dry-run, which builds first", flag,
                             join(unbuilt, ",")));
   }
 }

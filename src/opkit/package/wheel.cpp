@@ -87,10 +87,10 @@ missing_wrapper_hint(const project::Manifest& manifest)
       })) {
     return own;
   }
-  std::string packages = spec->easyrec ? "; its ops ship with `opkit package easyrec`" : "";
-  return fmt::format("the {} template writes no Python wrapper{}; for a wheel, write python/{}_ops.py "
-                     "(it loads the library from the package's folder), or {}",
-                     manifest.template_name, packages, manifest.name, own);
+  std::string packages = spec->easyrec ? ": its ops ship with `opkit package easyrec`" : "";
+  return fmt::format("the {} template writes no Python wrapper{}; for a wheel, write python/{}_ops.py, which "
+                     "loads the library from the package's folder",
+                     manifest.template_name, packages, manifest.name);
 }
 
 } // namespace
