@@ -148,6 +148,19 @@ TEST(Progress, WithoutATerminalASilentStepWritesALineEachHeartbeat)
   EXPECT_LE(lines, 3U) << text;
 }
 
+TEST(Progress, TheFirstLineComesBeforeTheFirstWrittenAndOnlyThen)
+{
+  Style style;
+  Captured out(style);
+  set_first_line("opkit: Entering directory '/p'");
+  EXPECT_FALSE(first_line_written()); // nothing written: nothing before it either
+  write("a log line");
+  write("another");
+  EXPECT_TRUE(first_line_written());
+  EXPECT_EQ(captured(out.file), "opkit: Entering directory '/p'\na log line\nanother\n");
+  set_first_line("");
+}
+
 TEST(Progress, QuietShowsNothing)
 {
   Style style;

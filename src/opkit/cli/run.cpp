@@ -4,15 +4,16 @@
 #include "opkit/cli/version.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/log.hpp"
+#include "opkit/util/progress.hpp"
 #include "opkit/util/secrets.hpp"
 #include "opkit/util/strings.hpp"
 
-#include <algorithm>
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <new>
-#include <string_view>
 #include <filesystem>
 
 namespace opkit::cli {
@@ -106,25 +107,17 @@ verbose_on_line(int argc, char** argv)
   return false;
 }
 
-// -q or --quiet anywhere on the line.
-bool
-quiet_on_line(int argc, char** argv)
-{
-  return std::any_of(argv + 1, argv + argc,
-                     [](std::string_view argument) { return argument == "-q" || argument == "--quiet"; });
-}
-
 // -C's lines, as make -C prints them: editors (Emacs, vim) resolve the relative
-// names printed between them against the folder. "Leaving" is written when run
-// returns, after its error line.
+// names printed between them against the folder. "Entering" comes before the
+// first line opkit writes on stderr (none before an error line alone: it stays
+// one line); "Leaving" when run returns, after the error line, if "Entering" came.
 struct EnteredFolderLines
 {
-  std::string folder;
   ~EnteredFolderLines()
   {
-    if (!folder.empty()) {
+    if (progress::first_line_written()) {
       std::fflush(stdout);
-      std::fprintf(stderr, "opkit: Leaving directory '%s'\n", folder.c_str());
+      std::fprintf(stderr, "opkit: Leaving directory '%s'\n", entered_folder().c_str());
     }
   }
 };
@@ -181,10 +174,10 @@ run(int argc, char** argv)
   // arguments with this very command tree and run nothing, not even -C: exit 0
   // when they parse, 2 with the usual usage line when they do not.
   const bool parse_only = parse_only_requested();
-  EnteredFolderLines entered;
+  EnteredFolderLines leaving; // its line, when run returns
   app.add_option_function<std::string>(
     "-C,--directory",
-    [parse_only, &entered, quiet = quiet_on_line(argc, argv)](const std::string& dir) {
+    [parse_only](const std::string& dir) {
       if (parse_only) {
         return;
       }
@@ -194,10 +187,7 @@ run(int argc, char** argv)
         fail(ExitCode::usage, "{}: cannot change into folder: {}", dir, ec.message());
       }
       set_entered_folder(std::filesystem::current_path(ec).string());
-      if (!quiet) {
-        entered.folder = entered_folder();
-        std::fprintf(stderr, "opkit: Entering directory '%s'\n", entered.folder.c_str());
-      }
+      progress::set_first_line(fmt::format("opkit: Entering directory '{}'", entered_folder()));
     },
     "Run as if started in DIR (the project folder)");
   app.add_flag_callback(

@@ -90,6 +90,7 @@ public:
     std::string text = mask_secrets(raw); // every line opkit writes on stderr, what pip and servers say included
     std::lock_guard<std::mutex> lock(m_mutex);
     clear_locked();
+    first_line_locked();
     std::fwrite(text.data(), 1, text.size(), stream());
     if (!text.empty() && text.back() != '\n') {
       std::fputc('\n', stream());
@@ -130,6 +131,19 @@ public:
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_stream = out;
+  }
+
+  void set_first_line(std::string line)
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_first_line = std::move(line);
+    m_first_written = false;
+  }
+
+  bool first_line_written()
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_first_written;
   }
 
   void set_heartbeat(double seconds)
@@ -189,9 +203,19 @@ private:
       return;
     }
     std::string line = mask_secrets(status_text(shown_locked(), 400));
+    first_line_locked();
     fmt::print(stream(), "{}\n", line);
     std::fflush(stream());
     m_last_line = Clock::now();
+  }
+
+  // The line that comes before all others (-C's folder), once, before the first.
+  void first_line_locked()
+  {
+    if (!m_first_written && !m_first_line.empty()) {
+      fmt::print(stream(), "{}\n", m_first_line);
+      m_first_written = true;
+    }
   }
 
   void draw_locked()
@@ -204,6 +228,7 @@ private:
       std::fflush(stream());
       return;
     }
+    first_line_locked();
     std::string line = status_text(shown_locked(), m_style.width);
     line = mask_secrets(line);
     fmt::print(stream(), "\r\x1b[K{}", line);
@@ -221,6 +246,8 @@ private:
   bool m_drawn = false;
   bool m_ticking = false;
   Clock::time_point m_last_draw;
+  std::string m_first_line; // set_first_line's
+  bool m_first_written = false;
   Clock::time_point m_last_line;                          // without a terminal: the last line written
   Clock::duration m_heartbeat = std::chrono::seconds(10); // ... and the silence that writes one
 };
@@ -392,6 +419,18 @@ void
 set_stream_for_testing(std::FILE* stream)
 {
   renderer().set_stream(stream);
+}
+
+void
+set_first_line(std::string line)
+{
+  renderer().set_first_line(std::move(line));
+}
+
+bool
+first_line_written()
+{
+  return renderer().first_line_written();
 }
 
 void

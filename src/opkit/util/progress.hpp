@@ -99,6 +99,15 @@ private:
 void
 write(std::string_view text);
 
+// A line written before the first line this process writes on stderr (the
+// status line, a log line, a compiler's diagnostics), if it writes any: -C's
+// "opkit: Entering directory '/abs'". An error line alone (cli/run's) has none
+// before it. first_line_written: whether it was.
+void
+set_first_line(std::string line);
+bool
+first_line_written();
+
 // Tests: the style to use instead of stderr's (nullptr: stderr's again), and the
 // stream written to instead of stderr.
 void
