@@ -2,7 +2,8 @@
 # every target; --json (opkit.build/1) for a success and a failure; a root
 # compile_commands.json; a compiler error shown whole and once across targets
 # (coloured on a terminal, never when piped), the full log in build.log; and a
-# colour change rebuilds nothing.
+# colour change rebuilds nothing. Into a log, a line per finished compile; the
+# portable: line only with -v and never under a FAILED target; -C as make -C.
 source "$(dirname "$0")/common.sh"
 command -v script >/dev/null || fail "script (bsdutils) is missing: apt-get install bsdutils"
 unset NO_COLOR
@@ -49,6 +50,10 @@ for t in report["targets"]:
     (lib,) = t["libraries"]
     assert lib["path"].endswith("/libzero_out.so") and lib["check"]["loads"], lib
 PY
+# Into a log (no terminal): a line per finished compile, none per link.
+expect_contains "$work/err" '^\[[0-9]+/[0-9]+\] CXX src/zero_out_kernels\.cc \(tf-1\.12\.0\)$'
+[ "$(grep -c '^\[[0-9]*/[0-9]*\] CXX ' "$work/err")" -ge 6 ] || { cat "$work/err" >&2; fail "not a line per compile"; }
+if grep -q '^\[[0-9]*/[0-9]*\] LINK' "$work/err"; then fail "a link's line without -v"; fi
 [ "$(wc -l <"$work/compiles")" -ge 6 ] || fail "the CXX wrapper saw $(wc -l <"$work/compiles") compiles, expected 6"
 [ "$(cat "$work/most")" -eq 1 ] || fail "-j 1 ran $(cat "$work/most") compilers at once"
 [ -f build/tf-1.12.0/build.log ] && [ -f build/tf-2.10.1/build.log ] || fail "no build.log per target"
@@ -71,6 +76,10 @@ PY
 run_opkit 0 build
 expect_contains "$work/out" '^tf-1\.12\.0 +up to date '
 expect_contains "$work/out" '^tf-2\.10\.1 +up to date '
+# What the link did to fit the runtime (portable:) only with -v.
+if grep -q 'portable:' "$work/out" "$work/err"; then fail "a portable line without -v"; fi
+run_opkit 0 build -v
+expect_contains "$work/out" '^ +portable: libstdc\+\+ above '
 script -qec "'$OPKIT' build" "$work/tty-noop" >/dev/null </dev/null
 expect_contains "$work/tty-noop" '^tf-1\.12\.0 +up to date '
 expect_contains "$work/tty-noop" '^tf-2\.10\.1 +up to date '
@@ -108,9 +117,24 @@ opens_from_here "without ccache"
 OPKIT_CACHE=on run_opkit 1 build
 opens_from_here "with ccache and the PCH"
 expect_contains "$work/err" '^src/bad\.cc:[0-9]+:[0-9]+: error: no matching function'
+expect_contains "$work/err" "^src/bad\.cc: In function .+int use_it\(\).+:$" # gcc's context line too
 OPKIT_CACHE=on run_opkit 1 build --no-pch
 opens_from_here "with ccache, without the PCH"
 expect_contains "$work/err" '^src/bad\.cc:[0-9]+:[0-9]+: error: no matching function'
+# -C from the folder above, as make -C: the Entering and Leaving lines around
+# everything (the error line too), the diagnostics' files absolute (they open
+# from here and from the project), gcc's context line too, no ../src/ left;
+# under a FAILED target no portable line, even with -v.
+(cd .. && OPKIT_CACHE=on run_opkit 1 -v -C zero_out build)
+[ "$(head -1 "$work/err")" = "opkit: Entering directory '$PWD'" ] || { cat "$work/err" >&2; fail "-C: no Entering line first"; }
+[ "$(tail -1 "$work/err")" = "opkit: Leaving directory '$PWD'" ] || { cat "$work/err" >&2; fail "-C: no Leaving line last"; }
+expect_contains "$work/err" "^$PWD/src/bad\.cc: In function .+int use_it\(\).+:$"
+expect_contains "$work/err" "^$PWD/src/bad\.cc:[0-9]+:[0-9]+: error: no matching function"
+if grep -q '\.\./src/' "$work/err"; then fail "-C: a diagnostic still names ../src/"; fi
+if grep -q 'portable' "$work/out"; then fail "a portable line under a FAILED target"; fi
+# An error before anything else is written stays one line: no directory lines around it.
+(cd .. && run_opkit 2 -C zero_out build --tf 2.x)
+expect_one_error_line
 run_opkit 1 build
 for v in 1.12.0 2.10.1; do
   expect_contains build/tf-$v/build.log 'error: no matching function for call to .*pick'

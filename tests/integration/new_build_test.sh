@@ -44,10 +44,10 @@ after=$(stat -c %Y.%N build/tf-*/libzero_out.so build/tf-*/build.ninja | md5sum)
 # A no-op build decides nothing again: it reads the kept decision (a summary
 # changed in it shows through), and an unreadable one is decided again.
 sed -i 's/"summary": "libstdc/"summary": "KEPT libstdc/' build/tf-2.10.1/opkit-portable.json
-run_opkit 0 build --tf 2.10.1
+run_opkit 0 build -v --tf 2.10.1
 expect_contains "$work/out" '^ +portable: KEPT libstdc'
 echo garbage >build/tf-2.10.1/opkit-portable.json
-run_opkit 0 build --tf 2.10.1
+run_opkit 0 build -v --tf 2.10.1
 expect_contains "$work/out" '^ +portable: libstdc'
 expect_contains build/tf-2.10.1/opkit-portable.json '"summary": "libstdc'
 

@@ -104,7 +104,7 @@ lib.old_op_format(2.5, text, 32)
 print(m.old_op([[7, 1], [2, 3]]).numpy().tolist(), lib.old_op_grow(12), lib.old_op_init_twice(),
       lib.old_op_pow(2.0, 10.0), text.value.decode(), lib.old_op_handoff(42))"
 }
-run_opkit 0 build --runtime host --build-dir build-grow
+run_opkit 0 build -v --runtime host --build-dir build-grow
 if grep -q 'portable:' "$work/out"; then fail "--runtime host did not keep the plain link"; fi
 grow=$work/old_op/build-grow/tf-2.10.1/libold_op.so
 readelf -V "$grow" >"$work/versions"
@@ -135,7 +135,7 @@ expect_contains "$work/out" 'error \[version-too-new\] needs GLIBCXX_3\.4\.30.*a
 # GLIBCXX_3.4.28 are linked in from GCC's own libstdc++.a, hidden; the rest
 # still binds to the root's libstdc++.so.6. It loads there and computes.
 # glibc symbols are bound to the versions the root has (pthread_once@GLIBC_2.2.5).
-run_opkit 0 build --profile ../debian11.json --build-dir build-fit
+run_opkit 0 build -v --profile ../debian11.json --build-dir build-fit
 expect_contains "$work/out" 'portable: libstdc\+\+ above GLIBCXX_3\.4\.28/CXXABI_1\.3\.12 \(debian-11\): [0-9]+ symbols linked in from [0-9]+ members, hidden; [0-9]+ symbols bound to the older versions debian-11 has'
 fit=$work/old_op/build-fit/tf-2.10.1/libold_op.so
 if grep -Eq 'GLIBCXX_3\.4\.29|GLIBC_2\.3[2-9]' <(readelf -V "$fit"); then fail "the fitted library still needs a version the root lacks"; fi
@@ -155,7 +155,7 @@ expect_contains "$work/out" '^  matches opkit\.yaml$'
 # libstdc++ above it linked in unless the framework exports it, glibc and
 # libstdc++ symbols that have older versions bound to them
 # (condition_variable::wait@GLIBCXX_3.4.11).
-run_opkit 0 build --build-dir build-default
+run_opkit 0 build -v --build-dir build-default
 expect_contains "$work/out" 'portable: libstdc\+\+ above GLIBCXX_3\.4\.19/CXXABI_1\.3\.7 \(tensorflow-2\.10\): [0-9]+ symbols linked in from [0-9]+ members, hidden; [0-9]+ symbols bound to the older versions tensorflow-2\.10 has'
 default=$work/old_op/build-default/tf-2.10.1/libold_op.so
 readelf -V "$default" >"$work/versions"

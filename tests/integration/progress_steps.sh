@@ -35,13 +35,24 @@ PY
 # escapes FILE: how many ESC bytes FILE holds.
 escapes() { python3 -c 'import sys; print(open(sys.argv[1], "rb").read().count(b"\x1b"))' "$1"; }
 
-# run_steps PASS TERM: every step, in a fresh home; the typescripts are $work/PASS-*.ts.
+# The wheel's folder served over HTTP: pip downloads into its temporary folder,
+# then copies into opkit's (a local find-links folder is copied straight).
+server=
+trap '[ -z "$server" ] || kill "$server" 2>/dev/null || true' EXIT
+python3 "$OPKIT_SOURCE_DIR/tests/integration/index_server.py" --root "$(wheel_cache)/tf-2.10.1" \
+  --port-file "$work/port" 2>"$work/server.err" &
+server=$!
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+[ -s "$work/port" ] || { cat "$work/server.err" >&2; fail "index server did not start"; }
+links="http://127.0.0.1:$(cat "$work/port")/simple/tensorflow-cpu/"
+
+# run_steps PASS TERM LINKS: every step, in a fresh home; the typescripts are $work/PASS-*.ts.
 run_steps() {
-  local pass=$1 term=$2
+  local pass=$1 term=$2 links=$3
   export OPKIT_HOME="$work/$pass/home"
   mkdir -p "$work/$pass"
-  ( # no index: pip download, from the cached wheel's folder; then the import
-    export PIP_CONFIG_FILE=/dev/null PIP_NO_INDEX=1 PIP_FIND_LINKS="$(wheel_cache)/tf-2.10.1"
+  ( # no index: pip download, from LINKS (find-links); then the import
+    export PIP_CONFIG_FILE=/dev/null PIP_NO_INDEX=1 PIP_FIND_LINKS="$links"
     on_pty "$pass-fetch" "$work/$pass" "$term" sdk fetch tensorflow==2.10.1
   )
   (cd "$work/$pass" && "$OPKIT" new demo --tf 2.10.1 >/dev/null && "$OPKIT" new flow --template oneflow-py-op >/dev/null) ||
@@ -52,7 +63,7 @@ run_steps() {
 }
 
 # --- a terminal: each step is drawn on the status line.
-run_steps tty xterm
+run_steps tty xterm "$links"
 shown tty-fetch 'downloading tensorflow-cpu==2.10.1 for cp310 with pip ('
 shown tty-fetch 'importing tensorflow_cpu-2.10.1 ('
 shown tty-build "precompiling TensorFlow's headers for tensorflow-2.10.1 ("
@@ -69,6 +80,15 @@ assert shown and built, data[-2000:]
 print(f"PCH shown up to {max(shown)} s, target built in {built.group(1)} s")
 sys.exit(0 if float(built.group(1)) >= max(shown) - 1 else 1)
 PY
+# pip's progress counts the wheel's bytes once, not its temporary file and the copy too.
+python3 - "$work/tty-fetch.ts" "$(stat -L -c %s "$(wheel_for 2.10.1)")" <<'PY' || fail "pip's download counted more than the wheel"
+import re, sys
+data = open(sys.argv[1], "rb").read().decode(errors="replace")
+shown = [float(m) for m in re.findall(r"with pip \(\d+:\d\d\): ([0-9.]+) MB", data)]
+assert shown, data[-2000:]
+print(f"pip's download shown up to {max(shown)} MB of a {int(sys.argv[2]) / 1e6:.1f} MB wheel")
+sys.exit(0 if max(shown) <= int(sys.argv[2]) / 1e6 * 1.02 + 0.1 else 1)
+PY
 # One unit: megabytes, never MiB.
 ! grep -aq 'MiB\|KiB' "$work"/tty-*.ts || fail "a progress line uses binary units"
 
@@ -80,7 +100,7 @@ on_pty tty-quiet "$work/tty/demo" xterm -q build
 # --- TERM=dumb and NO_COLOR on a pty: the same steps, no escape at all; then a
 # failing build's diagnostics, without colour either.
 export NO_COLOR=1
-run_steps dumb dumb
+run_steps dumb dumb "$(wheel_cache)/tf-2.10.1"
 sed -i 's/^}/  this does not compile;\n}/' "$work/dumb/demo/src/demo_kernels.cc"
 printf 'cd %q && exec env TERM=dumb %q build\n' "$work/dumb/demo" "$OPKIT" >"$work/dumb-broken.sh"
 script -qfec "bash $work/dumb-broken.sh" "$work/dumb-broken.ts" >/dev/null && fail "a broken kernel built"

@@ -56,6 +56,18 @@ TEST(Diagnostics, FileNamesAreRebasedToWhereOpkitRuns)
             (root / "src" / "x.cc").string() + ":3: error");
   EXPECT_EQ(builder::rebase_diagnostic_paths("../src/gone.cc:3: e\n/abs/y.cc:1: e\nninja: build stopped", build, root),
             "../src/gone.cc:3: e\n/abs/y.cc:1: e\nninja: build stopped");
+  // gcc's context line names its file too, plain and coloured.
+  EXPECT_EQ(builder::rebase_diagnostic_paths("../src/x.cc: In function 'int f()':\n", build, root),
+            "src/x.cc: In function 'int f()':\n");
+  EXPECT_EQ(
+    builder::rebase_diagnostic_paths("\x1b[01m\x1b[K../src/x.cc:\x1b[m\x1b[K In function 'int f()':", build, root),
+    "\x1b[01m\x1b[Ksrc/x.cc:\x1b[m\x1b[K In function 'int f()':");
+  // After -C (`to` empty): absolute, so it opens from where opkit ran as from the entered folder.
+  EXPECT_EQ(builder::rebase_diagnostic_paths("../src/x.cc: At global scope:\n../src/x.cc:3:4: error: e", build, {}),
+            (root / "src" / "x.cc").string() + ": At global scope:\n" + (root / "src" / "x.cc").string()
+              + ":3:4: error: e");
+  // A word and a colon that is no file stays ("note: candidate: ...").
+  EXPECT_EQ(builder::rebase_diagnostic_paths("note: candidate: 'int f()'", build, root), "note: candidate: 'int f()'");
   std::filesystem::remove_all(root);
 }
 

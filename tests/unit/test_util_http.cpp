@@ -91,3 +91,20 @@ TEST(Http, UrlAndHeaderChecks)
   EXPECT_THROW(check_http_header("Accept: x\r\nEvil: y"), Error);
   EXPECT_THROW(check_http_header("no colon"), Error);
 }
+
+TEST(NetworkFailureSaid, PipsRetryWarningsNameTheCause)
+{
+  std::string refused = "WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after "
+                        "connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPConnection "
+                        "object at 0x7f6d528ea4d0>: Failed to establish a new connection: [Errno 111] Connection "
+                        "refused')': /simple/numpy/\nERROR: Could not find a version that satisfies the requirement";
+  EXPECT_EQ(opkit::network_failure_said(refused), "[Errno 111] Connection refused");
+  EXPECT_EQ(opkit::network_failure_said("... [Errno -3] Temporary failure in name resolution')"),
+            "[Errno -3] Temporary failure in name resolution");
+  // pip's answer without a network failure (no such version): nothing.
+  EXPECT_EQ(opkit::network_failure_said("ERROR: No matching distribution found for numpy==0.0"), "");
+  opkit::NetworkError error = opkit::network_unreachable("pip install numpy", "", "[Errno 111] Connection refused");
+  EXPECT_EQ(error.code(), opkit::ExitCode::system);
+  EXPECT_STREQ(error.what(),
+               "pip install numpy: failed: the network does not reach it: [Errno 111] Connection refused");
+}

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include <cstdio>
 #include <string>
 
@@ -122,6 +126,39 @@ TEST(Progress, WithoutATerminalNoEscapesOnlyLines)
   }
   std::string text = captured(out.file);
   EXPECT_EQ(text, "a log line\n");
+}
+
+TEST(Progress, WithoutATerminalASilentStepWritesALineEachHeartbeat)
+{
+  Style style; // a CI log
+  Captured out(style);
+  set_heartbeat_for_testing(0.3);
+  {
+    Step step("building");
+    step.detail("[1/2] CXX src/a.cc (tf-2.10.1)");
+    std::this_thread::sleep_for(std::chrono::milliseconds(900));
+  }
+  set_heartbeat_for_testing(10);
+  std::string text = captured(out.file);
+  EXPECT_NE(text.find("building (0:00): [1/2] CXX src/a.cc (tf-2.10.1)\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  // A line written resets the silence: none right after it.
+  size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+  EXPECT_GE(lines, 1U);
+  EXPECT_LE(lines, 3U) << text;
+}
+
+TEST(Progress, TheFirstLineComesBeforeTheFirstWrittenAndOnlyThen)
+{
+  Style style;
+  Captured out(style);
+  set_first_line("opkit: Entering directory '/p'");
+  EXPECT_FALSE(first_line_written()); // nothing written: nothing before it either
+  write("a log line");
+  write("another");
+  EXPECT_TRUE(first_line_written());
+  EXPECT_EQ(captured(out.file), "opkit: Entering directory '/p'\na log line\nanother\n");
+  set_first_line("");
 }
 
 TEST(Progress, QuietShowsNothing)

@@ -18,14 +18,21 @@ shown_path(const std::filesystem::path& path)
 BuildConsole::BuildConsole(ConsoleStyle style)
   : m_style(style)
 {
+  // After -C the names are absolute: they open from where opkit was started
+  // as well as from the folder its "Entering directory" line names.
   std::error_code ec;
-  m_cwd = std::filesystem::current_path(ec);
+  m_cwd = entered_folder().empty() ? std::filesystem::current_path(ec) : std::filesystem::path();
 }
 
 void
 BuildConsole::begin(const std::vector<ConsoleTarget>& targets)
 {
   m_targets = targets;
+  // A log's heartbeat counts from ninja's start (a first compile may be long);
+  // a terminal draws the line from the first step (a no-op draws none).
+  if (!m_style.quiet && !m_style.redraw && !m_progress) {
+    m_progress = std::make_unique<progress::Step>("building");
+  }
 }
 
 const ConsoleTarget*
@@ -46,12 +53,12 @@ BuildConsole::status(const NinjaStep& step)
     return;
   }
   std::string counter = fmt::format("[{}/{}]", step.finished, step.total);
-  if (m_style.redraw) {
-    if (!m_progress) {
-      m_progress = std::make_unique<progress::Step>("building");
-    }
-    m_progress->detail(counter + " " + step.description);
-  } else if (m_style.verbose) {
+  if (!m_progress) {
+    m_progress = std::make_unique<progress::Step>("building"); // without a terminal: its heartbeat line
+  }
+  m_progress->detail(counter + " " + step.description);
+  // A log (no terminal): a line per finished compile, every step with -v.
+  if (!m_style.redraw && (m_style.verbose || step.compile())) {
     progress::write(counter + " " + step.description);
   }
 }

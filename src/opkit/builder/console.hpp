@@ -56,7 +56,7 @@ private:
   ConsoleStyle m_style;
   std::unique_ptr<progress::Step> m_progress; // from the first step to end()
   std::vector<ConsoleTarget> m_targets;
-  std::filesystem::path m_cwd; // where opkit runs: diagnostics name files from here
+  std::filesystem::path m_cwd; // where opkit runs: diagnostics name files from here (empty after -C: absolute)
   DiagnosticsSeen m_seen;
 };
 

@@ -39,9 +39,14 @@ rebase_line(std::string_view line, const std::filesystem::path& from, const std:
       break;
     }
   }
+  // The file's colon: before a line number ("x.cc:3:4: error"), or before
+  // gcc's context ("x.cc: In function 'int f()':", its colours between).
+  auto ends_name = [&line](size_t colon) {
+    size_t next = colon + 1 + escapes_at(line, colon + 1);
+    return next < line.size() && ((line[next] >= '0' && line[next] <= '9') || line[next] == ' ');
+  };
   size_t colon = line.find(':', at);
-  while (colon != std::string_view::npos
-         && (colon + 1 >= line.size() || line[colon + 1] < '0' || line[colon + 1] > '9')) {
+  while (colon != std::string_view::npos && !ends_name(colon)) {
     colon = line.find(':', colon + 1);
   }
   if (colon == std::string_view::npos || colon == at || line[at] == '/' || line[at] == '\x1b') {
@@ -52,7 +57,7 @@ rebase_line(std::string_view line, const std::filesystem::path& from, const std:
   if (!std::filesystem::is_regular_file(file, ec)) {
     return std::string(line);
   }
-  std::filesystem::path shown = file.lexically_relative(to);
+  std::filesystem::path shown = to.empty() ? std::filesystem::path() : file.lexically_relative(to);
   if (shown.empty() || *shown.begin() == "..") {
     shown = file;
   }

@@ -17,10 +17,11 @@ namespace opkit::builder {
 std::string
 normalize_diagnostics(std::string_view output, std::vector<std::string> target_paths);
 
-// The diagnostics with each file they name (where a line starts, "In file
-// included from" and "from" lines too) written as the user can open it from
-// `to`, the folder opkit was run in: relative to it when under it, else
-// absolute. The compilers ran in `from` (ninja's folder) and, through
+// The diagnostics with each file they name (where a line starts: a
+// diagnostic's "x.cc:3:4:", gcc's context line "x.cc: In function ...:", "In
+// file included from" and "from" lines too) written as the user can open it
+// from `to`, the folder opkit was run in: relative to it when under it, else
+// (and always when `to` is empty: after -C) absolute. The compilers ran in `from` (ninja's folder) and, through
 // ccache's base_dir, name project files relative to it ("../src/x.cc:3:4:
 // error: ..."). A name that is no file under `from` is left as it is; colours are kept.
 std::string

@@ -373,7 +373,8 @@ ensure_nonshared_libstdcxx(const std::string& compiler, const CxxCeiling& ceilin
   fs::write_file_atomic(staging.path() / "members.txt", text);
   staging.commit(dir, true);
   result.archive = result.members.empty() ? stdfs::path() : dir / k_archive_name;
-  log_info("portable: {} libstdc++ member(s) above GLIBCXX_{} kept in {}", result.members.size(), ceiling.glibcxx, dir);
+  log_debug("portable: {} libstdc++ member(s) above GLIBCXX_{} kept in {}", result.members.size(), ceiling.glibcxx,
+            dir);
   return result;
 }
 
@@ -414,7 +415,7 @@ pin_static_libraries(const std::vector<stdfs::path>& libraries, const SymbolBind
   }
   fs::write_file_atomic(staging.path() / "pinned.txt", identity);
   staging.commit(dir, true);
-  log_info("portable: {} static libraries bound to the target's symbol versions in {}", libraries.size(), dir);
+  log_debug("portable: {} static libraries bound to the target's symbol versions in {}", libraries.size(), dir);
   return dir;
 }
 

@@ -41,22 +41,23 @@ target_json(const TargetResult& target, bool dry_run)
   for (char& c : status) {
     c = c == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  return {{"spec", target.spec},
-          {"sdk", target.sdk_id},
-          {"version", target.version},
-          {"dir", target.dir.string()},
-          {"status", status},
-          {"ok", target.ok},
-          {"up_to_date", target.up_to_date},
-          {"compiled", target.compiled},
-          {"pch_compiles", target.pch_compiles},
-          {"seconds", static_cast<double>(rounded(target.seconds * 1000)) / 1000},
-          {"log", target.log_file.empty() ? Json(nullptr) : Json(target.log_file.string())},
-          {"libraries", libraries},
-          {"skipped", target.skipped},
-          {"portable", target.portable.empty() ? Json(nullptr) : Json(target.portable)},
-          {"cache", cache},
-          {"steps", steps}};
+  return {
+    {"spec", target.spec},
+    {"sdk", target.sdk_id},
+    {"version", target.version},
+    {"dir", target.dir.string()},
+    {"status", status},
+    {"ok", target.ok},
+    {"up_to_date", target.up_to_date},
+    {"compiled", target.compiled},
+    {"pch_compiles", target.pch_compiles},
+    {"seconds", static_cast<double>(rounded(target.seconds * 1000)) / 1000},
+    {"log", target.log_file.empty() ? Json(nullptr) : Json(target.log_file.string())},
+    {"libraries", libraries},
+    {"skipped", target.skipped},
+    {"portable", target.portable.empty() || (!target.ok && target.loads()) ? Json(nullptr) : Json(target.portable)},
+    {"cache", cache},
+    {"steps", steps}};
 }
 
 } // namespace

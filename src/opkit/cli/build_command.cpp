@@ -51,7 +51,8 @@ target_text(const builder::TargetResult& target)
   for (const std::string& skipped : target.skipped) {
     fmt::format_to(line, "{:<13}   skipped {}\n", "", skipped);
   }
-  if (!target.portable.empty()) {
+  // What the link did to fit the runtime: with -v, and only where a link ran to the end.
+  if (!target.portable.empty() && !failed && verbosity() >= Verbosity::verbose) {
     fmt::format_to(line, "{:<14}portable: {}\n", "", target.portable);
   }
   if (target.cache) {

@@ -49,6 +49,44 @@ FrameworkVersions::chosen() const
   return framework;
 }
 
+namespace {
+
+bool
+all_digits(const std::string& text)
+{
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// `--tf 1,12`: a comma typed for the dot of 1.12. Two bare numbers in a row,
+// the second above every major the table has ranges for (TensorFlow 12 does
+// not exist), are one version, not two: Error(usage) naming it.
+void
+refuse_decimal_comma(const std::vector<std::string>& values, const project::FrameworkTable& table)
+{
+  std::vector<std::string> examples = table.example_versions();
+  std::optional<project::Version> newest = examples.empty() ? std::nullopt : project::parse_version(examples.back());
+  if (!newest || newest->parts.empty()) {
+    return;
+  }
+  for (const std::string& value : values) {
+    std::vector<std::string> parts = split(value, ',');
+    for (size_t i = 1; i < parts.size(); ++i) {
+      std::string major = trim(parts[i - 1]);
+      std::string minor = trim(parts[i]);
+      if (all_digits(major) && all_digits(minor) && minor.size() < 4 && std::stoi(minor) > newest->parts.front()) {
+        throw Error(ExitCode::usage,
+                    fmt::format("--{} '{}': {} is no {} major version; versions are separated by commas, so '{},{}' "
+                                "is two of them",
+                                table.short_name(), escape_clipped(value, 100), minor, table.display_name(), major,
+                                minor),
+                    fmt::format("did you mean --{} {}.{}?", table.short_name(), major, minor));
+      }
+    }
+  }
+}
+
+} // namespace
+
 std::vector<std::string>
 FrameworkVersions::for_framework(const std::string& framework) const
 {
@@ -66,6 +104,7 @@ FrameworkVersions::for_framework(const std::string& framework) const
     return {};
   }
   const project::FrameworkTable& table = project::FrameworkTable::get(framework);
+  refuse_decimal_comma(found->second, table);
   std::vector<std::string> specs = split_versions(found->second, table.short_name());
   std::vector<std::string> versions;
   std::vector<VersionClause> clauses;

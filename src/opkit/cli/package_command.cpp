@@ -63,8 +63,23 @@ prepare_libraries(const project::Manifest& manifest, const std::vector<std::stri
     build_out_of_date(manifest, specs, build_root, {}, no_build);
     return;
   }
+  std::vector<std::string> unbuilt;
   for (const builder::OutdatedTarget& target : builder::outdated_targets(manifest, specs, build_root, {})) {
+    if (target.reason == "not built yet") {
+      unbuilt.push_back(target.spec);
+      continue;
+    }
     log_info("note: {} is out of date ({}); a run without --dry-run builds it first", target.sdk_id, target.reason);
+  }
+  // A library that is not there cannot be listed: the dry run stops before any note says otherwise.
+  if (!unbuilt.empty()) {
+    const std::string& flag = project::FrameworkTable::get(manifest.framework).short_name();
+    throw Error(ExitCode::missing,
+                fmt::format("--dry-run: {} {} not built yet, and a dry run builds nothing: it cannot list "
+                            "libraries that are not there",
+                            join(unbuilt, " and "), unbuilt.size() == 1 ? "is" : "are"),
+                fmt::format("run `opkit build --{} {}` first, or package without --dry-run, which builds first", flag,
+                            join(unbuilt, ",")));
   }
 }
 
@@ -452,9 +467,12 @@ add_wheel(CLI::App& package_app, int& exit_code)
   cmd->callback([&exit_code] {
     project::Manifest manifest = project::load_manifest(".");
     options.tf_specs = flags.versions.for_framework(manifest.framework);
-    prepare_libraries(manifest, options.tf_specs, options.build_root, flags.no_build, options.dry_run);
     // A tree with its own package (python_module:) gets a wheel per release; a template project one wheel.
     bool own = !package::own_package(manifest).empty();
+    if (!own) {
+      package::require_wrapper(manifest); // before a build it would not use
+    }
+    prepare_libraries(manifest, options.tf_specs, options.build_root, flags.no_build, options.dry_run);
     std::vector<package::WheelResult> results =
       own ? package::package_own_wheels(manifest, options)
           : std::vector<package::WheelResult>{package::package_wheel(manifest, options)};

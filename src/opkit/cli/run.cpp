@@ -8,8 +8,11 @@
 #include "opkit/util/ci_annotations.hpp"
 #include "opkit/util/error.hpp"
 #include "opkit/util/log.hpp"
+#include "opkit/util/progress.hpp"
 #include "opkit/util/secrets.hpp"
 #include "opkit/util/strings.hpp"
+
+#include <fmt/format.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -120,6 +123,21 @@ json_on_line(int argc, char** argv)
   return false;
 }
 
+// -C's lines, as make -C prints them: editors (Emacs, vim) resolve the relative
+// names printed between them against the folder. "Entering" comes before the
+// first line opkit writes on stderr (none before an error line alone: it stays
+// one line); "Leaving" when run returns, after the error line, if "Entering" came.
+struct EnteredFolderLines
+{
+  ~EnteredFolderLines()
+  {
+    if (progress::first_line_written()) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "opkit: Leaving directory '%s'\n", entered_folder().c_str());
+    }
+  }
+};
+
 } // namespace
 
 bool
@@ -173,6 +191,7 @@ run(int argc, char** argv)
   // arguments with this very command tree and run nothing, not even -C: exit 0
   // when they parse, 2 with the usual usage line when they do not.
   const bool parse_only = parse_only_requested();
+  EnteredFolderLines leaving; // its line, when run returns
   app.add_option_function<std::string>(
     "-C,--directory",
     [parse_only](const std::string& dir) {
@@ -184,6 +203,8 @@ run(int argc, char** argv)
       if (ec) {
         fail(ExitCode::usage, "{}: cannot change into folder: {}", dir, ec.message());
       }
+      set_entered_folder(std::filesystem::current_path(ec).string());
+      progress::set_first_line(fmt::format("opkit: Entering directory '{}'", entered_folder()));
     },
     "Run as if started in DIR (the project folder)");
   app.add_flag_callback(

@@ -3,6 +3,7 @@
 #include "opkit/package/package.hpp"
 #include "opkit/package/wheel_tag.hpp"
 #include "opkit/project/framework_table.hpp"
+#include "opkit/project/template_spec.hpp"
 #include "opkit/sdk/interpreter.hpp"
 #include "opkit/util/embedded.hpp"
 #include "opkit/util/error.hpp"
@@ -67,17 +68,52 @@ record_line(const ArchiveMember& member)
   return fmt::format("{},{},{}\n", member.path, record_hash(to_base64(digest)), size);
 }
 
-std::vector<ArchiveMember>
-package_members(const project::Manifest& manifest, const std::vector<BuiltLibrary>& built,
-                std::vector<std::pair<std::string, Json>>& libraries, WheelResult& result)
+// What to do without python/<name>_ops.py: a template that writes none says
+// so (easyrec-layer's ops ship through its layer and `package easyrec`).
+std::string
+missing_wrapper_hint(const project::Manifest& manifest)
+{
+  const std::string own = "an adopted tree with its own Python package names it in opkit.yaml (`package: <folder>`, "
+                          "as `opkit init` writes it), and `package wheel` packs that package instead";
+  std::optional<project::TemplateSpec> spec;
+  try {
+    spec = manifest.template_name.empty() ? std::nullopt
+                                          : std::optional(project::load_template_spec(manifest.template_name));
+  } catch (const Error&) {
+    return own; // a template this opkit does not have
+  }
+  if (!spec || std::any_of(spec->files.begin(), spec->files.end(), [](const project::TemplateFile& file) {
+        return ends_with(file.dest, "_ops.py");
+      })) {
+    return own;
+  }
+  std::string packages = spec->easyrec ? ": its ops ship with `opkit package easyrec`" : "";
+  return fmt::format("the {} template writes no Python wrapper{}; for a wheel, write python/{}_ops.py, which "
+                     "loads the library from the package's folder",
+                     manifest.template_name, packages, manifest.name);
+}
+
+} // namespace
+
+stdfs::path
+require_wrapper(const project::Manifest& manifest)
 {
   stdfs::path wrapper = manifest.root / "python" / (manifest.name + "_ops.py");
   std::error_code ec;
   if (!stdfs::is_regular_file(wrapper, ec)) {
     throw Error(ExitCode::usage, fmt::format("{}: the Python wrapper is missing", wrapper),
-                "an adopted tree with its own Python package names it in opkit.yaml (`package: <folder>`, as "
-                "`opkit init` writes it), and `package wheel` packs that package instead");
+                missing_wrapper_hint(manifest));
   }
+  return wrapper;
+}
+
+namespace {
+
+std::vector<ArchiveMember>
+package_members(const project::Manifest& manifest, const std::vector<BuiltLibrary>& built,
+                std::vector<std::pair<std::string, Json>>& libraries, WheelResult& result)
+{
+  stdfs::path wrapper = require_wrapper(manifest);
   std::string pkg = manifest.name;
   std::vector<ArchiveMember> members = {
     {pkg + "/__init__.py", {}, render_init(manifest, built), false},

@@ -38,6 +38,12 @@ struct WheelResult
 WheelResult
 package_wheel(const project::Manifest& manifest, const WheelOptions& options);
 
+// python/<name>_ops.py, the wrapper package_wheel packs: Error(usage) when it
+// is missing, saying when the project's template writes none (easyrec-layer).
+// Asked before anything is built.
+std::filesystem::path
+require_wrapper(const project::Manifest& manifest);
+
 // For a tree with its own Python package (its libraries' python_module:
 // extension_cpp._C): a wheel per framework release and Python, holding the
 // package's own Python files and each library where the package imports it

@@ -50,6 +50,10 @@ run_env_step(const std::vector<std::string>& argv, const std::string& what, prog
     throw past_net_deadline(what, "run", limits);
   }
   if (result.exit_code != 0) {
+    std::string offline = network_failure_said(said + result.err);
+    if (!offline.empty()) {
+      throw network_unreachable(what, "", offline, hint);
+    }
     std::string last = join(split(trim(tail_lines(said + result.err, 3)), '\n'), "; ");
     throw Error(ExitCode::missing, fmt::format("{}: failed (exit {}): {}", what, result.exit_code, last), hint);
   }

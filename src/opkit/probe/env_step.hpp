@@ -17,7 +17,8 @@ std::vector<std::string>
 pip_output_flags();
 
 // Runs argv; a failure is Error(missing) naming `what`, with the program's last
-// lines and `hint`; past the deadline, past_net_deadline.
+// lines and `hint`; one whose output says the network never reached the index
+// (pip's retry warnings) is NetworkError (exit 4); past the deadline, past_net_deadline.
 void
 run_env_step(const std::vector<std::string>& argv, const std::string& what, progress::Step& step,
              const std::string& hint);

@@ -8,6 +8,7 @@
 #include "opkit/util/error.hpp"
 #include "opkit/util/format.hpp"
 #include "opkit/util/fs.hpp"
+#include "opkit/util/http.hpp"
 #include "opkit/util/log.hpp"
 #include "opkit/util/process.hpp"
 #include "opkit/util/progress.hpp"
@@ -105,6 +106,10 @@ ensure_probe_runtime(const sdk::Sdk& sdk, const stdfs::path& probe_dir)
       }
       argv.insert(argv.end(), {"-d", dir.string(), requirement});
       pip = run_process(argv);
+    }
+    if (std::string offline = pip.exit_code == 0 ? "" : network_failure_said(pip.out + pip.err); !offline.empty()) {
+      stdfs::remove_all(staging, ec);
+      throw network_unreachable(sdk.id, "pip download " + requirement, offline);
     }
     bool found = false;
     for (const auto& wheel : stdfs::directory_iterator(dir)) {

@@ -27,7 +27,18 @@ check_output_free(const stdfs::path& output)
 {
   std::error_code ec;
   if (stdfs::exists(output, ec) && !(stdfs::is_directory(output, ec) && stdfs::is_empty(output, ec))) {
-    fail(ExitCode::usage, "{}: already exists and is not an empty folder", output);
+    // The ways out: the project already there, the sources there adopted, another folder.
+    bool project = stdfs::is_regular_file(output / "opkit.yaml", ec);
+    stdfs::path relative = stdfs::proximate(output, ec);
+    std::string shown =
+      shell_quote(ec || relative.empty() || *relative.begin() == ".." ? output.string() : relative.string());
+    throw Error(ExitCode::usage, fmt::format("{}: already exists and is not an empty folder", output),
+                project ? fmt::format("it holds an opkit project: work in it (opkit -C {} build), or give opkit new "
+                                      "another folder with --output DIR",
+                                      shown)
+                        : fmt::format("to use the sources there: opkit init {}; for a new project elsewhere: "
+                                      "--output DIR",
+                                      shown));
   }
 }
 

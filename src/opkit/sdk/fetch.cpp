@@ -218,8 +218,8 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
     log_info("pip download {}{} for {} ...", wanted.project, pin, python);
     ProcessOptions options;
     options.deadline_s = limits.deadline_s;
-    // pip downloads into its temporary folder, then moves the wheel: a folder
-    // of ours, so the status line can say how much has come.
+    // pip downloads into its temporary folder, then copies the wheel into
+    // `dir`: a folder of ours, so the status line can say how much has come.
     stdfs::path pip_tmp = dir.string() + ".pip-tmp";
     fs::create_dirs(pip_tmp);
     options.env_set["TMPDIR"] = pip_tmp.string();
@@ -227,7 +227,8 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
     {
       progress::Step step(fmt::format("downloading {}{} for {} with pip", wanted.project, pin, python));
       step.poll([&step, pip_tmp, dir] {
-        auto bytes = static_cast<std::int64_t>(fs::disk_size(pip_tmp) + fs::disk_size(dir));
+        // Once: while pip copies, the wheel is in both folders (the larger is how far it is).
+        auto bytes = static_cast<std::int64_t>(std::max(fs::disk_size(pip_tmp), fs::disk_size(dir)));
         return progress::bytes_text(bytes, 0, 0, step.seconds());
       });
       pip = run_process(argv, options);
@@ -236,6 +237,11 @@ pip_download(const Wanted& wanted, const std::string& pin, FetchResult& result)
     if (pip.timed_out) {
       stdfs::remove_all(dir, ec); // what pip had begun
       throw past_net_deadline(wanted.project + pin, "pip download", limits);
+    }
+    if (std::string offline = pip.exit_code == 0 ? "" : network_failure_said(pip.out + pip.err); !offline.empty()) {
+      stdfs::remove_all(dir, ec);
+      throw network_unreachable(wanted.project + pin, "pip download", offline,
+                                "pip's configuration names where it looks (find-links, index-url)");
     }
     if (pip.exit_code == 0) {
       for (const auto& entry : stdfs::directory_iterator(dir)) {

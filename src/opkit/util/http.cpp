@@ -199,4 +199,35 @@ parse_content_range(std::string_view value)
   return result;
 }
 
+std::string
+network_failure_said(std::string_view output)
+{
+  // urllib3's NewConnectionError, as pip's retry warning quotes it: the cause after it.
+  const std::string_view connection = "Failed to establish a new connection: ";
+  if (size_t at = output.find(connection); at != std::string_view::npos) {
+    std::string_view rest = output.substr(at + connection.size());
+    return trim(std::string(rest.substr(0, rest.find_first_of("'\")\n"))));
+  }
+  for (std::string_view cause :
+       {"Temporary failure in name resolution", "Name or service not known", "Network is unreachable",
+        "No route to host", "Connection refused", "Connection timed out", "ConnectTimeoutError", "ProxyError"}) {
+    if (size_t at = output.find(cause); at != std::string_view::npos) {
+      size_t start = output.rfind("[Errno", at);
+      bool errno_before = start != std::string_view::npos && at - start < 16;
+      return std::string(output.substr(errno_before ? start : at, at + cause.size() - (errno_before ? start : at)));
+    }
+  }
+  return "";
+}
+
+NetworkError
+network_unreachable(const std::string& subject, std::string_view operation, const std::string& said,
+                    const std::string& hint)
+{
+  return NetworkError(ExitCode::system,
+                      fmt::format("{}: {}{}failed: the network does not reach it: {}", subject, operation,
+                                  operation.empty() ? "" : " ", said),
+                      "check the network (a proxy: https_proxy), or the index" + (hint.empty() ? "" : "; " + hint));
+}
+
 } // namespace opkit

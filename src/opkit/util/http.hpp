@@ -33,6 +33,20 @@ public:
   using Error::Error;
 };
 
+// What a program that reached for the network (pip) printed when the network
+// never carried it to its server: "[Errno 111] Connection refused",
+// "[Errno -3] Temporary failure in name resolution"; "" when its output says no
+// such thing. pip says it in its retry warnings (not with --retries 0).
+std::string
+network_failure_said(std::string_view output);
+
+// NetworkError for such a program: "<subject>: <operation> failed: the
+// network does not reach it: <said>" (exit 4; no operation: "<subject>:
+// failed: ..."), with `hint` after opkit's own.
+NetworkError
+network_unreachable(const std::string& subject, std::string_view operation, const std::string& said,
+                    const std::string& hint = "");
+
 // "<subject>: <operation> stopped: not done within the setting net_deadline, N s",
 // Error(system): what every network step past its deadline ends with (pip's too).
 Error

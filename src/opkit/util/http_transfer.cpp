@@ -387,15 +387,25 @@ perform_with_retries(const std::string& url, const HttpOptions& options, const T
       && std::string_view(attempt.error).find("too slow") != std::string::npos) {
     throw too_slow(shown, transfer.operation, options.limits, attempts);
   }
+  // A connection that timed out before it was made never reached the server either.
+  bool connect_timeout = attempt.code == CURLE_OPERATION_TIMEDOUT
+                         && std::string_view(attempt.error).find("onnect") != std::string_view::npos;
   if (attempt.code == CURLE_COULDNT_RESOLVE_HOST || attempt.code == CURLE_COULDNT_RESOLVE_PROXY
-      || attempt.code == CURLE_COULDNT_CONNECT) {
+      || attempt.code == CURLE_COULDNT_CONNECT || connect_timeout) {
     throw NetworkError(ExitCode::system,
                        fmt::format("{}: {} failed: the network does not reach it: {}", shown, transfer.operation,
                                    describe_failure(attempt)),
                        join(hints, ", ") + (hints.empty() ? "" : "; ")
                          + "check the network (a proxy: https_proxy), or the URL");
   }
-  throw Error(ExitCode::failed, fmt::format("{}: {} failed: {}", shown, transfer.operation, describe_failure(attempt)),
+  // A connection the network broke (reset, closed before an answer, cut
+  // short) is the system's failure, exit 4, as one never made; the server's
+  // answers (an HTTP status, a certificate it is not trusted with) are exit 1.
+  bool broken = attempt.code == CURLE_RECV_ERROR || attempt.code == CURLE_SEND_ERROR
+                || attempt.code == CURLE_GOT_NOTHING || attempt.code == CURLE_PARTIAL_FILE
+                || attempt.code == CURLE_OPERATION_TIMEDOUT;
+  throw Error(broken ? ExitCode::system : ExitCode::failed,
+              fmt::format("{}: {} failed: {}", shown, transfer.operation, describe_failure(attempt)),
               join(hints, ", "));
 }
 

@@ -13,7 +13,20 @@ namespace {
 std::atomic<Verbosity> g_verbosity{Verbosity::normal};
 std::mutex g_tap_mutex;
 std::optional<std::vector<std::string>> g_tap; // the LogTap's lines, while one lives
+std::string g_entered_folder;                  // set once, while the command line is parsed
 } // namespace
+
+void
+set_entered_folder(std::string folder)
+{
+  g_entered_folder = std::move(folder);
+}
+
+std::string
+entered_folder()
+{
+  return g_entered_folder;
+}
 
 void
 set_verbosity(Verbosity level)

@@ -20,6 +20,14 @@ set_verbosity(Verbosity level);
 Verbosity
 verbosity();
 
+// -C DIR: the folder opkit changed into, absolute, as its "Entering directory"
+// line names it (cli/run); "" when opkit runs where it was started. What opkit
+// shows relative is relative to it; a compiler's file names are shown absolute.
+void
+set_entered_folder(std::string folder);
+std::string
+entered_folder();
+
 // Progress and diagnostics go to stderr; results go to stdout (printed by cli/).
 void
 log_line(Verbosity level, std::string_view prefix, std::string_view message);

@@ -60,7 +60,8 @@ public:
       m_style = m_forced ? *m_forced : stderr_style();
     }
     m_steps.push_back(state);
-    if (m_style.redraw && !m_style.quiet && !m_ticking) {
+    // On a terminal the ticker redraws; elsewhere it writes the heartbeat line.
+    if (!m_style.quiet && !m_ticking) {
       m_ticking = true;
       std::thread([this] { tick(); }).detach();
     }
@@ -89,10 +90,12 @@ public:
     std::string text = mask_secrets(raw); // every line opkit writes on stderr, what pip and servers say included
     std::lock_guard<std::mutex> lock(m_mutex);
     clear_locked();
+    first_line_locked();
     std::fwrite(text.data(), 1, text.size(), stream());
     if (!text.empty() && text.back() != '\n') {
       std::fputc('\n', stream());
     }
+    m_last_line = Clock::now();
     draw_locked();
     std::fflush(stream());
   }
@@ -130,6 +133,25 @@ public:
     m_stream = out;
   }
 
+  void set_first_line(std::string line)
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_first_line = std::move(line);
+    m_first_written = false;
+  }
+
+  bool first_line_written()
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_first_written;
+  }
+
+  void set_heartbeat(double seconds)
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_heartbeat = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  }
+
 private:
   std::FILE* stream() const { return m_stream ? m_stream : stderr; }
 
@@ -140,6 +162,7 @@ private:
       m_wake.wait_for(lock, std::chrono::milliseconds(250));
       if (!m_steps.empty()) {
         draw_locked();
+        heartbeat_locked();
       }
     }
   }
@@ -149,6 +172,49 @@ private:
     if (m_drawn) {
       std::fputs("\r\x1b[K", stream());
       m_drawn = false;
+    }
+  }
+
+  // The steps under way as the status line shows them, each polled for its detail.
+  std::vector<Shown> shown_locked()
+  {
+    std::vector<Shown> shown;
+    for (const auto& step : m_steps) {
+      if (step->poll) {
+        step->detail = step->poll();
+      }
+      shown.push_back({step->what, step->detail, since(step->start)});
+    }
+    return shown;
+  }
+
+  // Without a terminal: the steps under way and their times, when no line
+  // was written for a heartbeat (10 s), so a CI log never sits silent.
+  void heartbeat_locked()
+  {
+    if (m_style.redraw || m_style.quiet) {
+      return;
+    }
+    Clock::time_point quiet_since = m_last_line;
+    for (const auto& step : m_steps) {
+      quiet_since = std::max(quiet_since, step->start); // a step's own start counts as a line
+    }
+    if (Clock::now() - quiet_since < m_heartbeat) {
+      return;
+    }
+    std::string line = mask_secrets(status_text(shown_locked(), 400));
+    first_line_locked();
+    fmt::print(stream(), "{}\n", line);
+    std::fflush(stream());
+    m_last_line = Clock::now();
+  }
+
+  // The line that comes before all others (-C's folder), once, before the first.
+  void first_line_locked()
+  {
+    if (!m_first_written && !m_first_line.empty()) {
+      fmt::print(stream(), "{}\n", m_first_line);
+      m_first_written = true;
     }
   }
 
@@ -162,14 +228,8 @@ private:
       std::fflush(stream());
       return;
     }
-    std::vector<Shown> shown;
-    for (const auto& step : m_steps) {
-      if (step->poll) {
-        step->detail = step->poll();
-      }
-      shown.push_back({step->what, step->detail, since(step->start)});
-    }
-    std::string line = status_text(shown, m_style.width);
+    first_line_locked();
+    std::string line = status_text(shown_locked(), m_style.width);
     line = mask_secrets(line);
     fmt::print(stream(), "\r\x1b[K{}", line);
     std::fflush(stream());
@@ -186,6 +246,10 @@ private:
   bool m_drawn = false;
   bool m_ticking = false;
   Clock::time_point m_last_draw;
+  std::string m_first_line; // set_first_line's
+  bool m_first_written = false;
+  Clock::time_point m_last_line;                          // without a terminal: the last line written
+  Clock::duration m_heartbeat = std::chrono::seconds(10); // ... and the silence that writes one
 };
 
 Renderer&
@@ -355,6 +419,24 @@ void
 set_stream_for_testing(std::FILE* stream)
 {
   renderer().set_stream(stream);
+}
+
+void
+set_first_line(std::string line)
+{
+  renderer().set_first_line(std::move(line));
+}
+
+bool
+first_line_written()
+{
+  return renderer().first_line_written();
+}
+
+void
+set_heartbeat_for_testing(double seconds)
+{
+  renderer().set_heartbeat(seconds);
 }
 
 } // namespace opkit::progress

@@ -7,7 +7,9 @@
 // On a terminal (not TERM=dumb) the status line is redrawn four times a second
 // by a ticker thread, so a step that waits on a subprocess still shows its time.
 // Elsewhere (a pipe, a log file, TERM=dumb) nothing is redrawn: a step's own
-// log lines and a line at each quarter of a known size say how far it is.
+// log lines and a line at each quarter of a known size say how far it is, and
+// after 10 s without a line, a line with the status line's text (the steps
+// under way, their times and details), so a CI log is never silent for long.
 // With -q nothing but errors. Colour only on a terminal and without NO_COLOR.
 #include <cstdint>
 #include <cstdio>
@@ -97,11 +99,23 @@ private:
 void
 write(std::string_view text);
 
+// A line written before the first line this process writes on stderr (the
+// status line, a log line, a compiler's diagnostics), if it writes any: -C's
+// "opkit: Entering directory '/abs'". An error line alone (cli/run's) has none
+// before it. first_line_written: whether it was.
+void
+set_first_line(std::string line);
+bool
+first_line_written();
+
 // Tests: the style to use instead of stderr's (nullptr: stderr's again), and the
 // stream written to instead of stderr.
 void
 set_style_for_testing(const Style* style);
 void
 set_stream_for_testing(std::FILE* stream);
+// Tests: the silence after which a line is written without a terminal (10 s).
+void
+set_heartbeat_for_testing(double seconds);
 
 } // namespace opkit::progress
