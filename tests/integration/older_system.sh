@@ -257,7 +257,7 @@ sed -i '/src\/fs_probe.cc/d' opkit.yaml
 cd "$work"
 run_opkit 0 new gpu_op --cuda --tf 2.10.1
 cd gpu_op
-run_opkit 0 build --tf tensorflow-2.10.1-cuda
+run_opkit 0 -v build --tf tensorflow-2.10.1-cuda
 expect_contains "$work/out" '^tf-2\.10\.1-cuda +built'
 expect_contains "$work/out" 'symbols bound to the older versions tensorflow-2\.10 has, in the CUDA runtime too'
 gpu=$work/gpu_op/build/tf-2.10.1-cuda/libgpu_op.so
