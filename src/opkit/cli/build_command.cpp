@@ -170,7 +170,8 @@ add_build_command(CLI::App& app, GlobalOptions& global, int& exit_code)
                 "Print each target's compiles and links (the commands ninja would run); write nothing");
   add_json_flag(cmd, global.json, "opkit.build/1", "Print the report as JSON");
   static std::string popart_sdk;
-  cmd->add_option("--popart-sdk", popart_sdk, "popart-op projects: the PopART SDK (default: $POPART_SDK)");
+  cmd->add_option("--popart-sdk", popart_sdk, "popart-op projects: the PopART SDK (default: $POPART_SDK)")
+    ->type_name("DIR");
   cmd->callback([&exit_code, &global] {
     // The same call as a kept no-op, with nothing changed: its output, at once.
     std::optional<builder::NoopCall> noop;

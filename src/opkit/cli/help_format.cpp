@@ -162,6 +162,9 @@ value_name(const CLI::Option& option)
   if (base == "INT" || base == "UINT" || base == "FLOAT" || base == "NUMBER") {
     return "N";
   }
+  if (base != "TEXT" && base != "BOOLEAN" && base != "CHAR" && !base.empty()) {
+    return type; // opkit's own name, given where the option is added (->type_name)
+  }
   std::string name = option.get_lnames().empty() ? option.get_snames().front() : option.get_lnames().front();
   if (name == "tf" || name == "torch" || name == "python" || name == "easyrec") {
     return "VERSION";
@@ -175,7 +178,13 @@ value_name(const CLI::Option& option)
   if (ends_with_text(name, "url")) {
     return "URL";
   }
-  if (name == "profile" || ends_with_text(name, "file")) {
+  if (name == "root") {
+    return "DIR";
+  }
+  if (name == "header") {
+    return "'NAME: VALUE'";
+  }
+  if (name == "profile" || name == "cacert" || name == "protoc" || ends_with_text(name, "file")) {
     return "FILE";
   }
   return capitals(name);

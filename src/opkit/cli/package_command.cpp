@@ -461,8 +461,10 @@ add_wheel(CLI::App& package_app, int& exit_code)
   static GatherFlags flags;
   CLI::App* cmd =
     package_app.add_subcommand("wheel", "A pip wheel with the wrapper and a library per framework version");
-  cmd->add_option("--requires", options.requirement,
-                  "A Requires-Dist line (default: none; the wheel plugs into the installed framework)");
+  cmd
+    ->add_option("--requires", options.requirement,
+                 "A Requires-Dist line (default: none; the wheel plugs into the installed framework)")
+    ->type_name("REQUIREMENT");
   add_gather_options(cmd, flags, options.output_dir, options.build_root, options.dry_run, "opkit.package-wheel/1");
   cmd->callback([&exit_code] {
     project::Manifest manifest = project::load_manifest(".");

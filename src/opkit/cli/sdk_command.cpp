@@ -218,9 +218,11 @@ add_sdk_command(CLI::App& app, GlobalOptions& global, int& exit_code)
   CLI::App* fetch_cmd =
     sdk_app->add_subcommand("fetch", "Download a TensorFlow or PyTorch SDK from a package index and import it");
   fetch_cmd->add_option("requirement", fetch.requirement, "tensorflow==VERSION or torch==VERSION")->required();
-  fetch_cmd->add_option("--variant", fetch.variant,
-                        "cpu or gpu (the CUDA build; default: cpu for TensorFlow, gpu for torch, whose PyPI wheels "
-                        "are CUDA builds)");
+  fetch_cmd
+    ->add_option("--variant", fetch.variant,
+                 "cpu or gpu (the CUDA build; default: cpu for TensorFlow, gpu for torch, whose PyPI wheels "
+                 "are CUDA builds)")
+    ->type_name("cpu|gpu");
   fetch_cmd->add_option(
     "--index-url", fetch.index_url,
     "A PEP 503/691 index (default: $OPKIT_INDEX_URL, pip's configuration, else pip's default index; pip download "
